@@ -1,0 +1,30 @@
+package sirocco.api;
+
+/** IEEE binary16 values carried in a {@code short}; conversions as {@link Float#float16ToFloat}. */
+public final class F16 {
+  private F16() {}
+
+  public static float toFloat(short bits) {
+    return Float.float16ToFloat(bits);
+  }
+
+  /** The float in the low half of a packed pair (the element with the lower index). */
+  public static float lo(int packed) {
+    return Float.float16ToFloat((short) packed);
+  }
+
+  /** The float in the high half of a packed pair. */
+  public static float hi(int packed) {
+    return Float.float16ToFloat((short) (packed >>> 16));
+  }
+
+  /** Rounds to the nearest binary16, ties to even; overflow gives infinity. */
+  public static short fromFloat(float value) {
+    return Float.floatToFloat16(value);
+  }
+
+  /** Packs two floats, rounded to binary16, low element first. */
+  public static int pack(float lo, float hi) {
+    return (fromFloat(lo) & 0xFFFF) | (fromFloat(hi) << 16);
+  }
+}
