@@ -1,4 +1,7 @@
-/** The kernel programming model: {@code KernelContext}, intrinsics and annotations. Depends on nothing. */
+/**
+ * The kernel programming model: {@code KernelContext}, intrinsics and annotations. Depends on
+ * nothing.
+ */
 module sirocco.api {
   exports sirocco.api;
 }

@@ -1,8 +1,8 @@
 package sirocco.api;
 
 /**
- * bfloat16 values carried as the upper 16 bits of a float in a {@code short}. Conversions are bit-exact on
- * both backends (round to nearest even; NaN stays NaN with its quiet bit set).
+ * bfloat16 values carried as the upper 16 bits of a float in a {@code short}. Conversions are
+ * bit-exact on both backends (round to nearest even; NaN stays NaN with its quiet bit set).
  */
 public final class Bf16 {
   private Bf16() {}

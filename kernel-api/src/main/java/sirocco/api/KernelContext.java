@@ -3,19 +3,23 @@ package sirocco.api;
 /**
  * The per-thread view of a kernel launch, shaped like TornadoVM's {@code KernelContext}.
  *
- * <p>A kernel is a {@code public static void} method whose first parameter is a {@code KernelContext}. On the
- * GPU the compiler replaces every field read and method call on the context with the matching PTX special
- * register or instruction; on the CPU (the Java backend) each simulated GPU thread gets its own instance whose
- * fields hold that thread's coordinates, and whose methods implement the GPU semantics (a real barrier across
- * the threads of a block, shuffles across the 32 lanes of a warp, shared arrays shared per block).
+ * <p>A kernel is a {@code public static void} method whose first parameter is a {@code
+ * KernelContext}. On the GPU the compiler replaces every field read and method call on the context
+ * with the matching PTX special register or instruction; on the CPU (the Java backend) each
+ * simulated GPU thread gets its own instance whose fields hold that thread's coordinates, and whose
+ * methods implement the GPU semantics (a real barrier across the threads of a block, shuffles
+ * across the 32 lanes of a warp, shared arrays shared per block).
  *
- * <p>The fields are plain mutable {@code int}s, as in TornadoVM, so that kernels read them without a call; a
- * kernel must never assign them (the compiler rejects such a store).
+ * <p>The fields are plain mutable {@code int}s, as in TornadoVM, so that kernels read them without
+ * a call; a kernel must never assign them (the compiler rejects such a store).
  *
- * <p>Kernels run by Sirocco never construct a context: the launcher does. Backends subclass this class.
+ * <p>Kernels run by Sirocco never construct a context: the launcher does. Backends subclass this
+ * class.
  */
 public abstract class KernelContext {
-  /** Threads per warp on every NVIDIA GPU Sirocco targets; javac folds this constant into kernels. */
+  /**
+   * Threads per warp on every NVIDIA GPU Sirocco targets; javac folds this constant into kernels.
+   */
   public static final int WARP_SIZE = 32;
 
   /** Global thread index in x: {@code groupIdx * localGroupSizeX + localIdx}. */
@@ -57,37 +61,40 @@ public abstract class KernelContext {
   protected KernelContext() {}
 
   /**
-   * Barrier across all threads of the block ({@code bar.sync 0}); also orders their shared and global memory
-   * accesses. Every thread of the block that has not exited must reach the same barrier: a barrier inside
-   * divergent code is undefined on the GPU and reported as an error by the Java backend.
+   * Barrier across all threads of the block ({@code bar.sync 0}); also orders their shared and
+   * global memory accesses. Every thread of the block that has not exited must reach the same
+   * barrier: a barrier inside divergent code is undefined on the GPU and reported as an error by
+   * the Java backend.
    */
   public abstract void localBarrier();
 
   /**
-   * Barrier across the 32 lanes of this thread's warp ({@code bar.warp.sync 0xffffffff}); also orders their
-   * memory accesses.
+   * Barrier across the 32 lanes of this thread's warp ({@code bar.warp.sync 0xffffffff}); also
+   * orders their memory accesses.
    */
   public abstract void warpBarrier();
 
   /**
-   * Returns a {@code float} array in block-shared memory ({@code .shared}). Every thread of a block gets the
-   * same array for the same allocation site; {@code length} must be a compile-time constant (or a
-   * {@link Specialize} parameter). Contents are undefined on entry, as on the GPU.
+   * Returns a {@code float} array in block-shared memory ({@code .shared}). Every thread of a block
+   * gets the same array for the same allocation site; {@code length} must be a compile-time
+   * constant (or a {@link Specialize} parameter). Contents are undefined on entry, as on the GPU.
    */
   public abstract float[] allocateFloatLocalArray(int length);
 
   /** Block-shared {@code int} array; see {@link #allocateFloatLocalArray(int)}. */
   public abstract int[] allocateIntLocalArray(int length);
 
-  /** Block-shared {@code short} array (bf16/f16 bits); see {@link #allocateFloatLocalArray(int)}. */
+  /**
+   * Block-shared {@code short} array (bf16/f16 bits); see {@link #allocateFloatLocalArray(int)}.
+   */
   public abstract short[] allocateShortLocalArray(int length);
 
   /** Block-shared {@code byte} array; see {@link #allocateFloatLocalArray(int)}. */
   public abstract byte[] allocateByteLocalArray(int length);
 
   /**
-   * Returns {@code value} as held by lane {@code laneId ^ laneMask} of this warp ({@code shfl.sync.bfly}).
-   * All 32 lanes must call it together.
+   * Returns {@code value} as held by lane {@code laneId ^ laneMask} of this warp ({@code
+   * shfl.sync.bfly}). All 32 lanes must call it together.
    */
   public abstract float shuffleXor(float value, int laneMask);
 
@@ -95,8 +102,8 @@ public abstract class KernelContext {
   public abstract int shuffleXor(int value, int laneMask);
 
   /**
-   * Returns {@code value} as held by lane {@code laneId + delta} ({@code shfl.sync.down}); lanes whose source
-   * lies beyond lane 31 get their own value back.
+   * Returns {@code value} as held by lane {@code laneId + delta} ({@code shfl.sync.down}); lanes
+   * whose source lies beyond lane 31 get their own value back.
    */
   public abstract float shuffleDown(float value, int delta);
 
@@ -104,8 +111,8 @@ public abstract class KernelContext {
   public abstract int shuffleDown(int value, int delta);
 
   /**
-   * Returns {@code value} as held by lane {@code laneId - delta} ({@code shfl.sync.up}); lanes whose source
-   * lies below lane 0 get their own value back.
+   * Returns {@code value} as held by lane {@code laneId - delta} ({@code shfl.sync.up}); lanes
+   * whose source lies below lane 0 get their own value back.
    */
   public abstract float shuffleUp(float value, int delta);
 
@@ -118,21 +125,30 @@ public abstract class KernelContext {
   /** {@code int} version of {@link #shuffleIdx(float, int)}. */
   public abstract int shuffleIdx(int value, int srcLane);
 
-  /** Atomically adds {@code value} to {@code array[index]} and returns the previous value ({@code atom.add}). */
+  /**
+   * Atomically adds {@code value} to {@code array[index]} and returns the previous value ({@code
+   * atom.add}).
+   */
   public abstract int atomicAdd(int[] array, int index, int value);
 
   /** {@code float} version of {@link #atomicAdd(int[], int, int)} ({@code atom.add.f32}). */
   public abstract float atomicAdd(float[] array, int index, float value);
 
-  /** Atomically stores {@code max(array[index], value)}; returns the previous value ({@code atom.max.s32}). */
+  /**
+   * Atomically stores {@code max(array[index], value)}; returns the previous value ({@code
+   * atom.max.s32}).
+   */
   public abstract int atomicMax(int[] array, int index, int value);
 
-  /** Atomically stores {@code min(array[index], value)}; returns the previous value ({@code atom.min.s32}). */
+  /**
+   * Atomically stores {@code min(array[index], value)}; returns the previous value ({@code
+   * atom.min.s32}).
+   */
   public abstract int atomicMin(int[] array, int index, int value);
 
   /**
-   * Atomically replaces {@code array[index]} with {@code value} if it equals {@code expected}; returns the
-   * previous value ({@code atom.cas.b32}).
+   * Atomically replaces {@code array[index]} with {@code value} if it equals {@code expected};
+   * returns the previous value ({@code atom.cas.b32}).
    */
   public abstract int atomicCas(int[] array, int index, int expected, int value);
 
@@ -140,20 +156,20 @@ public abstract class KernelContext {
   public abstract int atomicExchange(int[] array, int index, int value);
 
   /**
-   * Reads {@code array[index]} bypassing caches that could hold a stale copy ({@code ld.volatile}), for
-   * flags written by the host or by other blocks while the kernel runs.
+   * Reads {@code array[index]} bypassing caches that could hold a stale copy ({@code ld.volatile}),
+   * for flags written by the host or by other blocks while the kernel runs.
    */
   public abstract int loadVolatile(int[] array, int index);
 
   /**
-   * Warp-wide tensor-core product {@code D = A·B + C} of shape m16n8k16 with bfloat16 inputs and float
-   * accumulation ({@code mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32}). All 32 lanes call it together,
-   * each passing its fragments in the PTX ISA layout: with {@code g = lane >> 2} and {@code t = lane & 3},
-   * {@code a.x} holds A[g][2t, 2t+1], {@code a.y} A[g+8][2t, 2t+1], {@code a.z} A[g][2t+8, 2t+9], {@code a.w}
-   * A[g+8][2t+8, 2t+9] (low half = lower column); {@code b.x} holds B[2t, 2t+1][g], {@code b.y} B[2t+8,
-   * 2t+9][g]; {@code c}/result {@code x, y, z, w} hold C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]. The
-   * Java backend computes the same product in float arithmetic; results may differ from the tensor cores in
-   * the last bits.
+   * Warp-wide tensor-core product {@code D = A·B + C} of shape m16n8k16 with bfloat16 inputs and
+   * float accumulation ({@code mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32}). All 32 lanes
+   * call it together, each passing its fragments in the PTX ISA layout: with {@code g = lane >> 2}
+   * and {@code t = lane & 3}, {@code a.x} holds A[g][2t, 2t+1], {@code a.y} A[g+8][2t, 2t+1],
+   * {@code a.z} A[g][2t+8, 2t+9], {@code a.w} A[g+8][2t+8, 2t+9] (low half = lower column); {@code
+   * b.x} holds B[2t, 2t+1][g], {@code b.y} B[2t+8, 2t+9][g]; {@code c}/result {@code x, y, z, w}
+   * hold C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]. The Java backend computes the same product
+   * in float arithmetic; results may differ from the tensor cores in the last bits.
    */
   public abstract Float4 mmaBf16(Int4 a, Int2 b, Float4 c);
 

@@ -5,10 +5,11 @@ import java.lang.invoke.SerializedLambda;
 import java.lang.reflect.Method;
 
 /**
- * Method references to kernels, as TornadoVM takes them: {@code KernelRef.of(MyKernels::add)} names the
- * static method {@code MyKernels.add(KernelContext, …)} without strings. The interfaces exist only so that a
- * method reference of any arity converts to something {@link #method(Serializable)} can resolve; scalar
- * parameters appear boxed in their type arguments ({@code Integer} for {@code int}).
+ * Method references to kernels, as TornadoVM takes them: {@code KernelRef.of(MyKernels::add)} names
+ * the static method {@code MyKernels.add(KernelContext, …)} without strings. The interfaces exist
+ * only so that a method reference of any arity converts to something {@link #method(Serializable)}
+ * can resolve; scalar parameters appear boxed in their type arguments ({@code Integer} for {@code
+ * int}).
  */
 public final class KernelRef {
   private KernelRef() {}
@@ -16,7 +17,8 @@ public final class KernelRef {
   /** Resolves a method reference to the static kernel method it names. */
   public static Method method(Serializable reference) {
     if (reference == null) {
-      throw new IllegalArgumentException("reference must be a method reference such as MyKernels::add, not null");
+      throw new IllegalArgumentException(
+          "reference must be a method reference such as MyKernels::add, not null");
     }
     SerializedLambda lambda;
     try {
@@ -25,13 +27,17 @@ public final class KernelRef {
       lambda = (SerializedLambda) writeReplace.invoke(reference);
     } catch (ReflectiveOperationException | RuntimeException e) {
       throw new IllegalArgumentException(
-          "reference must be a method reference such as MyKernels::add, got " + reference.getClass().getName(), e);
+          "reference must be a method reference such as MyKernels::add, got "
+              + reference.getClass().getName(),
+          e);
     }
     if (lambda.getImplMethodKind() != java.lang.invoke.MethodHandleInfo.REF_invokeStatic
         || lambda.getImplMethodName().startsWith("lambda$")) {
       throw new IllegalArgumentException(
           "reference must name a static kernel method (MyKernels::add), not a lambda or instance method: "
-              + lambda.getImplClass() + "." + lambda.getImplMethodName());
+              + lambda.getImplClass()
+              + "."
+              + lambda.getImplMethodName());
     }
     String className = lambda.getImplClass().replace('/', '.');
     try {
@@ -47,7 +53,12 @@ public final class KernelRef {
       throw new IllegalArgumentException("kernel class " + className + " is not visible", e);
     }
     throw new IllegalArgumentException(
-        "kernel method " + className + "." + lambda.getImplMethodName() + lambda.getImplMethodSignature() + " not found");
+        "kernel method "
+            + className
+            + "."
+            + lambda.getImplMethodName()
+            + lambda.getImplMethodSignature()
+            + " not found");
   }
 
   private static String methodDescriptor(Method m) {
@@ -121,90 +132,455 @@ public final class KernelRef {
   /** A kernel with 10 parameters besides the context. */
   @FunctionalInterface
   public interface K10<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10);
+    void run(
+        KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10);
   }
 
   /** A kernel with 11 parameters besides the context. */
   @FunctionalInterface
   public interface K11<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11);
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11);
   }
 
   /** A kernel with 12 parameters besides the context. */
   @FunctionalInterface
   public interface K12<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12);
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12);
   }
 
   /** A kernel with 13 parameters besides the context. */
   @FunctionalInterface
-  public interface K13<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13);
+  public interface K13<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13);
   }
 
   /** A kernel with 14 parameters besides the context. */
   @FunctionalInterface
-  public interface K14<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14);
+  public interface K14<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14);
   }
 
   /** A kernel with 15 parameters besides the context. */
   @FunctionalInterface
-  public interface K15<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15);
+  public interface K15<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15);
   }
 
   /** A kernel with 16 parameters besides the context. */
   @FunctionalInterface
-  public interface K16<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15, A16 a16);
+  public interface K16<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15,
+        A16 a16);
   }
 
   /** A kernel with 17 parameters besides the context. */
   @FunctionalInterface
-  public interface K17<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15, A16 a16, A17 a17);
+  public interface K17<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15,
+        A16 a16,
+        A17 a17);
   }
 
   /** A kernel with 18 parameters besides the context. */
   @FunctionalInterface
-  public interface K18<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15, A16 a16, A17 a17, A18 a18);
+  public interface K18<
+          A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15,
+        A16 a16,
+        A17 a17,
+        A18 a18);
   }
 
   /** A kernel with 19 parameters besides the context. */
   @FunctionalInterface
-  public interface K19<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18, A19> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15, A16 a16, A17 a17, A18 a18, A19 a19);
+  public interface K19<
+          A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18, A19>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15,
+        A16 a16,
+        A17 a17,
+        A18 a18,
+        A19 a19);
   }
 
   /** A kernel with 20 parameters besides the context. */
   @FunctionalInterface
-  public interface K20<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18, A19, A20> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15, A16 a16, A17 a17, A18 a18, A19 a19, A20 a20);
+  public interface K20<
+          A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18, A19, A20>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15,
+        A16 a16,
+        A17 a17,
+        A18 a18,
+        A19 a19,
+        A20 a20);
   }
 
   /** A kernel with 21 parameters besides the context. */
   @FunctionalInterface
-  public interface K21<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18, A19, A20, A21> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15, A16 a16, A17 a17, A18 a18, A19 a19, A20 a20, A21 a21);
+  public interface K21<
+          A1,
+          A2,
+          A3,
+          A4,
+          A5,
+          A6,
+          A7,
+          A8,
+          A9,
+          A10,
+          A11,
+          A12,
+          A13,
+          A14,
+          A15,
+          A16,
+          A17,
+          A18,
+          A19,
+          A20,
+          A21>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15,
+        A16 a16,
+        A17 a17,
+        A18 a18,
+        A19 a19,
+        A20 a20,
+        A21 a21);
   }
 
   /** A kernel with 22 parameters besides the context. */
   @FunctionalInterface
-  public interface K22<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18, A19, A20, A21, A22> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15, A16 a16, A17 a17, A18 a18, A19 a19, A20 a20, A21 a21, A22 a22);
+  public interface K22<
+          A1,
+          A2,
+          A3,
+          A4,
+          A5,
+          A6,
+          A7,
+          A8,
+          A9,
+          A10,
+          A11,
+          A12,
+          A13,
+          A14,
+          A15,
+          A16,
+          A17,
+          A18,
+          A19,
+          A20,
+          A21,
+          A22>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15,
+        A16 a16,
+        A17 a17,
+        A18 a18,
+        A19 a19,
+        A20 a20,
+        A21 a21,
+        A22 a22);
   }
 
   /** A kernel with 23 parameters besides the context. */
   @FunctionalInterface
-  public interface K23<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18, A19, A20, A21, A22, A23> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15, A16 a16, A17 a17, A18 a18, A19 a19, A20 a20, A21 a21, A22 a22, A23 a23);
+  public interface K23<
+          A1,
+          A2,
+          A3,
+          A4,
+          A5,
+          A6,
+          A7,
+          A8,
+          A9,
+          A10,
+          A11,
+          A12,
+          A13,
+          A14,
+          A15,
+          A16,
+          A17,
+          A18,
+          A19,
+          A20,
+          A21,
+          A22,
+          A23>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15,
+        A16 a16,
+        A17 a17,
+        A18 a18,
+        A19 a19,
+        A20 a20,
+        A21 a21,
+        A22 a22,
+        A23 a23);
   }
 
   /** A kernel with 24 parameters besides the context. */
   @FunctionalInterface
-  public interface K24<A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17, A18, A19, A20, A21, A22, A23, A24> extends Serializable {
-    void run(KernelContext ctx, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12, A13 a13, A14 a14, A15 a15, A16 a16, A17 a17, A18 a18, A19 a19, A20 a20, A21 a21, A22 a22, A23 a23, A24 a24);
+  public interface K24<
+          A1,
+          A2,
+          A3,
+          A4,
+          A5,
+          A6,
+          A7,
+          A8,
+          A9,
+          A10,
+          A11,
+          A12,
+          A13,
+          A14,
+          A15,
+          A16,
+          A17,
+          A18,
+          A19,
+          A20,
+          A21,
+          A22,
+          A23,
+          A24>
+      extends Serializable {
+    void run(
+        KernelContext ctx,
+        A1 a1,
+        A2 a2,
+        A3 a3,
+        A4 a4,
+        A5 a5,
+        A6 a6,
+        A7 a7,
+        A8 a8,
+        A9 a9,
+        A10 a10,
+        A11 a11,
+        A12 a12,
+        A13 a13,
+        A14 a14,
+        A15 a15,
+        A16 a16,
+        A17 a17,
+        A18 a18,
+        A19 a19,
+        A20 a20,
+        A21 a21,
+        A22 a22,
+        A23 a23,
+        A24 a24);
   }
 }

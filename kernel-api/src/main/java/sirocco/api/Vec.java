@@ -3,16 +3,17 @@ package sirocco.api;
 /**
  * Wide and read-only memory accesses for kernels.
  *
- * <p>The {@code ldg*} methods are for data the kernel only reads: on the GPU they become non-coherent loads
- * through the read-only data path ({@code ld.global.nc}); the {@code load*}/{@code store*} methods are ordinary
- * accesses and work on global and shared arrays alike. The {@code *4} methods move 16 bytes in one instruction
- * ({@code .v4.b32}), the {@code *2} methods 8 bytes. The index must be a multiple of the access width in
- * elements (16-byte accesses: 4 ints/floats, 8 shorts, 16 bytes): the GPU faults on a misaligned address, and
- * the Java backend throws {@link IllegalArgumentException} so that tests catch it.
+ * <p>The {@code ldg*} methods are for data the kernel only reads: on the GPU they become
+ * non-coherent loads through the read-only data path ({@code ld.global.nc}); the {@code
+ * load*}/{@code store*} methods are ordinary accesses and work on global and shared arrays alike.
+ * The {@code *4} methods move 16 bytes in one instruction ({@code .v4.b32}), the {@code *2} methods
+ * 8 bytes. The index must be a multiple of the access width in elements (16-byte accesses: 4
+ * ints/floats, 8 shorts, 16 bytes): the GPU faults on a misaligned address, and the Java backend
+ * throws {@link IllegalArgumentException} so that tests catch it.
  *
  * <p>Narrow elements are packed little-endian: {@code ldg4(short[] a, i)} returns {@code x} holding
- * {@code a[i]} in its low 16 bits and {@code a[i+1]} in its high 16 bits, {@code y} holding {@code a[i+2]}
- * and {@code a[i+3]}, and so on.
+ * {@code a[i]} in its low 16 bits and {@code a[i+1]} in its high 16 bits, {@code y} holding {@code
+ * a[i+2]} and {@code a[i+3]}, and so on.
  */
 public final class Vec {
   private Vec() {}
@@ -20,7 +21,11 @@ public final class Vec {
   private static void aligned(int index, int width) {
     if ((index & (width - 1)) != 0 || index < 0) {
       throw new IllegalArgumentException(
-          "vector access index " + index + " is not a non-negative multiple of " + width + " elements");
+          "vector access index "
+              + index
+              + " is not a non-negative multiple of "
+              + width
+              + " elements");
     }
   }
 
@@ -64,7 +69,11 @@ public final class Vec {
 
   public static Int4 ldg4(short[] a, int i) {
     aligned(i, 8);
-    return new Int4(pack(a[i], a[i + 1]), pack(a[i + 2], a[i + 3]), pack(a[i + 4], a[i + 5]), pack(a[i + 6], a[i + 7]));
+    return new Int4(
+        pack(a[i], a[i + 1]),
+        pack(a[i + 2], a[i + 3]),
+        pack(a[i + 4], a[i + 5]),
+        pack(a[i + 6], a[i + 7]));
   }
 
   public static Int4 ldg4(byte[] a, int i) {
@@ -102,7 +111,11 @@ public final class Vec {
 
   public static Int4 load4(short[] a, int i) {
     aligned(i, 8);
-    return new Int4(pack(a[i], a[i + 1]), pack(a[i + 2], a[i + 3]), pack(a[i + 4], a[i + 5]), pack(a[i + 6], a[i + 7]));
+    return new Int4(
+        pack(a[i], a[i + 1]),
+        pack(a[i + 2], a[i + 3]),
+        pack(a[i + 4], a[i + 5]),
+        pack(a[i + 6], a[i + 7]));
   }
 
   // ---- 16-byte stores (global or shared) ----
