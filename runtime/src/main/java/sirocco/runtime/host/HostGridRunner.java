@@ -44,6 +44,14 @@ public final class HostGridRunner {
   private HostGridRunner() {}
 
   /**
+   * Checks that {@code kernel} can be invoked (public, in an accessible class) and caches its
+   * handle, so a queued launch cannot fail later for a reason known now.
+   */
+  public static void prepare(Method kernel) {
+    HANDLES.computeIfAbsent(kernel, HostGridRunner::spreader);
+  }
+
+  /**
    * Runs {@code kernel} over {@code grid} blocks of {@code block} threads. {@code args} are the
    * kernel's parameters after the context: Java arrays and boxed scalars. Returns when every thread
    * has finished.

@@ -1,0 +1,109 @@
+package sirocco.runtime;
+
+/**
+ * A place kernels run: a CUDA GPU, or the Java backend (a pool of CPU threads with GPU semantics).
+ * Both give the same operations with the same ordering rules, so every op is written once.
+ */
+public abstract class Device {
+  /** Which implementation this is. */
+  public enum Kind {
+    JAVA,
+    CUDA
+  }
+
+  public abstract Kind kind();
+
+  public abstract DeviceInfo info();
+
+  /** The stream Sirocco's ops use unless told otherwise; lives as long as the process. */
+  public abstract Stream defaultStream();
+
+  /** A new independent stream. */
+  public abstract Stream newStream();
+
+  /** A buffer of {@code length} elements, stream-ordered on {@code stream}; contents undefined. */
+  public abstract DeviceBuffer allocate(ElementType type, long length, Stream stream);
+
+  public DeviceBuffer allocate(ElementType type, long length) {
+    return allocate(type, length, defaultStream());
+  }
+
+  /**
+   * Copies {@code length} elements of a Java array (starting at {@code srcOffset}) into {@code dst}
+   * at {@code dstOffset}, ordered on {@code stream}. The source is read before this returns: the
+   * caller may change it.
+   */
+  public abstract void upload(
+      Object srcArray, int srcOffset, DeviceBuffer dst, long dstOffset, int length, Stream stream);
+
+  /**
+   * Copies {@code length} elements of {@code src} into a Java array once the work queued on {@code
+   * stream} before it has finished; returns when the elements have arrived.
+   */
+  public abstract void download(
+      DeviceBuffer src, long srcOffset, Object dstArray, int dstOffset, int length, Stream stream);
+
+  /** Device-to-device copy of {@code length} elements, ordered on {@code stream}. */
+  public abstract void copy(
+      DeviceBuffer src,
+      long srcOffset,
+      DeviceBuffer dst,
+      long dstOffset,
+      long length,
+      Stream stream);
+
+  /** Queues a kernel launch on {@code stream}. */
+  public abstract void launch(KernelLaunch launch, Stream stream);
+
+  public void launch(KernelLaunch launch) {
+    launch(launch, defaultStream());
+  }
+
+  /** Waits for every stream of this device and rethrows the first failure. */
+  public abstract void synchronize();
+
+  public abstract MemoryStats memoryStats();
+
+  /**
+   * Returns cached device memory: drops Sirocco's own caches, waits for the streams that freed
+   * memory, and trims the driver's pool so reserved memory falls to what live buffers use.
+   */
+  public abstract void clearCache();
+
+  protected static void checkBuffer(Device device, DeviceBuffer buffer, String name) {
+    if (buffer == null) {
+      throw new IllegalArgumentException(name + " must not be null");
+    }
+    if (buffer.device() != device) {
+      throw new IllegalArgumentException(name + " belongs to another device");
+    }
+    if (buffer.isClosed()) {
+      throw new IllegalArgumentException(name + " is closed");
+    }
+  }
+
+  protected static void checkRange(String name, long offset, long length, long capacity) {
+    if (offset < 0 || length < 0 || offset > capacity - length) {
+      throw new IllegalArgumentException(
+          name
+              + " range ["
+              + offset
+              + ", "
+              + offset
+              + " + "
+              + length
+              + ") is outside [0, "
+              + capacity
+              + ")");
+    }
+  }
+
+  protected static int arrayLength(Object array, String name) {
+    if (array == null
+        || !array.getClass().isArray()
+        || !array.getClass().getComponentType().isPrimitive()) {
+      throw new IllegalArgumentException(name + " must be a primitive array");
+    }
+    return java.lang.reflect.Array.getLength(array);
+  }
+}

@@ -1,0 +1,132 @@
+package sirocco.runtime;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import sirocco.api.KernelContext;
+import sirocco.api.Specialize;
+
+/**
+ * One launch of a kernel method: the grid, the block, dynamic shared memory and the arguments after
+ * the context. Array parameters take a {@link DeviceBuffer} of the matching {@link ElementType};
+ * scalar parameters take the boxed value. Values of {@link Specialize} parameters select the
+ * compiled variant on the GPU.
+ *
+ * <p>The constructor checks everything it can without a device, so a bad launch fails the same way
+ * on both backends, with a message naming the argument.
+ */
+public record KernelLaunch(
+    Method kernel, Dim3 grid, Dim3 block, int dynamicSharedBytes, Object[] args) {
+  public KernelLaunch {
+    if (kernel == null || grid == null || block == null || args == null) {
+      throw new IllegalArgumentException("kernel, grid, block and args must not be null");
+    }
+    if (!Modifier.isStatic(kernel.getModifiers())
+        || kernel.getReturnType() != void.class
+        || kernel.getParameterCount() == 0
+        || kernel.getParameterTypes()[0] != KernelContext.class) {
+      throw new IllegalArgumentException(
+          "kernel "
+              + kernel
+              + " must be a static void method whose first parameter is KernelContext");
+    }
+    if (dynamicSharedBytes < 0) {
+      throw new IllegalArgumentException(
+          "dynamicSharedBytes must be >= 0, got " + dynamicSharedBytes);
+    }
+    if (block.count() > 1024) {
+      throw new IllegalArgumentException(
+          "block must have at most 1024 threads, got " + block.count());
+    }
+    Class<?>[] types = kernel.getParameterTypes();
+    if (args.length != types.length - 1) {
+      throw new IllegalArgumentException(
+          "kernel "
+              + name(kernel)
+              + " takes "
+              + (types.length - 1)
+              + " arguments after the context, got "
+              + args.length);
+    }
+    args = args.clone();
+    for (int i = 0; i < args.length; i++) {
+      Class<?> type = types[i + 1];
+      Object arg = args[i];
+      String what =
+          "argument "
+              + (i + 1)
+              + " ("
+              + kernel.getParameters()[i + 1].getName()
+              + ") of "
+              + name(kernel);
+      if (type.isArray()) {
+        if (!(arg instanceof DeviceBuffer buffer)) {
+          throw new IllegalArgumentException(
+              what
+                  + " must be a DeviceBuffer of "
+                  + type.getSimpleName()
+                  + ", got "
+                  + describe(arg));
+        }
+        if (buffer.type().arrayType() != type) {
+          throw new IllegalArgumentException(
+              what
+                  + " must hold "
+                  + type.getSimpleName()
+                  + " elements, got a "
+                  + buffer.type()
+                  + " buffer");
+        }
+        if (buffer.isClosed()) {
+          throw new IllegalArgumentException(what + " is a closed buffer");
+        }
+      } else if (arg == null || box(type) != arg.getClass()) {
+        throw new IllegalArgumentException(
+            what + " must be " + type.getSimpleName() + ", got " + describe(arg));
+      }
+    }
+  }
+
+  public static KernelLaunch of(Method kernel, Dim3 grid, Dim3 block, Object... args) {
+    return new KernelLaunch(kernel, grid, block, 0, args);
+  }
+
+  /**
+   * True when parameter {@code index} (counting after the context) is marked {@link Specialize}.
+   */
+  public boolean isSpecialized(int index) {
+    return kernel.getParameters()[index + 1].isAnnotationPresent(Specialize.class);
+  }
+
+  public static String name(Method m) {
+    return m.getDeclaringClass().getSimpleName() + "." + m.getName();
+  }
+
+  private static String describe(Object o) {
+    return o == null ? "null" : o.getClass().getSimpleName();
+  }
+
+  static Class<?> box(Class<?> primitive) {
+    return java.lang.invoke.MethodType.methodType(primitive).wrap().returnType();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof KernelLaunch l
+        && kernel.equals(l.kernel)
+        && grid.equals(l.grid)
+        && block.equals(l.block)
+        && dynamicSharedBytes == l.dynamicSharedBytes
+        && Arrays.equals(args, l.args);
+  }
+
+  @Override
+  public int hashCode() {
+    return kernel.hashCode() * 31 + Arrays.hashCode(args);
+  }
+
+  @Override
+  public String toString() {
+    return name(kernel) + " grid " + grid + " block " + block;
+  }
+}

@@ -1,0 +1,27 @@
+package sirocco.runtime;
+
+/**
+ * An ordered queue of device work. Work on one stream runs in order; work on different streams may
+ * overlap. Waiting never spins a core: see {@link #synchronize()}.
+ */
+public interface Stream {
+  Device device();
+
+  /**
+   * Waits until all work queued so far has finished and rethrows the first failure of that work.
+   * From a virtual thread the wait is cooperative (the carrier is not held for long); from a
+   * platform thread it blocks without spinning.
+   */
+  void synchronize();
+
+  /** True when all work queued so far has finished. */
+  boolean isIdle();
+
+  /** Records an event that completes when the work queued so far has finished. */
+  Event record();
+
+  /**
+   * Makes later work on this stream wait for {@code event} (which may come from another stream).
+   */
+  void waitFor(Event event);
+}

@@ -1,0 +1,377 @@
+package sirocco.runtime.cuda;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.ref.Cleaner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicLong;
+import sirocco.runtime.Device;
+import sirocco.runtime.DeviceBuffer;
+import sirocco.runtime.DeviceInfo;
+import sirocco.runtime.ElementType;
+import sirocco.runtime.KernelLaunch;
+import sirocco.runtime.MemoryStats;
+import sirocco.runtime.Stream;
+import sirocco.runtime.lifecycle.Lifecycle;
+
+/**
+ * One CUDA GPU through its primary context. The context is set to blocking sync before first use,
+ * so host waits sleep instead of spinning a core (TornadoVM's spinning waits are what this avoids).
+ * Memory comes from the device's default pool with a release threshold high enough that freed
+ * memory stays cached for reuse; {@link #clearCache()} trims it.
+ */
+public final class CudaDevice extends Device {
+  static final Cleaner CLEANER =
+      Cleaner.create(Thread.ofPlatform().daemon().name("sirocco-cuda-cleaner").factory());
+
+  private final int ordinal;
+  private final int handle;
+  private final MemorySegment context;
+  private final MemorySegment pool;
+  private final DeviceInfo info;
+  private final CudaStream defaultStream;
+  private final List<CudaStream> streams = new ArrayList<>();
+  private final ConcurrentLinkedDeque<CudaEvent> markers = new ConcurrentLinkedDeque<>();
+  private final AtomicLong used = new AtomicLong();
+  private final AtomicLong peak = new AtomicLong();
+  private final CudaKernels kernels;
+
+  CudaDevice(int ordinal) {
+    Lifecycle.install();
+    Cu.init();
+    this.ordinal = ordinal;
+    this.handle = Cu.device(ordinal);
+    // Must precede the first activation of the primary context; if someone else activated it, keep
+    // theirs.
+    Cu.primaryContextSetFlags(handle, Cu.CTX_SCHED_BLOCKING_SYNC);
+    this.context = Cu.primaryContextRetain(handle);
+    makeCurrent();
+    this.pool = Cu.defaultMemPool(handle);
+    // Keep freed memory in the pool (release threshold = max): allocation then costs no driver
+    // round trip.
+    Cu.memPoolSetAttribute(pool, Cu.POOL_ATTR_RELEASE_THRESHOLD, -1L);
+    this.info =
+        new DeviceInfo(
+            "cuda",
+            Cu.deviceName(handle),
+            Cu.deviceAttribute(handle, Cu.ATTR_COMPUTE_CAPABILITY_MAJOR),
+            Cu.deviceAttribute(handle, Cu.ATTR_COMPUTE_CAPABILITY_MINOR),
+            Cu.deviceAttribute(handle, Cu.ATTR_MULTIPROCESSOR_COUNT),
+            Cu.deviceTotalMemory(handle),
+            Cu.deviceAttribute(handle, Cu.ATTR_L2_CACHE_SIZE),
+            Cu.deviceAttribute(handle, Cu.ATTR_CLOCK_RATE),
+            Cu.driverVersion());
+    // Process-lifetime stream: deliberately never destroyed.
+    this.defaultStream = new CudaStream(this, Cu.streamCreate(Cu.STREAM_NON_BLOCKING));
+    streams.add(defaultStream);
+    this.kernels = new CudaKernels(this);
+  }
+
+  /**
+   * Opens device {@code ordinal}; {@link sirocco.runtime.Devices#cuda(int)} keeps one per process.
+   */
+  public static CudaDevice open(int ordinal) {
+    return new CudaDevice(ordinal);
+  }
+
+  public int ordinal() {
+    return ordinal;
+  }
+
+  /**
+   * Makes this device's context current on the calling OS thread (cheap; needed after a thread
+   * switch).
+   */
+  void makeCurrent() {
+    Cu.contextSetCurrent(context);
+  }
+
+  @Override
+  public Kind kind() {
+    return Kind.CUDA;
+  }
+
+  @Override
+  public DeviceInfo info() {
+    return info;
+  }
+
+  @Override
+  public CudaStream defaultStream() {
+    return defaultStream;
+  }
+
+  @Override
+  public CudaStream newStream() {
+    makeCurrent();
+    CudaStream s = new CudaStream(this, Cu.streamCreate(Cu.STREAM_NON_BLOCKING));
+    synchronized (streams) {
+      streams.add(s);
+    }
+    return s;
+  }
+
+  CudaStream cuda(Stream s) {
+    if (!(s instanceof CudaStream c) || c.device != this) {
+      throw new IllegalArgumentException("stream must belong to this CUDA device");
+    }
+    return c;
+  }
+
+  CudaEvent markerEvent() {
+    CudaEvent e = markers.pollFirst();
+    if (e == null) {
+      makeCurrent();
+      e =
+          new CudaEvent(
+              this, Cu.eventCreate(Cu.EVENT_BLOCKING_SYNC | Cu.EVENT_DISABLE_TIMING), false);
+    }
+    return e;
+  }
+
+  void returnMarker(CudaEvent e) {
+    markers.addFirst(e);
+  }
+
+  @Override
+  public DeviceBuffer allocate(ElementType type, long length, Stream stream) {
+    if (length < 0) {
+      throw new IllegalArgumentException("length must be >= 0, got " + length);
+    }
+    CudaStream s = cuda(stream);
+    long bytes = Math.max(1, length * type.bytes());
+    makeCurrent();
+    long ptr;
+    try {
+      ptr = Cu.memAllocAsync(bytes, s.handle);
+    } catch (CudaOutOfMemoryException oom) {
+      // Cached pool memory may be what is missing: trim once and retry before failing.
+      clearCache();
+      ptr = Cu.memAllocAsync(bytes, s.handle);
+    }
+    peak.accumulateAndGet(used.addAndGet(bytes), Math::max);
+    return new CudaBuffer(this, type, length, ptr, s.handle);
+  }
+
+  void free(long pointer, long bytes, MemorySegment stream) {
+    makeCurrent();
+    Cu.memFreeAsync(pointer, stream);
+    used.addAndGet(-Math.max(1, bytes));
+  }
+
+  private static MemorySegment heap(Object array, long offset, long length, ElementType type) {
+    MemorySegment whole =
+        switch (type) {
+          case F32 -> MemorySegment.ofArray((float[]) array);
+          case I32 -> MemorySegment.ofArray((int[]) array);
+          case I16 -> MemorySegment.ofArray((short[]) array);
+          case I8 -> MemorySegment.ofArray((byte[]) array);
+          case I64 -> MemorySegment.ofArray((long[]) array);
+        };
+    return whole.asSlice(offset * type.bytes(), length * type.bytes());
+  }
+
+  @Override
+  public void upload(
+      Object srcArray, int srcOffset, DeviceBuffer dst, long dstOffset, int length, Stream stream) {
+    checkBuffer(this, dst, "dst");
+    int srcLength = arrayLength(srcArray, "srcArray");
+    if (srcArray.getClass() != dst.type().arrayType()) {
+      throw new IllegalArgumentException(
+          "srcArray is " + srcArray.getClass().getSimpleName() + " but dst holds " + dst.type());
+    }
+    checkRange("srcArray", srcOffset, length, srcLength);
+    checkRange("dst", dstOffset, length, dst.length());
+    if (length == 0) {
+      return;
+    }
+    CudaStream s = cuda(stream);
+    makeCurrent();
+    long dptr = ((CudaBuffer) dst).pointer() + dstOffset * dst.type().bytes();
+    Cu.memcpyHtoDAsync(
+        dptr,
+        heap(srcArray, srcOffset, length, dst.type()),
+        (long) length * dst.type().bytes(),
+        s.handle);
+  }
+
+  @Override
+  public void download(
+      DeviceBuffer src, long srcOffset, Object dstArray, int dstOffset, int length, Stream stream) {
+    checkBuffer(this, src, "src");
+    int dstLength = arrayLength(dstArray, "dstArray");
+    if (dstArray.getClass() != src.type().arrayType()) {
+      throw new IllegalArgumentException(
+          "dstArray is " + dstArray.getClass().getSimpleName() + " but src holds " + src.type());
+    }
+    checkRange("src", srcOffset, length, src.length());
+    checkRange("dstArray", dstOffset, length, dstLength);
+    CudaStream s = cuda(stream);
+    // Wait (cooperatively) for the producer first: the heap copy below must not wait inside the
+    // driver.
+    s.synchronize();
+    if (length == 0) {
+      return;
+    }
+    makeCurrent();
+    long sptr = ((CudaBuffer) src).pointer() + srcOffset * src.type().bytes();
+    Cu.memcpyDtoH(
+        heap(dstArray, dstOffset, length, src.type()),
+        sptr,
+        (long) length * src.type().bytes(),
+        s.handle);
+  }
+
+  @Override
+  public void copy(
+      DeviceBuffer src,
+      long srcOffset,
+      DeviceBuffer dst,
+      long dstOffset,
+      long length,
+      Stream stream) {
+    checkBuffer(this, src, "src");
+    checkBuffer(this, dst, "dst");
+    if (src.type() != dst.type()) {
+      throw new IllegalArgumentException(
+          "src holds " + src.type() + " but dst holds " + dst.type());
+    }
+    checkRange("src", srcOffset, length, src.length());
+    checkRange("dst", dstOffset, length, dst.length());
+    if (length == 0) {
+      return;
+    }
+    int b = src.type().bytes();
+    makeCurrent();
+    Cu.memcpyDtoDAsync(
+        ((CudaBuffer) dst).pointer() + dstOffset * b,
+        ((CudaBuffer) src).pointer() + srcOffset * b,
+        length * b,
+        cuda(stream).handle);
+  }
+
+  /**
+   * Sets every 32-bit word of a buffer range to {@code bits} (poisoning outputs in tests, zeroing).
+   */
+  public void fill32(DeviceBuffer dst, long offset, long words, int bits, Stream stream) {
+    checkBuffer(this, dst, "dst");
+    makeCurrent();
+    Cu.memsetD32Async(((CudaBuffer) dst).pointer() + offset * 4, bits, words, cuda(stream).handle);
+  }
+
+  @Override
+  public void launch(KernelLaunch launch, Stream stream) {
+    kernels.launch(launch, cuda(stream));
+  }
+
+  /**
+   * Loads a PTX module and looks up one entry point. The module stays loaded for the life of the
+   * process unless the caller unloads it through the kernel cache.
+   */
+  public CudaFunction loadPtx(String ptx, String entry) {
+    makeCurrent();
+    Cu.LoadedModule m = Cu.moduleLoadPtx(ptx, true);
+    return CudaFunction.lookup(m.module(), entry, m.infoLog());
+  }
+
+  /** The kernel cache and launcher of this device. */
+  public CudaKernels kernels() {
+    return kernels;
+  }
+
+  /**
+   * Launches a loaded function with raw arguments: {@link DeviceBuffer}s, {@link Long} device
+   * pointers and boxed scalars in PTX parameter order. Used by the JIT launch path and by tests of
+   * hand-written PTX.
+   */
+  public void launchFunction(
+      CudaFunction function,
+      sirocco.runtime.Dim3 grid,
+      sirocco.runtime.Dim3 block,
+      int sharedBytes,
+      Stream stream,
+      Object... args) {
+    CudaStream s = cuda(stream);
+    if (args.length > CudaStream.MAX_ARGS) {
+      throw new IllegalArgumentException(
+          "at most " + CudaStream.MAX_ARGS + " kernel arguments, got " + args.length);
+    }
+    makeCurrent();
+    synchronized (s) {
+      MemorySegment values = s.argValues;
+      for (int i = 0; i < args.length; i++) {
+        long slot = 8L * i;
+        Object a = args[i];
+        switch (a) {
+          case CudaBuffer buf -> {
+            checkBuffer(this, buf, "argument " + i);
+            values.set(ValueLayout.JAVA_LONG, slot, buf.pointer());
+          }
+          case Long l -> values.set(ValueLayout.JAVA_LONG, slot, l);
+          case Integer n -> values.set(ValueLayout.JAVA_INT, slot, n);
+          case Float f -> values.set(ValueLayout.JAVA_FLOAT, slot, f);
+          case Double d -> values.set(ValueLayout.JAVA_DOUBLE, slot, d);
+          case Boolean z -> values.set(ValueLayout.JAVA_INT, slot, z ? 1 : 0);
+          case Short h -> values.set(ValueLayout.JAVA_INT, slot, h);
+          case Byte y -> values.set(ValueLayout.JAVA_INT, slot, y);
+          case Character c -> values.set(ValueLayout.JAVA_INT, slot, c);
+          case null, default ->
+              throw new IllegalArgumentException(
+                  "argument "
+                      + i
+                      + " must be a device buffer, pointer or boxed scalar, got "
+                      + (a == null ? "null" : a.getClass().getSimpleName()));
+        }
+      }
+      Cu.launchKernel(
+          function.handle(),
+          grid.x(),
+          grid.y(),
+          grid.z(),
+          block.x(),
+          block.y(),
+          block.z(),
+          sharedBytes,
+          s.handle,
+          s.argPointers);
+    }
+  }
+
+  @Override
+  public void synchronize() {
+    List<CudaStream> all;
+    synchronized (streams) {
+      all = List.copyOf(streams);
+    }
+    for (CudaStream s : all) {
+      s.synchronize();
+    }
+  }
+
+  @Override
+  public MemoryStats memoryStats() {
+    makeCurrent();
+    return new MemoryStats(
+        Cu.memPoolGetAttribute(pool, Cu.POOL_ATTR_USED_MEM_CURRENT),
+        Cu.memPoolGetAttribute(pool, Cu.POOL_ATTR_RESERVED_MEM_CURRENT),
+        Cu.memPoolGetAttribute(pool, Cu.POOL_ATTR_USED_MEM_HIGH));
+  }
+
+  /**
+   * Bytes Sirocco's buffers hold by its own count (the pool's counters include other pool users).
+   */
+  public long trackedBytes() {
+    return used.get();
+  }
+
+  @Override
+  public void clearCache() {
+    kernels.trimIdle();
+    // Frees are stream-ordered: wait until every stream has executed its frees before trimming.
+    synchronize();
+    makeCurrent();
+    Cu.memPoolTrimTo(pool, 0);
+  }
+}

@@ -1,0 +1,100 @@
+package sirocco.runtime.cuda;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import sirocco.runtime.Device;
+import sirocco.runtime.Event;
+import sirocco.runtime.Stream;
+import sirocco.runtime.sync.CooperativeWait;
+
+/**
+ * A non-blocking CUDA stream. Streams Sirocco creates for itself live as long as the process and
+ * are never destroyed (destroying them at exit is what aborted MLX programs). Each stream keeps a
+ * parameter block for launches so a launch allocates nothing.
+ */
+public final class CudaStream implements Stream {
+  /** Bytes of argument storage per launch: 8-byte slots plus the pointer array. */
+  static final int MAX_ARGS = 64;
+
+  final CudaDevice device;
+  final MemorySegment handle;
+  // Launch scratch: MAX_ARGS value slots of 8 bytes, then MAX_ARGS pointers to them. Guarded by
+  // this.
+  final MemorySegment argValues;
+  final MemorySegment argPointers;
+
+  CudaStream(CudaDevice device, MemorySegment handle) {
+    this.device = device;
+    this.handle = handle;
+    Arena arena = Arena.ofAuto();
+    this.argValues = arena.allocate(8L * MAX_ARGS, 16);
+    this.argPointers = arena.allocate(ValueLayout.ADDRESS, MAX_ARGS);
+    for (int i = 0; i < MAX_ARGS; i++) {
+      argPointers.setAtIndex(ValueLayout.ADDRESS, i, argValues.asSlice(8L * i, 8));
+    }
+  }
+
+  public MemorySegment handle() {
+    return handle;
+  }
+
+  @Override
+  public Device device() {
+    return device;
+  }
+
+  @Override
+  public void synchronize() {
+    device.makeCurrent();
+    CudaEvent marker = device.markerEvent();
+    try {
+      Cu.eventRecord(marker.handle, handle);
+      marker.synchronize();
+    } finally {
+      device.returnMarker(marker);
+    }
+  }
+
+  @Override
+  public boolean isIdle() {
+    device.makeCurrent();
+    return Cu.streamQuery(handle);
+  }
+
+  @Override
+  public Event record() {
+    device.makeCurrent();
+    CudaEvent e = new CudaEvent(device, Cu.eventCreate(Cu.EVENT_BLOCKING_SYNC), true);
+    Cu.eventRecord(e.handle, handle);
+    return e;
+  }
+
+  /** An event for timing, recorded now. */
+  public CudaEvent recordTimed() {
+    return (CudaEvent) record();
+  }
+
+  @Override
+  public void waitFor(Event event) {
+    if (!(event instanceof CudaEvent e)) {
+      throw new IllegalArgumentException("event must be a CUDA event");
+    }
+    device.makeCurrent();
+    Cu.streamWaitEvent(handle, e.handle);
+  }
+
+  void awaitEvent(MemorySegment event) {
+    CooperativeWait.await(
+        () -> Cu.eventQuery(event),
+        () -> {
+          device.makeCurrent();
+          Cu.eventSynchronize(event);
+        });
+  }
+
+  @Override
+  public String toString() {
+    return "cuda stream " + handle.address();
+  }
+}

@@ -1,0 +1,55 @@
+package sirocco.runtime.host;
+
+import sirocco.runtime.Device;
+import sirocco.runtime.DeviceBuffer;
+import sirocco.runtime.ElementType;
+
+/** A Java-backend buffer: a Java array that kernels receive as their array parameter. */
+public final class HostBuffer implements DeviceBuffer {
+  private final HostDevice device;
+  private final ElementType type;
+  private final Object array;
+  private volatile boolean closed;
+
+  HostBuffer(HostDevice device, ElementType type, Object array) {
+    this.device = device;
+    this.type = type;
+    this.array = array;
+  }
+
+  /** The array kernels see. */
+  public Object array() {
+    if (closed) {
+      throw new IllegalStateException("buffer is closed");
+    }
+    return array;
+  }
+
+  @Override
+  public Device device() {
+    return device;
+  }
+
+  @Override
+  public ElementType type() {
+    return type;
+  }
+
+  @Override
+  public long length() {
+    return java.lang.reflect.Array.getLength(array);
+  }
+
+  @Override
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    if (!closed) {
+      closed = true;
+      device.released(bytes());
+    }
+  }
+}

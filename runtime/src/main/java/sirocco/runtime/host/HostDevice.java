@@ -1,0 +1,203 @@
+package sirocco.runtime.host;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import sirocco.runtime.Device;
+import sirocco.runtime.DeviceBuffer;
+import sirocco.runtime.DeviceInfo;
+import sirocco.runtime.ElementType;
+import sirocco.runtime.KernelLaunch;
+import sirocco.runtime.MemoryStats;
+import sirocco.runtime.Stream;
+
+/**
+ * The Java backend as a device: buffers are Java arrays, streams are ordered task queues, and
+ * kernels run through {@link HostGridRunner} with GPU semantics. It is the default where no GPU
+ * exists and the reference the GPU is tested against.
+ */
+public final class HostDevice extends Device {
+  private static final AtomicInteger STREAMS = new AtomicInteger();
+
+  private final DeviceInfo info;
+  private final HostStream defaultStream;
+  private final List<HostStream> streams = new ArrayList<>();
+  private final AtomicLong used = new AtomicLong();
+  private final AtomicLong peak = new AtomicLong();
+
+  public HostDevice() {
+    int cores = Runtime.getRuntime().availableProcessors();
+    this.info =
+        new DeviceInfo(
+            "java",
+            "Java backend (" + cores + " cores)",
+            0,
+            0,
+            cores,
+            Runtime.getRuntime().maxMemory(),
+            0,
+            0,
+            0);
+    this.defaultStream = new HostStream(this, "default");
+    streams.add(defaultStream);
+  }
+
+  @Override
+  public Kind kind() {
+    return Kind.JAVA;
+  }
+
+  @Override
+  public DeviceInfo info() {
+    return info;
+  }
+
+  @Override
+  public Stream defaultStream() {
+    return defaultStream;
+  }
+
+  @Override
+  public Stream newStream() {
+    HostStream s = new HostStream(this, "stream-" + STREAMS.incrementAndGet());
+    synchronized (streams) {
+      streams.add(s);
+    }
+    return s;
+  }
+
+  private HostStream host(Stream s) {
+    if (!(s instanceof HostStream h) || h.device() != this) {
+      throw new IllegalArgumentException("stream must belong to this Java-backend device");
+    }
+    return h;
+  }
+
+  @Override
+  public DeviceBuffer allocate(ElementType type, long length, Stream stream) {
+    host(stream);
+    if (length < 0 || length > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "length must be in [0, "
+              + (Integer.MAX_VALUE - 8)
+              + "] on the Java backend, got "
+              + length);
+    }
+    Object array = type.newArray((int) length);
+    long bytes = length * type.bytes();
+    peak.accumulateAndGet(used.addAndGet(bytes), Math::max);
+    return new HostBuffer(this, type, array);
+  }
+
+  void released(long bytes) {
+    used.addAndGet(-bytes);
+  }
+
+  @Override
+  public void upload(
+      Object srcArray, int srcOffset, DeviceBuffer dst, long dstOffset, int length, Stream stream) {
+    checkBuffer(this, dst, "dst");
+    int srcLength = arrayLength(srcArray, "srcArray");
+    if (srcArray.getClass() != dst.type().arrayType()) {
+      throw new IllegalArgumentException(
+          "srcArray is " + srcArray.getClass().getSimpleName() + " but dst holds " + dst.type());
+    }
+    checkRange("srcArray", srcOffset, length, srcLength);
+    checkRange("dst", dstOffset, length, dst.length());
+    // Snapshot now: the caller may reuse its array as soon as this returns, as with CUDA's pageable
+    // copies.
+    Object copy = dst.type().newArray(length);
+    System.arraycopy(srcArray, srcOffset, copy, 0, length);
+    Object target = ((HostBuffer) dst).array();
+    host(stream).submit(() -> System.arraycopy(copy, 0, target, (int) dstOffset, length));
+  }
+
+  @Override
+  public void download(
+      DeviceBuffer src, long srcOffset, Object dstArray, int dstOffset, int length, Stream stream) {
+    checkBuffer(this, src, "src");
+    int dstLength = arrayLength(dstArray, "dstArray");
+    if (dstArray.getClass() != src.type().arrayType()) {
+      throw new IllegalArgumentException(
+          "dstArray is " + dstArray.getClass().getSimpleName() + " but src holds " + src.type());
+    }
+    checkRange("src", srcOffset, length, src.length());
+    checkRange("dstArray", dstOffset, length, dstLength);
+    Object source = ((HostBuffer) src).array();
+    HostStream s = host(stream);
+    long seq =
+        s.submit(() -> System.arraycopy(source, (int) srcOffset, dstArray, dstOffset, length));
+    s.awaitCompleted(seq);
+    s.synchronize();
+  }
+
+  @Override
+  public void copy(
+      DeviceBuffer src,
+      long srcOffset,
+      DeviceBuffer dst,
+      long dstOffset,
+      long length,
+      Stream stream) {
+    checkBuffer(this, src, "src");
+    checkBuffer(this, dst, "dst");
+    if (src.type() != dst.type()) {
+      throw new IllegalArgumentException(
+          "src holds " + src.type() + " but dst holds " + dst.type());
+    }
+    checkRange("src", srcOffset, length, src.length());
+    checkRange("dst", dstOffset, length, dst.length());
+    Object a = ((HostBuffer) src).array();
+    Object b = ((HostBuffer) dst).array();
+    host(stream)
+        .submit(() -> System.arraycopy(a, (int) srcOffset, b, (int) dstOffset, (int) length));
+  }
+
+  @Override
+  public void launch(KernelLaunch launch, Stream stream) {
+    HostGridRunner.prepare(launch.kernel());
+    Object[] args = launch.args().clone();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i] instanceof DeviceBuffer b) {
+        checkBuffer(this, b, "argument " + (i + 1));
+        args[i] = ((HostBuffer) b).array();
+      }
+    }
+    host(stream)
+        .submit(() -> HostGridRunner.run(launch.kernel(), launch.grid(), launch.block(), args));
+  }
+
+  @Override
+  public void synchronize() {
+    List<HostStream> all;
+    synchronized (streams) {
+      all = List.copyOf(streams);
+    }
+    RuntimeException first = null;
+    for (HostStream s : all) {
+      try {
+        s.synchronize();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  @Override
+  public MemoryStats memoryStats() {
+    long u = used.get();
+    return new MemoryStats(u, u, peak.get());
+  }
+
+  @Override
+  public void clearCache() {
+    // No cache of its own: arrays are returned to the garbage collector when buffers are dropped.
+    synchronize();
+  }
+}
