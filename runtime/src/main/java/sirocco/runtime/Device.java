@@ -52,6 +52,9 @@ public abstract class Device {
       long length,
       Stream stream);
 
+  /** Sets every byte of {@code dst} to zero, ordered on {@code stream}. */
+  public abstract void zero(DeviceBuffer dst, Stream stream);
+
   /** Queues a kernel launch on {@code stream}. */
   public abstract void launch(KernelLaunch launch, Stream stream);
 

@@ -252,6 +252,16 @@ public final class CudaDevice extends Device {
         cuda(stream).handle);
   }
 
+  @Override
+  public void zero(DeviceBuffer dst, Stream stream) {
+    checkBuffer(this, dst, "dst");
+    if (dst.bytes() == 0) {
+      return;
+    }
+    makeCurrent();
+    Cu.memsetD8Async(((CudaBuffer) dst).pointer(), (byte) 0, dst.bytes(), cuda(stream).handle);
+  }
+
   /**
    * Sets every 32-bit word of a buffer range to {@code bits} (poisoning outputs in tests, zeroing).
    */

@@ -155,6 +155,25 @@ public final class HostDevice extends Device {
   }
 
   @Override
+  public void zero(DeviceBuffer dst, Stream stream) {
+    checkBuffer(this, dst, "dst");
+    Object a = ((HostBuffer) dst).array();
+    host(stream)
+        .submit(
+            () -> {
+              switch (a) {
+                case float[] f -> java.util.Arrays.fill(f, 0f);
+                case int[] i -> java.util.Arrays.fill(i, 0);
+                case short[] h -> java.util.Arrays.fill(h, (short) 0);
+                case byte[] b -> java.util.Arrays.fill(b, (byte) 0);
+                case long[] l -> java.util.Arrays.fill(l, 0L);
+                default ->
+                    throw new IllegalStateException("unexpected buffer array " + a.getClass());
+              }
+            });
+  }
+
+  @Override
   public void launch(KernelLaunch launch, Stream stream) {
     HostGridRunner.prepare(launch.kernel());
     Object[] args = launch.args().clone();
