@@ -47,4 +47,13 @@ public final class Intrinsics {
   public static float fma(float a, float b, float c) {
     return Math.fma(a, b, c);
   }
+
+  /**
+   * Nanoseconds from a free-running clock, for timeouts in kernels that wait on a flag (only
+   * differences are meaningful). GPU: {@code %globaltimer} (updated about every microsecond); CPU:
+   * {@link System#nanoTime()}.
+   */
+  public static long globalTimerNanos() {
+    return System.nanoTime();
+  }
 }
