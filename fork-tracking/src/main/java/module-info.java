@@ -1,0 +1,13 @@
+/**
+ * Fork tracking: the {@code fork.yaml} model (compatible with protolambda/forkdiff), a checker with
+ * check_forkdiff semantics, a review report (Markdown or self-contained HTML) and provenance-file
+ * validation. Depends on nothing else of Sirocco.
+ */
+module sirocco.fork {
+  requires com.fasterxml.jackson.core;
+  requires com.fasterxml.jackson.databind;
+  requires com.fasterxml.jackson.dataformat.yaml;
+  requires org.eclipse.jgit;
+
+  exports sirocco.fork;
+}
