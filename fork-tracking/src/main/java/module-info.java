@@ -2,7 +2,11 @@
  * Fork tracking: the {@code fork.yaml} model (compatible with protolambda/forkdiff), a checker with
  * check_forkdiff semantics, a review report (Markdown or self-contained HTML) and provenance-file
  * validation. Depends on nothing else of Sirocco.
+ *
+ * <p>JGit ships no module descriptor, so {@code org.eclipse.jgit} is an automatic module (named by
+ * its manifest); the lint warning for requiring one is expected and suppressed.
  */
+@SuppressWarnings("requires-automatic")
 module sirocco.fork {
   requires com.fasterxml.jackson.core;
   requires com.fasterxml.jackson.databind;

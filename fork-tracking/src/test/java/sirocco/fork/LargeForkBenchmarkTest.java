@@ -128,7 +128,12 @@ class LargeForkBenchmarkTest {
   private static ObjectId commit(ObjectInserter ins, ObjectId tree, ObjectId parent, String msg)
       throws IOException {
     CommitBuilder c = new CommitBuilder();
-    PersonIdent who = new PersonIdent("Bench", "bench@example.org", 1_700_000_000_000L, 0);
+    PersonIdent who =
+        new PersonIdent(
+            "Bench",
+            "bench@example.org",
+            java.time.Instant.ofEpochSecond(1_700_000_000L),
+            java.time.ZoneOffset.UTC);
     c.setAuthor(who);
     c.setCommitter(who);
     c.setTreeId(tree);
