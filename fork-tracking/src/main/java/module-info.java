@@ -12,6 +12,11 @@ module sirocco.fork {
   requires com.fasterxml.jackson.databind;
   requires com.fasterxml.jackson.dataformat.yaml;
   requires org.eclipse.jgit;
+  // JGit, an automatic module, declares no dependencies; on the module path nothing would put
+  // these (explicit) modules it loads into the graph, so they are required here on its behalf.
+  requires org.slf4j;
+  requires com.googlecode.javaewah;
+  requires org.apache.commons.codec;
 
   exports sirocco.fork;
 }

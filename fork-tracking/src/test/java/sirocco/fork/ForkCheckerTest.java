@@ -452,6 +452,21 @@ class ForkCheckerTest {
   }
 
   @Test
+  void packedRepositoryGivesTheSameResult() throws Exception {
+    try (SampleFork packed = new SampleFork(tmp.resolve("packed"))) {
+      packed.repo.git.gc().setAggressive(true).call();
+      try (var objects = Files.list(packed.dir().resolve(".git/objects/pack"))) {
+        assertTrue(objects.anyMatch(p -> p.toString().endsWith(".pack")));
+      }
+      CheckResult r = ForkChecker.check(packed.dir(), packed.spec(), Optional.of("main"));
+      assertTrue(r.ok(), text(r));
+      assertEquals("7 changed files, 7 described (2 ignored), 0 stale globs", r.summaryLine());
+      ForkReport report = ForkReport.build(packed.dir(), packed.spec());
+      assertEquals(new ForkReport.Lines(5, 14, 7), report.describedLines());
+    }
+  }
+
+  @Test
   void worksFromASubdirectoryOfTheWorkTree() throws Exception {
     CheckResult r =
         ForkChecker.check(fork.dir().resolve("src/gpu"), fork.spec(), Optional.of("main"));

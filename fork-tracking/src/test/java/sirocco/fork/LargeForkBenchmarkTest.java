@@ -232,7 +232,7 @@ class LargeForkBenchmarkTest {
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-cp",
             System.getProperty("java.class.path"),
-            ColdCheckMain.class.getName(),
+            sirocco.fork.probe.ColdCheckMain.class.getName(),
             repoDir.toString(),
             yamlFile.toString(),
             "main");

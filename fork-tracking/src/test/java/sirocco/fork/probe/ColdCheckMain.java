@@ -1,7 +1,9 @@
-package sirocco.fork;
+package sirocco.fork.probe;
 
 import java.nio.file.Path;
 import java.util.Optional;
+import sirocco.fork.CheckResult;
+import sirocco.fork.ForkChecker;
 
 /**
  * Runs one {@code fork check} in a fresh JVM, as the CLI would, and prints {@code coldCheckMillis=N
@@ -16,6 +18,14 @@ public final class ColdCheckMain {
     CheckResult r = ForkChecker.checkFile(Path.of(args[0]), Path.of(args[1]), Optional.of(args[2]));
     long millis = (System.nanoTime() - t0) / 1_000_000;
     System.out.println(
-        "coldCheckMillis=" + millis + " exit=" + r.exitCode() + " " + r.summaryLine());
+        "coldCheckMillis="
+            + millis
+            + " exit="
+            + r.exitCode()
+            + " "
+            + r.summaryLine()
+            + " ["
+            + ForkChecker.class.getModule()
+            + "]");
   }
 }
