@@ -18,7 +18,12 @@ import picocli.CommandLine.Option;
     versionProvider = TornadoCli.Version.class,
     description =
         "Sirocco: quantized matmul and attention for the JVM on NVIDIA GPUs, kernels written in Java.",
-    subcommands = {DevicesCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DevicesCommand.class,
+      DemoCommand.class,
+      ForkCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class TornadoCli implements Runnable {
   @Option(
       names = "--printKernel",
@@ -66,7 +71,9 @@ public final class TornadoCli implements Runnable {
           if (Boolean.getBoolean("sirocco.debug")) {
             ex.printStackTrace(cmd.getErr());
           }
-          return ex instanceof IllegalArgumentException ? 2 : 1;
+          // Input errors (bad arguments, a malformed fork file) are 2; failures of the work itself
+          // are 1.
+          return ex instanceof IllegalArgumentException || ForkCommand.isInputError(ex) ? 2 : 1;
         });
     return cli.execute(args);
   }

@@ -1,0 +1,83 @@
+package sirocco.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The CLI's commands, run in-process; exit codes and output checked. */
+class TornadoCliTest {
+  record Run(int code, String out, String err) {}
+
+  static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = TornadoCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void versionAndHelp() {
+    Run v = run("--version");
+    assertEquals(0, v.code());
+    assertTrue(v.out().startsWith("Sirocco "), v.out());
+    Run h = run("--help");
+    assertEquals(0, h.code());
+    assertTrue(
+        h.out().contains("devices") && h.out().contains("demo") && h.out().contains("fork"),
+        h.out());
+  }
+
+  @Test
+  void devicesListsTheJavaBackendAndWritesJson(@TempDir Path dir) throws Exception {
+    Path json = dir.resolve("devices.json");
+    Run r = run("devices", "--json", json.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("java") && r.out().contains("default backend:"), r.out());
+    JsonNode doc = Json.MAPPER.readTree(Files.readString(json));
+    assertTrue(doc.get("devices").isArray() && doc.get("devices").size() >= 1);
+    assertTrue(doc.has("defaultBackend") && doc.has("cudaAvailable"));
+  }
+
+  @Test
+  void demoPassesOnTheJavaBackendAndReportsSteps(@TempDir Path dir) throws Exception {
+    Path json = dir.resolve("demo.json");
+    Run r =
+        run(
+            "--backend",
+            "java",
+            "demo",
+            "--size",
+            "4096",
+            "--repeats",
+            "1",
+            "--json",
+            json.toString());
+    System.clearProperty("sirocco.backend");
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("demo passed"), r.out());
+    JsonNode doc = Json.MAPPER.readTree(Files.readString(json));
+    assertTrue(doc.get("passed").asBoolean());
+    for (JsonNode step : doc.get("steps")) {
+      assertTrue(step.get("passed").asBoolean(), step.toString());
+      assertTrue(step.get("maxError").asDouble() <= step.get("tolerance").asDouble());
+    }
+  }
+
+  @Test
+  void badArgumentsExitWithTwoAndSayWhy() {
+    Run r = run("--backend", "tpu", "demo");
+    System.clearProperty("sirocco.backend");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("--backend must be java or cuda"), r.err());
+    Run missing = run("fork", "check", "--repo", ".", "--fork", "no-such-fork.yaml");
+    assertEquals(2, missing.code());
+    assertTrue(missing.err().contains("does not exist"), missing.err());
+  }
+}
