@@ -37,6 +37,19 @@ final class AttnCase {
     }
   }
 
+  /** A uniform [0, 1) value fixed by (seed, b, h, i, j): masks that do not depend on draw order. */
+  static double hashUniform(long seed, int b, int h, int i, int j) {
+    long x = seed * 0x9E3779B97F4A7C15L;
+    x = (x ^ b) * 0xBF58476D1CE4E5B9L;
+    x = (x ^ h) * 0x94D049BB133111EBL;
+    x = (x ^ i) * 0xBF58476D1CE4E5B9L;
+    x = (x ^ j) * 0x94D049BB133111EBL;
+    x ^= x >>> 31;
+    x *= 0xBF58476D1CE4E5B9L;
+    x ^= x >>> 29;
+    return (x >>> 11) * 0x1.0p-53;
+  }
+
   // ---- configuration ----
   int batch = 1;
   int hq = 1;
@@ -414,6 +427,16 @@ final class AttnCase {
     return out;
   }
 
+  /** The vector kernel under its default plan for {@code smCount} SMs. */
+  float[] runVector(int smCount) {
+    return runVector(SdpaVector.plan(shape(), smCount));
+  }
+
+  /** The vector kernel with explicit rows per block and splits (0 = let the plan choose). */
+  float[] runVector(int smCount, int rows, int splits) {
+    return runVector(SdpaVector.plan(shape(), smCount, rows, 4, splits));
+  }
+
   /** The vector kernel (one pass or split-K with its combine) under {@code plan}. */
   float[] runVector(SdpaVector.Plan plan) {
     SdpaShape shape = shape();
@@ -567,6 +590,26 @@ final class AttnCase {
               got[worst],
               ref[worst]));
     }
+  }
+
+  /**
+   * Tolerances for outputs rounded to {@code dtype} against the float64 oracle on the same
+   * (already rounded) inputs: the output rounding (half an ulp: 2^-8 relative for bf16, 2^-11 for
+   * f16) with margin, plus 1e-4 absolute for float32 accumulation near zero. float32 outputs: 1e-5
+   * relative, 1e-6 absolute.
+   */
+  static double[] tolerance(int dtype) {
+    return switch (dtype) {
+      case Sdpa.BF16 -> new double[] {1e-4, 5e-3};
+      case Sdpa.F16 -> new double[] {1e-4, 1e-3};
+      default -> new double[] {1e-6, 1e-5};
+    };
+  }
+
+  /** Checks against the oracle with the dtype's {@link #tolerance}. */
+  void check(String what, float[] got) {
+    double[] t = tolerance(dtype);
+    check(what, got, t[0], t[1]);
   }
 
   void check(String what, float[] got, double atol, double rtol) {
