@@ -90,6 +90,9 @@ final class AttnCase {
 
   boolean kvSeqMajor;
 
+  /** k/v stored {@code [B, H, D, L]}: the last logical axis has stride L (unfused kernels only). */
+  boolean kvDimMajor;
+
   /** Element offsets of the views (k/v: multiples of 8 for the vector kernel). */
   int qOffset;
 
@@ -137,6 +140,7 @@ final class AttnCase {
         + (sinks ? " sinks" : "")
         + (cacheLen >= 0 ? " cache" + cacheLen : "")
         + (qSeqMajor || kvSeqMajor ? " seq-major" : "")
+        + (kvDimMajor ? " dim-major" : "")
         + " seed"
         + seed;
   }
@@ -214,13 +218,17 @@ final class AttnCase {
             ? new SdpaStrides(qOffset, lq * hq * d, d, hq * d, 1)
             : new SdpaStrides(qOffset, hq * lq * d, lq * d, d, 1);
     ks =
-        kvSeqMajor
-            ? new SdpaStrides(kvOffset, cache * hkv * d, d, hkv * d, 1)
-            : new SdpaStrides(kvOffset, hkv * cache * d, cache * d, d, 1);
+        kvDimMajor
+            ? new SdpaStrides(kvOffset, hkv * cache * d, d * cache, 1, cache)
+            : kvSeqMajor
+                ? new SdpaStrides(kvOffset, cache * hkv * d, d, hkv * d, 1)
+                : new SdpaStrides(kvOffset, hkv * cache * d, cache * d, d, 1);
     vs =
-        kvSeqMajor
-            ? new SdpaStrides(kvOffset, cache * hkv * dv, dv, hkv * dv, 1)
-            : new SdpaStrides(kvOffset, hkv * cache * dv, cache * dv, dv, 1);
+        kvDimMajor
+            ? new SdpaStrides(kvOffset, hkv * cache * dv, dv * cache, 1, cache)
+            : kvSeqMajor
+                ? new SdpaStrides(kvOffset, cache * hkv * dv, dv, hkv * dv, 1)
+                : new SdpaStrides(kvOffset, hkv * cache * dv, cache * dv, dv, 1);
     int qLen = qOffset + batch * hq * lq * d;
     int kLen = kvOffset + batch * hkv * cache * d;
     int vLen = kvOffset + batch * hkv * cache * dv;
@@ -593,10 +601,10 @@ final class AttnCase {
   }
 
   /**
-   * Tolerances for outputs rounded to {@code dtype} against the float64 oracle on the same
-   * (already rounded) inputs: the output rounding (half an ulp: 2^-8 relative for bf16, 2^-11 for
-   * f16) with margin, plus 1e-4 absolute for float32 accumulation near zero. float32 outputs: 1e-5
-   * relative, 1e-6 absolute.
+   * Tolerances for outputs rounded to {@code dtype} against the float64 oracle on the same (already
+   * rounded) inputs: the output rounding (half an ulp: 2^-8 relative for bf16, 2^-11 for f16) with
+   * margin, plus 1e-4 absolute for float32 accumulation near zero. float32 outputs: 1e-5 relative,
+   * 1e-6 absolute.
    */
   static double[] tolerance(int dtype) {
     return switch (dtype) {

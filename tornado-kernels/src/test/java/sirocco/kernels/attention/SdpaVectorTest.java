@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * SdpaSplitK#combine}) on the Java backend against the float64 oracle of {@link AttnCase}.
  *
  * <p>Launch plans: the Java backend pays about 1–2 ms per block, so most cases plan for a 16-SM
- * device ({@link #CI_SMS}), which still splits almost every case into several key blocks; the
- * long and head-dim-256/512 cases use the H200's real 132 SMs, as dispatch would.
+ * device ({@link #CI_SMS}), which still splits almost every case into several key blocks; the long
+ * and head-dim-256/512 cases use the H200's real 132 SMs, as dispatch would.
  *
  * <p>Inputs are rounded to the kernel's dtype before the oracle sees them, so the only error
  * sources are the output rounding and float32 arithmetic; {@link AttnCase#tolerance} derives the
@@ -59,8 +59,8 @@ class SdpaVectorTest {
 
   /**
    * MLX's case at full size: q {@code [1, 8, Lq, D]} bf16, k/v the first Lkv rows of {@code [1, 2,
-   * Lkv+16, D]} (GQA 4; the 16 rows behind the view hold NaN here, so any read of them shows), scale
-   * 1/√D, rtol = atol = 2e-2 (MLX's bound, against float64 here rather than float32), and the
+   * Lkv+16, D]} (GQA 4; the 16 rows behind the view hold NaN here, so any read of them shows),
+   * scale 1/√D, rtol = atol = 2e-2 (MLX's bound, against float64 here rather than float32), and the
    * tighter bf16 bound of {@link AttnCase#tolerance}. Each case runs under the H200 plan (split-K
    * for all of them) and forced to one pass.
    */
@@ -154,7 +154,8 @@ class SdpaVectorTest {
               (Consumer<AttnCase>)
                   c -> {
                     bool(c, true, reversed);
-                    c.maskValues = (b, h, i, j) -> AttnCase.hashUniform(7, b, h, i, j) > 0.2 ? 1 : 0;
+                    c.maskValues =
+                        (b, h, i, j) -> AttnCase.hashUniform(7, b, h, i, j) > 0.2 ? 1 : 0;
                   }));
       all.add(
           Arguments.of(
@@ -291,9 +292,9 @@ class SdpaVectorTest {
   // ---- robustness: fully masked rows and −inf keys ----
 
   /**
-   * MLX's {@code test_sdpa_fully_masked} (the Lq = 1 case: D = 128, 4 heads, Lkv = 8, mask =
-   * scalar False) and variations: additive all −inf, causal rows with no visible key (Lq = 3 over
-   * Lkv = 1 or 2), with and without sinks, one pass and split-K. Every such row must be exactly 0.
+   * MLX's {@code test_sdpa_fully_masked} (the Lq = 1 case: D = 128, 4 heads, Lkv = 8, mask = scalar
+   * False) and variations: additive all −inf, causal rows with no visible key (Lq = 3 over Lkv = 1
+   * or 2), with and without sinks, one pass and split-K. Every such row must be exactly 0.
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(
@@ -339,8 +340,8 @@ class SdpaVectorTest {
   }
 
   /**
-   * MLX's {@code test_sdpa_inf_score} (the Lq = 1, D = 128 case): q = k = 1 with key 0 at −inf,
-   * v ~ N(0, 1), 4 heads, Lkv = 8, scale 1: key 0 gets weight 0 and nothing is NaN.
+   * MLX's {@code test_sdpa_inf_score} (the Lq = 1, D = 128 case): q = k = 1 with key 0 at −inf, v ~
+   * N(0, 1), 4 heads, Lkv = 8, scale 1: key 0 gets weight 0 and nothing is NaN.
    */
   @Test
   void negativeInfinityKey() {
