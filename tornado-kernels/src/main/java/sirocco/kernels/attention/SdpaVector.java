@@ -887,8 +887,8 @@ public final class SdpaVector {
 
   /**
    * A plan with explicit knobs: {@code rows} per block (1..4), {@code blocksPerSm} resident blocks
-   * the SM count is multiplied by to size the grid, and {@code forceSplits} (0 = choose: enough
-   * splits for {@code smCount * blocksPerSm} blocks, at most one per block iteration of keys).
+   * the SM count is multiplied by to size the grid, and {@code forceSplits} (0 = choose: as many
+   * splits as fit {@code smCount * blocksPerSm} blocks, at most one per block iteration of keys).
    */
   public static Plan plan(
       SdpaShape shape, int smCount, int rows, int blocksPerSm, int forceSplits) {
@@ -914,8 +914,10 @@ public final class SdpaVector {
     if (forceSplits > 0) {
       splits = Math.min(forceSplits, lkv);
     } else {
+      // As many splits as fit in one wave of resident blocks (rounding up would leave a few
+      // blocks for a second wave, which costs a whole block's time).
       long target = (long) smCount * blocksPerSm;
-      splits = (int) Math.max(1, Math.min(maxSplits, (target + baseBlocks - 1) / baseBlocks));
+      splits = (int) Math.max(1, Math.min(maxSplits, target / baseBlocks));
     }
     int splitKeys;
     if (splits == 1) {
