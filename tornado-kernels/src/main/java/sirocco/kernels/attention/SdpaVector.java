@@ -330,6 +330,7 @@ public final class SdpaVector {
     int pLane = (warp * 32 + lane) * P_STRIDE; // this lane's partial-dot slot
     int pGroup = (warp * 32 + grp * tpk) * P_STRIDE; // first lane of this key group
     int sGroup = S_OFFSET + (warp * kpw + grp) * 16; // this key group's scores
+    int rot = grp * (tpk == 8 ? 2 : 4); // see reduce(): conflict-free shared loads
 
     for (int base = kStart; base < kEnd; base += iterKeys) {
       // Step u of this key group reads key key0 + u*kpw; a warp reads steps*kpw consecutive keys.
@@ -341,34 +342,20 @@ public final class SdpaVector {
       int j3 = Math.min(key0 + 3 * kpw, last);
 
       // 1. All loads of the iteration first: 8 x 16 bytes per lane in flight.
-      Int4 k0;
-      Int4 k1;
-      Int4 k2;
-      Int4 k3;
-      Int4 v0;
-      Int4 v1;
-      Int4 v2;
-      Int4 v3;
-      if (!wide) {
-        k0 = Vec.ldg4(k, kRowBase + j0 * kSL + c0);
-        k1 = Vec.ldg4(k, kRowBase + j1 * kSL + c0);
-        k2 = Vec.ldg4(k, kRowBase + j2 * kSL + c0);
-        k3 = Vec.ldg4(k, kRowBase + j3 * kSL + c0);
-        v0 = Vec.ldg4(v, vRowBase + j0 * vSL + c0);
-        v1 = Vec.ldg4(v, vRowBase + j1 * vSL + c0);
-        v2 = Vec.ldg4(v, vRowBase + j2 * vSL + c0);
-        v3 = Vec.ldg4(v, vRowBase + j3 * vSL + c0);
-      } else {
-        // D = 512: slots 0, 1 are step 0's two chunks, slots 2, 3 step 1's.
-        k0 = Vec.ldg4(k, kRowBase + j0 * kSL + c0);
-        k1 = Vec.ldg4(k, kRowBase + j0 * kSL + c1);
-        k2 = Vec.ldg4(k, kRowBase + j1 * kSL + c0);
-        k3 = Vec.ldg4(k, kRowBase + j1 * kSL + c1);
-        v0 = Vec.ldg4(v, vRowBase + j0 * vSL + c0);
-        v1 = Vec.ldg4(v, vRowBase + j0 * vSL + c1);
-        v2 = Vec.ldg4(v, vRowBase + j1 * vSL + c0);
-        v3 = Vec.ldg4(v, vRowBase + j1 * vSL + c1);
-      }
+      // Slot addresses: D <= 256, slot u = step u (one chunk); D = 512, slots 0, 1 = step 0's
+      // two chunks and slots 2, 3 = step 1's. Selecting ints keeps the loads unconditional.
+      int ks1 = wide ? j0 : j1;
+      int ks2 = wide ? j1 : j2;
+      int ks3 = wide ? j1 : j3;
+      int cOdd = wide ? c1 : c0;
+      Int4 k0 = Vec.ldg4(k, kRowBase + j0 * kSL + c0);
+      Int4 k1 = Vec.ldg4(k, kRowBase + ks1 * kSL + cOdd);
+      Int4 k2 = Vec.ldg4(k, kRowBase + ks2 * kSL + c0);
+      Int4 k3 = Vec.ldg4(k, kRowBase + ks3 * kSL + cOdd);
+      Int4 v0 = Vec.ldg4(v, vRowBase + j0 * vSL + c0);
+      Int4 v1 = Vec.ldg4(v, vRowBase + ks1 * vSL + cOdd);
+      Int4 v2 = Vec.ldg4(v, vRowBase + ks2 * vSL + c0);
+      Int4 v3 = Vec.ldg4(v, vRowBase + ks3 * vSL + cOdd);
       int keyA = key0 + (va & 3) * kpw;
       int keyB = key0 + (vb & 3) * kpw;
       float maskA = 0f;
@@ -415,11 +402,11 @@ public final class SdpaVector {
 
       // 3. Reduce over the key group's lanes, mask, publish the scores.
       if (hasA) {
-        float s = reduce(scratch, pGroup, va, tpk);
+        float s = reduce(scratch, pGroup, va, tpk, rot);
         scratch[sGroup + va] = keyA >= kEnd || keyA > limA ? Sdpa.NEG_INF : s + maskA;
       }
       if (hasB) {
-        float s = reduce(scratch, pGroup, vb, tpk);
+        float s = reduce(scratch, pGroup, vb, tpk, rot);
         scratch[sGroup + vb] = keyB >= kEnd || keyB > limB ? Sdpa.NEG_INF : s + maskB;
       }
       ctx.warpBarrier();
@@ -603,12 +590,8 @@ public final class SdpaVector {
 
   /** Lanes per key row: the power of two covering D/8 chunks, at most 32. */
   public static int lanesPerKey(int headDim) {
-    int chunks = Math.min(32, (Math.min(headDim, 256) + 7) / 8);
-    int t = 8;
-    while (t < chunks) {
-      t *= 2;
-    }
-    return t;
+    // A selection chain rather than a loop, so that a specialised headDim folds it to a constant.
+    return headDim <= 64 ? 8 : headDim <= 128 ? 16 : 32;
   }
 
   /** The largest key index row {@code rr} (query {@code rr % lq}) may see. */
@@ -664,13 +647,11 @@ public final class SdpaVector {
       boolean act1,
       int dtype) {
     if (!wide) {
-      return act0
-          ? new Float4(
-              dot8(qa, qb, k0, dtype),
-              dot8(qa, qb, k1, dtype),
-              dot8(qa, qb, k2, dtype),
-              dot8(qa, qb, k3, dtype))
-          : Sdpa.zero4();
+      return new Float4(
+          act0 ? dot8(qa, qb, k0, dtype) : 0f,
+          act0 ? dot8(qa, qb, k1, dtype) : 0f,
+          act0 ? dot8(qa, qb, k2, dtype) : 0f,
+          act0 ? dot8(qa, qb, k3, dtype) : 0f);
     }
     float s0 = act0 ? dot8(qa, qb, k0, dtype) : 0f;
     float s1 = act0 ? dot8(qa, qb, k2, dtype) : 0f;
@@ -681,11 +662,16 @@ public final class SdpaVector {
     return new Float4(s0, s1, 0f, 0f);
   }
 
-  /** Sum of value {@code v} over the {@code tpk} lanes of a key group, in lane order. */
-  static float reduce(float[] scratch, int pGroup, int v, int tpk) {
+  /**
+   * Sum of value {@code v} over the {@code tpk} lanes of a key group. Group {@code g} starts at
+   * lane {@code rot = g * 2} (tpk 8) or {@code g * 4} (tpk 16): key groups sit {@code tpk * 20}
+   * floats apart, a multiple of 32 banks, and the rotation moves each group's reads to other banks
+   * (8 or 16 banks along), so one load instruction of the warp is conflict-free.
+   */
+  static float reduce(float[] scratch, int pGroup, int v, int tpk, int rot) {
     float s = 0f;
     for (int t = 0; t < tpk; t++) {
-      s += scratch[pGroup + t * P_STRIDE + v];
+      s += scratch[pGroup + ((t + rot) & (tpk - 1)) * P_STRIDE + v];
     }
     return s;
   }
