@@ -14,11 +14,12 @@ import sirocco.runtime.Dim3;
  *
  * <ol>
  *   <li>{@link #scores16} / {@link #scores32}: {@code S = scale·q·kᵀ + mask}, masked entries −inf
- *       (one thread per score, float32 dot product with FMAs);
+ *       (one thread per score, float32 dot product with FMAs, unrolled by 4: 8 loads in flight);
  *   <li>{@link #softmax}: in place, one warp per row, float32, max-subtracted (online max and sum
  *       per lane, merged with shuffles), sinks in the denominator; a row with no unmasked key and
  *       no sink becomes all zeros;
- *   <li>{@link #pv16} / {@link #pv32}: {@code out = P·v} (one thread per output element).
+ *   <li>{@link #pv16} / {@link #pv32}: {@code out = P·v} (one thread per output element, keys
+ *       unrolled by 4).
  * </ol>
  *
  * It is the correctness backstop of the dispatch ladder and the on-GPU reference for the fused
@@ -95,7 +96,19 @@ public final class SdpaUnfused {
       int qa = qOff + b * qSB + h * qSH + i * qSL;
       int ka = kOff + b * kSB + hk * kSH + j * kSL;
       float acc = 0f;
-      for (int e = 0; e < headDim; e++) {
+      int e = 0;
+      for (; e + 4 <= headDim; e += 4) { // 8 independent loads in flight per thread
+        float q0 = Sdpa.toFloat(Vec.ldg(q, qa + e * qSD), dtype);
+        float q1 = Sdpa.toFloat(Vec.ldg(q, qa + (e + 1) * qSD), dtype);
+        float q2 = Sdpa.toFloat(Vec.ldg(q, qa + (e + 2) * qSD), dtype);
+        float q3 = Sdpa.toFloat(Vec.ldg(q, qa + (e + 3) * qSD), dtype);
+        float k0 = Sdpa.toFloat(Vec.ldg(k, ka + e * kSD), dtype);
+        float k1 = Sdpa.toFloat(Vec.ldg(k, ka + (e + 1) * kSD), dtype);
+        float k2 = Sdpa.toFloat(Vec.ldg(k, ka + (e + 2) * kSD), dtype);
+        float k3 = Sdpa.toFloat(Vec.ldg(k, ka + (e + 3) * kSD), dtype);
+        acc = Math.fma(q3, k3, Math.fma(q2, k2, Math.fma(q1, k1, Math.fma(q0, k0, acc))));
+      }
+      for (; e < headDim; e++) {
         acc =
             Math.fma(
                 Sdpa.toFloat(Vec.ldg(q, qa + e * qSD), dtype),
@@ -157,7 +170,19 @@ public final class SdpaUnfused {
       int qa = qOff + b * qSB + h * qSH + i * qSL;
       int ka = kOff + b * kSB + hk * kSH + j * kSL;
       float acc = 0f;
-      for (int e = 0; e < headDim; e++) {
+      int e = 0;
+      for (; e + 4 <= headDim; e += 4) {
+        float q0 = Vec.ldg(q, qa + e * qSD);
+        float q1 = Vec.ldg(q, qa + (e + 1) * qSD);
+        float q2 = Vec.ldg(q, qa + (e + 2) * qSD);
+        float q3 = Vec.ldg(q, qa + (e + 3) * qSD);
+        float k0 = Vec.ldg(k, ka + e * kSD);
+        float k1 = Vec.ldg(k, ka + (e + 1) * kSD);
+        float k2 = Vec.ldg(k, ka + (e + 2) * kSD);
+        float k3 = Vec.ldg(k, ka + (e + 3) * kSD);
+        acc = Math.fma(q3, k3, Math.fma(q2, k2, Math.fma(q1, k1, Math.fma(q0, k0, acc))));
+      }
+      for (; e < headDim; e++) {
         acc = Math.fma(Vec.ldg(q, qa + e * qSD), Vec.ldg(k, ka + e * kSD), acc);
       }
       s = acc * scale;
@@ -291,11 +316,23 @@ public final class SdpaUnfused {
     int va = vOff + b * vSB + hk * vSH + e * vSD;
     int pa = row * lkv;
     float acc = 0f;
-    for (int j = 0; j < lkv; j++) {
-      float p = probs[pa + j];
-      if (p != 0f) { // masked keys contribute nothing, even where v holds inf or NaN
-        acc = Math.fma(p, Sdpa.toFloat(Vec.ldg(v, va + j * vSL), dtype), acc);
-      }
+    int j = 0;
+    for (; j + 4 <= lkv; j += 4) { // 8 independent loads in flight per thread
+      float p0 = probs[pa + j];
+      float p1 = probs[pa + j + 1];
+      float p2 = probs[pa + j + 2];
+      float p3 = probs[pa + j + 3];
+      float x0 = Sdpa.toFloat(Vec.ldg(v, va + j * vSL), dtype);
+      float x1 = Sdpa.toFloat(Vec.ldg(v, va + (j + 1) * vSL), dtype);
+      float x2 = Sdpa.toFloat(Vec.ldg(v, va + (j + 2) * vSL), dtype);
+      float x3 = Sdpa.toFloat(Vec.ldg(v, va + (j + 3) * vSL), dtype);
+      acc = accumulate(acc, p0, x0);
+      acc = accumulate(acc, p1, x1);
+      acc = accumulate(acc, p2, x2);
+      acc = accumulate(acc, p3, x3);
+    }
+    for (; j < lkv; j++) {
+      acc = accumulate(acc, probs[pa + j], Sdpa.toFloat(Vec.ldg(v, va + j * vSL), dtype));
     }
     out[idx] = Sdpa.fromFloat(acc, dtype);
   }
@@ -330,13 +367,32 @@ public final class SdpaUnfused {
     int va = vOff + b * vSB + hk * vSH + e * vSD;
     int pa = row * lkv;
     float acc = 0f;
-    for (int j = 0; j < lkv; j++) {
-      float p = probs[pa + j];
-      if (p != 0f) {
-        acc = Math.fma(p, Vec.ldg(v, va + j * vSL), acc);
-      }
+    int j = 0;
+    for (; j + 4 <= lkv; j += 4) {
+      float p0 = probs[pa + j];
+      float p1 = probs[pa + j + 1];
+      float p2 = probs[pa + j + 2];
+      float p3 = probs[pa + j + 3];
+      float x0 = Vec.ldg(v, va + j * vSL);
+      float x1 = Vec.ldg(v, va + (j + 1) * vSL);
+      float x2 = Vec.ldg(v, va + (j + 2) * vSL);
+      float x3 = Vec.ldg(v, va + (j + 3) * vSL);
+      acc = accumulate(acc, p0, x0);
+      acc = accumulate(acc, p1, x1);
+      acc = accumulate(acc, p2, x2);
+      acc = accumulate(acc, p3, x3);
+    }
+    for (; j < lkv; j++) {
+      acc = accumulate(acc, probs[pa + j], Vec.ldg(v, va + j * vSL));
     }
     out[idx] = acc;
+  }
+
+  /**
+   * {@code acc + p·x}, skipping masked keys (p = 0) so that inf or NaN in their v rows stays out.
+   */
+  static float accumulate(float acc, float p, float x) {
+    return p != 0f ? Math.fma(p, x, acc) : acc;
   }
 
   /**
