@@ -461,6 +461,22 @@ class SdpaVectorTest {
     c.check("rows=" + rows + " splits=" + splits, c.runVector(CI_SMS, rows, splits));
   }
 
+  /**
+   * The lane layout beyond the supported list: any multiple of 8 up to 256 (idle lanes in the last
+   * key group) and widths between 256 and 512 (idle second chunks). {@link SdpaVector#supports}
+   * still admits only 64, 96, 128, 256 and 512; this keeps the README's claim honest.
+   */
+  @ParameterizedTest(name = "D={0}")
+  @ValueSource(ints = {8, 40, 72, 200, 384})
+  void layoutGeneralisesToOtherWidths(int d) {
+    AttnCase c = gqaCase(4, 2, 2, 70, d, Sdpa.BF16, d);
+    c.maskKind = Sdpa.MASK_CAUSAL;
+    c.cacheLen = 80;
+    c.generate();
+    c.check("one pass", c.runVector(CI_SMS, 4, 1));
+    c.check("split-K", c.runVector(CI_SMS, 3, 5));
+  }
+
   /** The scalar reference beside the kernel agrees with the test's independent oracle. */
   @Test
   void kernelReferenceMatchesOracle() {
