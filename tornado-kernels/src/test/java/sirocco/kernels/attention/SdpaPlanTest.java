@@ -1,0 +1,132 @@
+package sirocco.kernels.attention;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** Launch plans and support checks (host logic only; no kernel runs). */
+class SdpaPlanTest {
+  static final int H200_SMS = 132;
+
+  /**
+   * The benchmark grid on an H200 (B = 1, 32 q heads over 8 kv heads, Lq 1–3): every key is covered
+   * exactly once, split sizes are whole block iterations, the grid fits in one wave of the
+   * estimated resident blocks, and long contexts fill at least 80% of it.
+   */
+  @Test
+  void benchmarkPlansFillTheH200() {
+    StringBuilder table =
+        new StringBuilder("S D Lq rows rowGroups splits splitKeys blocks/target\n");
+    for (int s : new int[] {1024, 8192, 32768}) {
+      for (int d : new int[] {64, 128, 256, 512}) {
+        for (int lq = 1; lq <= 3; lq++) {
+          SdpaShape shape = SdpaShape.of(1, 32, 8, lq, s, d);
+          SdpaVector.Plan p = SdpaVector.plan(shape, H200_SMS);
+          long target = (long) H200_SMS * p.blocksPerSm();
+          assertTrue((long) p.splits() * p.splitKeys() >= s, "keys covered");
+          assertTrue((long) (p.splits() - 1) * p.splitKeys() < s, "no empty split");
+          assertEquals(0, p.splitKeys() % SdpaVector.keysPerIteration(d), "whole iterations");
+          assertTrue(p.grid().count() <= target, "one wave: " + p);
+          if (s >= 8192) {
+            assertTrue(p.grid().count() >= 0.8 * target, "fills the GPU: " + p);
+          }
+          assertTrue(p.rows() * p.rowGroups() >= 4 * lq, "rows cover the GQA group");
+          table.append(
+              String.format(
+                  "%d %d %d %d %d %d %d %d/%d%n",
+                  s,
+                  d,
+                  lq,
+                  p.rows(),
+                  p.rowGroups(),
+                  p.splits(),
+                  p.splitKeys(),
+                  p.grid().count(),
+                  target));
+        }
+      }
+    }
+    System.out.print(table);
+  }
+
+  @Test
+  void defaultRowsBalanceTheGqaGroup() {
+    assertEquals(4, SdpaVector.defaultRows(SdpaShape.of(1, 32, 8, 1, 10, 128)));
+    assertEquals(4, SdpaVector.defaultRows(SdpaShape.of(1, 32, 8, 3, 10, 128))); // 12 = 3 x 4
+    assertEquals(3, SdpaVector.defaultRows(SdpaShape.of(1, 5, 1, 1, 10, 128))); // 5 = 3 + 2
+    assertEquals(1, SdpaVector.defaultRows(SdpaShape.of(1, 32, 32, 1, 10, 128)));
+    assertEquals(2, SdpaVector.defaultRows(SdpaShape.of(1, 32, 32, 2, 10, 128)));
+  }
+
+  @Test
+  void lanesPerKey() {
+    assertEquals(8, SdpaVector.lanesPerKey(64));
+    assertEquals(16, SdpaVector.lanesPerKey(96));
+    assertEquals(16, SdpaVector.lanesPerKey(128));
+    assertEquals(32, SdpaVector.lanesPerKey(256));
+    assertEquals(32, SdpaVector.lanesPerKey(512));
+    assertEquals(64, SdpaVector.keysPerIteration(64));
+    assertEquals(32, SdpaVector.keysPerIteration(128));
+    assertEquals(16, SdpaVector.keysPerIteration(256));
+    assertEquals(8, SdpaVector.keysPerIteration(512));
+  }
+
+  @Test
+  void vectorSupportReasons() {
+    SdpaStrides dense = SdpaStrides.contiguous(8, 100, 128);
+    SdpaShape ok = SdpaShape.of(1, 32, 8, 1, 100, 128);
+    assertNull(SdpaVector.supports(ok, Sdpa.BF16, dense, dense, Sdpa.MASK_CAUSAL));
+    assertNull(SdpaSplitK.supports(ok, Sdpa.F16, dense, dense, Sdpa.MASK_BOOL));
+    assertReason("float32", SdpaVector.supports(ok, Sdpa.F32, dense, dense, 0));
+    assertReason(
+        "head dims",
+        SdpaVector.supports(SdpaShape.of(1, 8, 8, 1, 10, 80), Sdpa.BF16, dense, dense, 0));
+    assertReason(
+        "v's head dim",
+        SdpaVector.supports(new SdpaShape(1, 8, 8, 1, 10, 128, 64), Sdpa.BF16, dense, dense, 0));
+    assertReason(
+        "Lq = 4",
+        SdpaVector.supports(SdpaShape.of(1, 8, 8, 4, 10, 128), Sdpa.BF16, dense, dense, 0));
+    assertReason(
+        "Lkv = 0",
+        SdpaVector.supports(SdpaShape.of(1, 8, 8, 1, 0, 128), Sdpa.BF16, dense, dense, 0));
+    SdpaStrides odd = new SdpaStrides(4, 0, 0, 128, 1);
+    assertReason("multiples of 8", SdpaVector.supports(ok, Sdpa.BF16, odd, dense, 0));
+    SdpaStrides dimMajor = new SdpaStrides(0, 0, 0, 1, 100);
+    assertReason("last stride 1", SdpaVector.supports(ok, Sdpa.BF16, dense, dimMajor, 0));
+  }
+
+  private static void assertReason(String fragment, String reason) {
+    assertTrue(reason != null && reason.contains(fragment), "reason: " + reason);
+  }
+
+  @Test
+  void shapeValidationNamesTheArgument() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> SdpaShape.of(1, 6, 4, 1, 10, 64));
+    assertTrue(e.getMessage().contains("qHeads"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> SdpaShape.of(1, 8, 8, 0, 10, 64));
+    assertTrue(e.getMessage().contains("qLen"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> new SdpaStrides(0, -1, 0, 0, 1));
+    assertTrue(e.getMessage().contains("strides"), e.getMessage());
+  }
+
+  @Test
+  void forcedSplitsAndBounds() {
+    SdpaShape s = SdpaShape.of(2, 8, 2, 1, 1000, 128);
+    SdpaVector.Plan p = SdpaVector.plan(s, 132, 4, 3, 7);
+    assertEquals(7, p.splits());
+    assertTrue(p.partial());
+    assertEquals(143, p.splitKeys());
+    SdpaVector.Plan one = SdpaVector.plan(s, 132, 4, 3, 1);
+    assertEquals(1, one.splits());
+    assertTrue(!one.partial());
+    assertThrows(IllegalArgumentException.class, () -> SdpaVector.plan(s, 132, 5, 3, 0));
+    SdpaSplitK.CombinePlan cp = SdpaSplitK.combinePlan(s, 7);
+    assertEquals(16, cp.grid().x());
+    assertEquals(16L * 7 * 128, cp.partialOFloats());
+  }
+}
