@@ -56,6 +56,11 @@ final class CudnnSdpaPlan {
     return new CudnnSdpaPlan(api, key, p, System.nanoTime() - t0);
   }
 
+  /** An entry for a plan already made. */
+  static CudnnSdpaPlan of(CudnnApi api, CudnnSdpaKey key, CudnnSdpaGraph.Planned planned) {
+    return new CudnnSdpaPlan(api, key, planned, 0);
+  }
+
   boolean ok() {
     return plan != null;
   }
