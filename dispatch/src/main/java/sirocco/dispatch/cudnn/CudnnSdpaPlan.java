@@ -122,6 +122,22 @@ final class CudnnSdpaPlan {
    */
   void execute(
       long handle, long q, long k, long v, long o, long bias, float scale, long workspace) {
+    try (Arena arena = Arena.ofConfined()) {
+      Descriptor pack = variantPack(arena, q, k, v, o, bias, scale, workspace);
+      try {
+        api.execute(handle, plan, pack);
+      } finally {
+        api.destroy(pack);
+      }
+    }
+  }
+
+  /**
+   * A finalized variant pack for one call; its by-value scalars live in {@code arena}, which must
+   * outlive every execution with it. The caller destroys the pack.
+   */
+  Descriptor variantPack(
+      Arena arena, long q, long k, long v, long o, long bias, float scale, long workspace) {
     if (plan == null) {
       throw new IllegalStateException("no plan for " + key + ": " + failure);
     }
@@ -129,44 +145,43 @@ final class CudnnSdpaPlan {
     int n = 4 + (hasBias ? 1 : 0) + byValueUids.length;
     long[] uids = new long[n];
     long[] ptrs = new long[n];
-    try (Arena arena = Arena.ofConfined()) {
-      MemorySegment values = arena.allocate(16, 16);
-      values.set(JAVA_FLOAT, 0, scale);
-      values.set(JAVA_FLOAT, 4, Float.NEGATIVE_INFINITY);
-      values.set(JAVA_INT, 8, (int) key.lkv);
-      values.set(JAVA_INT, 12, (int) key.lq);
-      int i = 0;
-      uids[i] = CudnnSdpaGraph.UID_Q;
-      ptrs[i++] = q;
-      uids[i] = CudnnSdpaGraph.UID_K;
-      ptrs[i++] = k;
-      uids[i] = CudnnSdpaGraph.UID_V;
-      ptrs[i++] = v;
-      uids[i] = CudnnSdpaGraph.UID_O;
-      ptrs[i++] = o;
-      if (hasBias) {
-        uids[i] = CudnnSdpaGraph.UID_BIAS;
-        ptrs[i++] = bias;
-      }
-      for (long uid : byValueUids) {
-        uids[i] = uid;
-        long offset =
-            uid == CudnnSdpaGraph.UID_SCALE
-                ? 0
-                : uid == CudnnSdpaGraph.UID_NEG_INF ? 4 : uid == CudnnSdpaGraph.UID_SEQ_KV ? 8 : 12;
-        ptrs[i++] = values.address() + offset;
-      }
-      Descriptor pack = api.create(VARIANT_PACK_DESCRIPTOR);
-      try {
-        api.setInt64(pack, ATTR_VARIANT_PACK_UNIQUE_IDS, uids);
-        api.set(pack, ATTR_VARIANT_PACK_DATA_POINTERS, TYPE_VOID_PTR, ptrs);
-        api.set(pack, ATTR_VARIANT_PACK_WORKSPACE, TYPE_VOID_PTR, workspace);
-        api.finalizeDescriptor(pack);
-        api.execute(handle, plan, pack);
-      } finally {
-        api.destroy(pack);
-      }
+    MemorySegment values = arena.allocate(16, 16);
+    values.set(JAVA_FLOAT, 0, scale);
+    values.set(JAVA_FLOAT, 4, Float.NEGATIVE_INFINITY);
+    values.set(JAVA_INT, 8, (int) key.lkv);
+    values.set(JAVA_INT, 12, (int) key.lq);
+    int i = 0;
+    uids[i] = CudnnSdpaGraph.UID_Q;
+    ptrs[i++] = q;
+    uids[i] = CudnnSdpaGraph.UID_K;
+    ptrs[i++] = k;
+    uids[i] = CudnnSdpaGraph.UID_V;
+    ptrs[i++] = v;
+    uids[i] = CudnnSdpaGraph.UID_O;
+    ptrs[i++] = o;
+    if (hasBias) {
+      uids[i] = CudnnSdpaGraph.UID_BIAS;
+      ptrs[i++] = bias;
     }
+    for (long uid : byValueUids) {
+      uids[i] = uid;
+      long offset =
+          uid == CudnnSdpaGraph.UID_SCALE
+              ? 0
+              : uid == CudnnSdpaGraph.UID_NEG_INF ? 4 : uid == CudnnSdpaGraph.UID_SEQ_KV ? 8 : 12;
+      ptrs[i++] = values.address() + offset;
+    }
+    Descriptor pack = api.create(VARIANT_PACK_DESCRIPTOR);
+    try {
+      api.setInt64(pack, ATTR_VARIANT_PACK_UNIQUE_IDS, uids);
+      api.set(pack, ATTR_VARIANT_PACK_DATA_POINTERS, TYPE_VOID_PTR, ptrs);
+      api.set(pack, ATTR_VARIANT_PACK_WORKSPACE, TYPE_VOID_PTR, workspace);
+      api.finalizeDescriptor(pack);
+    } catch (RuntimeException | Error e) {
+      api.destroy(pack);
+      throw e;
+    }
+    return pack;
   }
 
   @Override
