@@ -396,13 +396,25 @@ public final class CudnnSdpa {
   static final class DeviceState {
     final CudaDevice device;
     final long handle;
+
+    /** Why no handle could be made (then {@link #handle} is 0), else null. Not retried. */
+    final String failure;
+
     final ReentrantLock lock = new ReentrantLock();
 
     DeviceState(CudaDevice device) {
       this.device = device;
       device.makeCurrent();
-      // Process-lifetime handle: deliberately never destroyed (teardown at exit is what breaks).
-      this.handle = Cudnn.createHandle();
+      long h = 0;
+      String why = null;
+      try {
+        // Process-lifetime handle: deliberately never destroyed (teardown at exit is what breaks).
+        h = Cudnn.createHandle();
+      } catch (CudnnException e) {
+        why = "cudnnCreate failed on " + device.info().name() + ": " + e.getMessage();
+      }
+      this.handle = h;
+      this.failure = why;
     }
   }
 
@@ -575,6 +587,9 @@ public final class CudnnSdpa {
     Call c = (Call) prepared;
     c.device.makeCurrent();
     DeviceState state = state(c.device);
+    if (state.failure != null) {
+      return refuse(state.failure);
+    }
     long misses = cache().misses();
     CudnnSdpaPlan plan =
         cache().acquire(c.key, key -> CudnnSdpaPlan.build(Cudnn.api(), state.handle, key));
