@@ -82,9 +82,9 @@ public final class CudaDevice extends Device {
 
   /**
    * Makes this device's context current on the calling OS thread (cheap; needed after a thread
-   * switch).
+   * switch). Public for libraries called through FFM that use the current context (cuDNN).
    */
-  void makeCurrent() {
+  public void makeCurrent() {
     Cu.contextSetCurrent(context);
   }
 

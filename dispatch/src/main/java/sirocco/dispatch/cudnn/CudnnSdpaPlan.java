@@ -1,0 +1,193 @@
+package sirocco.dispatch.cudnn;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static sirocco.dispatch.cudnn.CudnnConstants.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import sirocco.dispatch.cudnn.CudnnApi.Descriptor;
+
+/**
+ * A cache entry: a finalized execution plan for one {@link CudnnSdpaKey} with its workspace size
+ * and engine, or the reason no plan could be made (cached too, so a shape cuDNN declines is not
+ * rebuilt at every call).
+ *
+ * <p>Eviction and use may overlap on different threads, so an entry counts its users: {@link
+ * #acquire()} before executing, {@link #release()} after; the descriptors are destroyed once the
+ * entry is evicted and no one uses it.
+ */
+final class CudnnSdpaPlan {
+  final CudnnSdpaKey key;
+  final Descriptor plan;
+  final long workspaceBytes;
+  final String engine;
+  final List<String> rejected;
+  final String failure;
+  final long buildNanos;
+  private final List<Descriptor> owned;
+  private final long[] byValueUids;
+  private final CudnnApi api;
+  // >= 0: users; -1: destroyed.
+  private final AtomicInteger users = new AtomicInteger();
+  private volatile boolean evicted;
+
+  private CudnnSdpaPlan(CudnnApi api, CudnnSdpaKey key, CudnnSdpaGraph.Planned p, long buildNanos) {
+    this.api = api;
+    this.key = key;
+    this.plan = p.plan();
+    this.workspaceBytes = p.workspaceBytes();
+    this.engine = p.engine();
+    this.rejected = p.rejected();
+    this.failure = p.failure();
+    this.owned = p.owned();
+    this.byValueUids = p.byValueUids();
+    this.buildNanos = buildNanos;
+  }
+
+  /**
+   * Builds the graph and plan for {@code key} (a miss in the cache). Never throws CudnnException.
+   */
+  static CudnnSdpaPlan build(CudnnApi api, long handle, CudnnSdpaKey key) {
+    long t0 = System.nanoTime();
+    CudnnSdpaGraph.Planned p = CudnnSdpaGraph.plan(api, handle, key);
+    return new CudnnSdpaPlan(api, key, p, System.nanoTime() - t0);
+  }
+
+  /** An entry for a plan already made. */
+  static CudnnSdpaPlan of(CudnnApi api, CudnnSdpaKey key, CudnnSdpaGraph.Planned planned) {
+    return new CudnnSdpaPlan(api, key, planned, 0);
+  }
+
+  boolean ok() {
+    return plan != null;
+  }
+
+  /** Takes a use; false when the entry was already destroyed (look it up again). */
+  boolean acquire() {
+    while (true) {
+      int n = users.get();
+      if (n < 0) {
+        return false;
+      }
+      if (users.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  void release() {
+    if (users.decrementAndGet() == 0 && evicted) {
+      tryDestroy();
+    }
+  }
+
+  /** Called by the cache when it drops this entry. */
+  void evict() {
+    evicted = true;
+    tryDestroy();
+  }
+
+  private void tryDestroy() {
+    if (users.compareAndSet(0, -1)) {
+      for (int i = owned.size() - 1; i >= 0; i--) {
+        api.destroy(owned.get(i));
+      }
+    }
+  }
+
+  boolean destroyed() {
+    return users.get() < 0;
+  }
+
+  /** The plan's JSON as cuDNN describes it (engine name, knobs), or a note why not. */
+  String json() {
+    if (plan == null) {
+      return "(no plan)";
+    }
+    try {
+      return api.getString(plan, ATTR_EXECUTION_PLAN_JSON_REPRESENTATION);
+    } catch (CudnnException e) {
+      return "(JSON unavailable: " + e.shortReason() + ")";
+    }
+  }
+
+  /**
+   * Queues the plan on the handle's current stream. Pointers are device addresses (0 for {@code
+   * bias} when the graph has none); {@code workspace} may be 0 when {@link #workspaceBytes} is 0.
+   * The by-value scalars (scale, −inf, Lq, Lkv) live in host memory only for the duration of the
+   * call: cuDNN copies them into the launch.
+   */
+  void execute(
+      long handle, long q, long k, long v, long o, long bias, float scale, long workspace) {
+    try (Arena arena = Arena.ofConfined()) {
+      Descriptor pack = variantPack(arena, q, k, v, o, bias, scale, workspace);
+      try {
+        api.execute(handle, plan, pack);
+      } finally {
+        api.destroy(pack);
+      }
+    }
+  }
+
+  /**
+   * A finalized variant pack for one call; its by-value scalars live in {@code arena}, which must
+   * outlive every execution with it. The caller destroys the pack.
+   */
+  Descriptor variantPack(
+      Arena arena, long q, long k, long v, long o, long bias, float scale, long workspace) {
+    if (plan == null) {
+      throw new IllegalStateException("no plan for " + key + ": " + failure);
+    }
+    boolean hasBias = key.mask == CudnnSdpaKey.MaskKind.BIAS;
+    int n = 4 + (hasBias ? 1 : 0) + byValueUids.length;
+    long[] uids = new long[n];
+    long[] ptrs = new long[n];
+    MemorySegment values = arena.allocate(16, 16);
+    values.set(JAVA_FLOAT, 0, scale);
+    values.set(JAVA_FLOAT, 4, Float.NEGATIVE_INFINITY);
+    values.set(JAVA_INT, 8, (int) key.lkv);
+    values.set(JAVA_INT, 12, (int) key.lq);
+    int i = 0;
+    uids[i] = CudnnSdpaGraph.UID_Q;
+    ptrs[i++] = q;
+    uids[i] = CudnnSdpaGraph.UID_K;
+    ptrs[i++] = k;
+    uids[i] = CudnnSdpaGraph.UID_V;
+    ptrs[i++] = v;
+    uids[i] = CudnnSdpaGraph.UID_O;
+    ptrs[i++] = o;
+    if (hasBias) {
+      uids[i] = CudnnSdpaGraph.UID_BIAS;
+      ptrs[i++] = bias;
+    }
+    for (long uid : byValueUids) {
+      uids[i] = uid;
+      long offset =
+          uid == CudnnSdpaGraph.UID_SCALE
+              ? 0
+              : uid == CudnnSdpaGraph.UID_NEG_INF ? 4 : uid == CudnnSdpaGraph.UID_SEQ_KV ? 8 : 12;
+      ptrs[i++] = values.address() + offset;
+    }
+    Descriptor pack = api.create(VARIANT_PACK_DESCRIPTOR);
+    try {
+      api.setInt64(pack, ATTR_VARIANT_PACK_UNIQUE_IDS, uids);
+      api.set(pack, ATTR_VARIANT_PACK_DATA_POINTERS, TYPE_VOID_PTR, ptrs);
+      api.set(pack, ATTR_VARIANT_PACK_WORKSPACE, TYPE_VOID_PTR, workspace);
+      api.finalizeDescriptor(pack);
+    } catch (RuntimeException | Error e) {
+      api.destroy(pack);
+      throw e;
+    }
+    return pack;
+  }
+
+  @Override
+  public String toString() {
+    return ok()
+        ? key + " -> " + engine + ", workspace " + workspaceBytes + " B"
+        : key + " -> no plan: " + failure;
+  }
+}

@@ -1,0 +1,247 @@
+package sirocco.dispatch.cudnn;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import sirocco.Backend;
+import sirocco.DType;
+import sirocco.Mask;
+import sirocco.Sirocco;
+import sirocco.Tensor;
+import sirocco.dispatch.Internal;
+import sirocco.runtime.testing.GpuTest;
+
+/**
+ * cuDNN SDPA on the GPU against a float64 reference: MLX's test_fast_sdpa.py prefill cases (B = 1)
+ * × masks {none, additive, bool, causal} × {f16, bf16}. Prints, per case, the engine cuDNN chose,
+ * whether the plan came from the cache and the largest error, so one run says what to fix.
+ */
+@GpuTest
+class CudnnSdpaGpuTest {
+  private static Sirocco rt;
+  private static final List<String> SUMMARY = new ArrayList<>();
+
+  @BeforeAll
+  static void open() {
+    rt = Sirocco.open(Backend.CUDA);
+    System.out.println("device: " + rt.describe());
+    System.out.println(Cudnn.describe());
+    assertTrue(
+        Cudnn.available(), "cuDNN must load on the GPU machine: " + Cudnn.unavailableReason());
+  }
+
+  @AfterAll
+  static void close() {
+    System.out.println("==== cuDNN SDPA GPU summary ====");
+    SUMMARY.forEach(System.out::println);
+    CudnnSdpa.explain().forEach(System.out::println);
+    if (rt != null) {
+      rt.close();
+    }
+  }
+
+  /** (qL, kL, D, Hq, Hkv): MLX's prefill cases. */
+  static final int[][] SHAPES = {
+    {20, 20, 64, 3, 3},
+    {63, 63, 64, 24, 24},
+    {129, 129, 64, 24, 24},
+    {400, 400, 64, 24, 24},
+    {128, 128, 64, 32, 32},
+    {64, 128, 64, 32, 32},
+    {65, 128, 64, 32, 8},
+    {64, 127, 64, 32, 8},
+    {65, 127, 64, 32, 8},
+    {127, 65, 64, 32, 8},
+    {128, 128, 128, 32, 8},
+    {64, 128, 128, 32, 8},
+    {65, 127, 128, 32, 8},
+    {127, 65, 128, 32, 8},
+  };
+
+  static Stream<Arguments> cases() {
+    List<Arguments> all = new ArrayList<>();
+    int n = 0;
+    for (DType dt : new DType[] {DType.F16, DType.BF16}) {
+      for (int[] s : SHAPES) {
+        for (Mask.Kind m : Mask.Kind.values()) {
+          all.add(Arguments.of(dt, s[0], s[1], s[2], s[3], s[4], m, (n++ % 2) == 1));
+        }
+      }
+    }
+    return all.stream();
+  }
+
+  @ParameterizedTest(name = "{0} qL={1} kL={2} D={3} Hq={4} Hkv={5} {6} bshd={7}")
+  @MethodSource("cases")
+  void matchesTheFloat64Reference(
+      DType dt, int lq, int lkv, int d, int hq, int hkv, Mask.Kind kind, boolean bshd) {
+    String name =
+        String.format(
+            "%s qL=%d kL=%d D=%d Hq=%d Hkv=%d %s %s",
+            dt, lq, lkv, d, hq, hkv, kind, bshd ? "BSHD" : "BHSD");
+    SdpaTestData data =
+        new SdpaTestData(dt, 1, hq, hkv, lq, lkv, d, 31L * lq + 7L * lkv + d + kind.ordinal());
+    try (Tensor q = SdpaTestData.upload(rt, dt, data.q, 1, hq, lq, d, bshd);
+        Tensor k = SdpaTestData.upload(rt, dt, data.k, 1, hkv, lkv, d, bshd);
+        Tensor v = SdpaTestData.upload(rt, dt, data.v, 1, hkv, lkv, d, bshd);
+        Tensor out = data.poisonedOutput(rt)) {
+      double[] bias = null;
+      int biasB = 1;
+      int biasH = 1;
+      Tensor maskTensor = null;
+      Mask mask;
+      SplittableRandom r = new SplittableRandom(lq * 1000L + lkv);
+      switch (kind) {
+        case NONE -> mask = Mask.none();
+        case CAUSAL -> mask = Mask.causal();
+        case ADDITIVE -> {
+          // Per-head additive mask [1, Hq, Lq, Lkv] in the I/O dtype: passed to cuDNN as it is.
+          biasH = hq;
+          bias = new double[hq * lq * lkv];
+          short[] bits = new short[bias.length];
+          for (int i = 0; i < bias.length; i++) {
+            bias[i] = SdpaTestData.round(dt, r.nextDouble(-2, 1));
+            bits[i] = SdpaTestData.bits(dt, bias[i]);
+          }
+          maskTensor =
+              dt == DType.BF16
+                  ? rt.fromBf16(bits, 1, hq, lq, lkv)
+                  : rt.fromF16(bits, 1, hq, lq, lkv);
+          mask = Mask.additive(maskTensor);
+        }
+        case BOOL -> {
+          // [Lq, Lkv] keep-mask, broadcast over batch and heads; every row keeps at least one key.
+          bias = new double[lq * lkv];
+          byte[] keep = new byte[bias.length];
+          for (int i = 0; i < lq; i++) {
+            for (int j = 0; j < lkv; j++) {
+              boolean on = r.nextDouble() < 0.7 || j == i % lkv;
+              keep[i * lkv + j] = (byte) (on ? 1 : 0);
+              bias[i * lkv + j] = on ? 0 : Double.NEGATIVE_INFINITY;
+            }
+          }
+          maskTensor = rt.fromU8(keep, lq, lkv);
+          mask = Mask.bool(maskTensor);
+        }
+        default -> throw new AssertionError(kind);
+      }
+      try {
+        String rule =
+            CudnnSdpa.supports(
+                CudnnSdpa.Problem.of(q, k, v, mask, out), Internal.bridge().device(rt).info());
+        CudnnSdpa.Attempt a = CudnnSdpa.run(q, k, v, data.scale, mask, out);
+        if (kind == Mask.Kind.CAUSAL && lq > lkv) {
+          // The one refusal the rules predict for these cases.
+          assertTrue(rule != null && rule.startsWith("causal with Lq="), name + ": " + rule);
+          assertTrue(!a.ran(), name);
+          SUMMARY.add(String.format("REFUSED (expected) %-55s %s", name, a.reason()));
+          return;
+        }
+        assertNull(rule, name);
+        if (!a.ran()) {
+          SUMMARY.add(String.format("NOT RUN %-55s %s", name, a.reason()));
+        }
+        assertTrue(a.ran(), name + ": cuDNN did not run: " + a.reason());
+        float[] got = rt.toFloats(out);
+        double[] want =
+            data.reference(
+                kind,
+                kind == Mask.Kind.BOOL || kind == Mask.Kind.ADDITIVE ? bias : null,
+                biasB,
+                biasH);
+        SdpaTestData.Comparison c = SdpaTestData.Comparison.of(got, want, data.atol(), data.rtol());
+        String line =
+            String.format(
+                "%s %-55s %s | %s%s",
+                c.ok() ? "OK  " : "FAIL", name, c, a.engine(), a.cacheHit() ? " (cached)" : "");
+        System.out.println(line);
+        SUMMARY.add(line);
+        assertTrue(c.ok(), name + ": " + c);
+      } finally {
+        if (maskTensor != null) {
+          maskTensor.close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aRepeatedShapeHitsTheGraphCacheAndAFloat32MaskIsConverted() {
+    DType dt = DType.BF16;
+    SdpaTestData data = new SdpaTestData(dt, 1, 32, 8, 128, 128, 64, 99);
+    try (Tensor q = SdpaTestData.upload(rt, dt, data.q, 1, 32, 128, 64, false);
+        Tensor k = SdpaTestData.upload(rt, dt, data.k, 1, 8, 128, 64, false);
+        Tensor v = SdpaTestData.upload(rt, dt, data.v, 1, 8, 128, 64, false)) {
+      // A float32 additive mask broadcast along Lq ([Lkv]) goes through the conversion kernel.
+      SplittableRandom r = new SplittableRandom(5);
+      float[] row = new float[128];
+      double[] bias = new double[128 * 128];
+      for (int j = 0; j < 128; j++) {
+        row[j] = (float) r.nextDouble(-3, 0);
+      }
+      for (int i = 0; i < 128; i++) {
+        for (int j = 0; j < 128; j++) {
+          bias[i * 128 + j] = SdpaTestData.round(dt, row[j]); // cuDNN sees it in bf16
+        }
+      }
+      try (Tensor m = rt.fromFloats(row, 128)) {
+        double[] want = data.reference(Mask.Kind.ADDITIVE, bias, 1, 1);
+        for (int round = 0; round < 2; round++) {
+          try (Tensor out = data.poisonedOutput(rt)) {
+            CudnnSdpa.Attempt a = CudnnSdpa.run(q, k, v, data.scale, Mask.additive(m), out);
+            assertTrue(a.ran(), a.reason());
+            if (round == 1) {
+              assertTrue(a.cacheHit(), "the second call with the same shape must hit the cache");
+            }
+            SdpaTestData.Comparison c =
+                SdpaTestData.Comparison.of(rt.toFloats(out), want, data.atol(), data.rtol());
+            System.out.println("f32 [Lkv] mask, round " + round + ": " + c + " | " + a.engine());
+            assertTrue(c.ok(), c.toString());
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void printsThePlanOfEachMaskKind() {
+    DType dt = DType.BF16;
+    SdpaTestData data = new SdpaTestData(dt, 1, 32, 8, 64, 128, 128, 3);
+    try (Tensor q = SdpaTestData.upload(rt, dt, data.q, 1, 32, 64, 128, false);
+        Tensor k = SdpaTestData.upload(rt, dt, data.k, 1, 8, 128, 128, false);
+        Tensor v = SdpaTestData.upload(rt, dt, data.v, 1, 8, 128, 128, false);
+        Tensor out = data.poisonedOutput(rt)) {
+      for (Mask m : new Mask[] {Mask.none(), Mask.causal()}) {
+        CudnnSdpa.Attempt a = CudnnSdpa.run(q, k, v, data.scale, m, out);
+        rt.synchronize();
+        Object prepared = CudnnSdpa.prepare(q, k, v, m, out, true);
+        assertTrue(prepared instanceof CudnnSdpa.Call, String.valueOf(prepared));
+        CudnnSdpaPlan p = CudnnSdpa.cache().peek(((CudnnSdpa.Call) prepared).key);
+        System.out.println("plan for " + m.kind() + ": " + (p == null ? "(none)" : p));
+        if (p != null) {
+          System.out.println(
+              "  built in "
+                  + p.buildNanos / 1_000_000
+                  + " ms; configs rejected first: "
+                  + p.rejected);
+          String json = p.json();
+          System.out.println(
+              "  JSON: " + (json.length() > 600 ? json.substring(0, 600) + "…" : json));
+        }
+        assertTrue(a.ran(), a.reason());
+      }
+      assertEquals(DType.BF16, out.dtype());
+    }
+  }
+}
