@@ -445,6 +445,8 @@ public final class CudnnSdpa {
     long v;
     long o;
     long maskPointer;
+    DeviceBuffer maskBuffer;
+    long maskOffset;
     MaskBias.Layout bias;
   }
 
@@ -530,6 +532,8 @@ public final class CudnnSdpa {
         return "mask " + mt.dtype() + Arrays.toString(mt.shape()) + " cannot become a cuDNN bias";
       }
       c.maskPointer = pointer(mt, device);
+      c.maskBuffer = Internal.bridge().buffer(mt);
+      c.maskOffset = mt.offset();
       if (c.maskPointer < 0) {
         return "the mask is not on this CUDA device";
       }
@@ -606,7 +610,9 @@ public final class CudnnSdpa {
           if (c.bias.direct()) {
             biasPointer = c.maskPointer;
           } else {
-            biasBuffer = MaskBias.materialize(c.device, c.stream, c.maskPointer, c.bias, q.dtype());
+            biasBuffer =
+                MaskBias.materialize(
+                    c.device, c.stream, c.maskBuffer, c.maskOffset, c.bias, q.dtype());
             biasPointer = ((CudaBuffer) biasBuffer).pointer();
           }
         }

@@ -1,35 +1,24 @@
 package sirocco.dispatch.cudnn;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import sirocco.DType;
+import sirocco.kernels.attention.MaskToBias;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.Dim3;
 import sirocco.runtime.ElementType;
+import sirocco.runtime.KernelLaunch;
 import sirocco.runtime.cuda.CudaDevice;
-import sirocco.runtime.cuda.CudaFunction;
 import sirocco.runtime.cuda.CudaStream;
 
 /**
  * The attention mask as cuDNN's bias input. cuDNN's SDPA graph takes an additive bias in the I/O
  * data type with dimensions {@code [B or 1, Hq or 1, Lq, Lkv]}, no boolean masks. An additive mask
  * that already has that form is passed through as it is; anything else (a boolean mask, a mask of
- * another dtype, one broadcast along Lq or Lkv, odd strides) is written by a small hand-written PTX
- * kernel ({@code mask_to_bias.ptx}) into a contiguous temporary from the device pool, on the op's
- * stream: 0 where a boolean mask keeps, −∞ where it masks.
+ * another dtype, one broadcast along Lq or Lkv, odd strides) is written by the Java kernels of
+ * {@link MaskToBias} into a contiguous temporary from the device pool, on the op's stream: 0 where
+ * a boolean mask keeps, −∞ where it masks.
  */
 final class MaskBias {
-  static final String PTX_RESOURCE = "/sirocco/dispatch/cudnn/mask_to_bias.ptx";
-  static final String ENTRY = "sirocco_mask_to_bias";
-
-  private static final Map<CudaDevice, CudaFunction> KERNELS = new ConcurrentHashMap<>();
-  private static volatile String ptx;
-
   private MaskBias() {}
 
   /**
@@ -107,65 +96,95 @@ final class MaskBias {
     return new Layout(false, biasDims, CudnnSdpaGraph.packed(biasDims), src, kind);
   }
 
-  private static String ptx() {
-    String p = ptx;
-    if (p == null) {
-      try (InputStream in = MaskBias.class.getResourceAsStream(PTX_RESOURCE)) {
-        if (in == null) {
-          throw new IllegalStateException("resource " + PTX_RESOURCE + " is missing");
-        }
-        ptx = p = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-    return p;
-  }
-
-  /** The PTX text (for the CI test that compiles it). */
-  static String ptxSource() {
-    return ptx();
-  }
-
   /**
    * Writes the bias for {@code layout} into a new contiguous buffer of {@code io}'s 16-bit type,
-   * ordered on {@code stream}. The caller closes the buffer after queueing the work that reads it.
+   * ordered on {@code stream}, with the Java kernels of {@link MaskToBias} (compiled by Sirocco's
+   * JIT like every kernel). The caller closes the buffer after queueing the work that reads it.
    */
   static DeviceBuffer materialize(
-      CudaDevice device, CudaStream stream, long srcPointer, Layout layout, DType io) {
-    CudaFunction f = KERNELS.computeIfAbsent(device, d -> d.loadPtx(ptx(), ENTRY));
+      CudaDevice device,
+      CudaStream stream,
+      DeviceBuffer mask,
+      long maskOffset,
+      Layout layout,
+      DType io) {
     long[] d = layout.dims();
     long rows = d[0] * d[1] * d[2];
     long n = rows * d[3];
+    long[] s = layout.srcStrides();
+    long span =
+        maskOffset
+            + Math.abs(s[0]) * d[0]
+            + Math.abs(s[1]) * d[1]
+            + Math.abs(s[2]) * d[2]
+            + Math.abs(s[3]) * d[3];
+    if (n > Integer.MAX_VALUE || span > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "mask of " + n + " bias elements is too large to convert (at most 2^31 - 1 elements)");
+    }
     DeviceBuffer out = device.allocate(ElementType.I16, n, stream);
     try {
       int block = 256;
-      int gx = (int) Math.max(1, Math.min((d[3] + block - 1) / block, 64));
-      int gy = (int) Math.max(1, Math.min(rows, 65535));
-      long[] s = layout.srcStrides();
-      device.launchFunction(
-          f,
-          new Dim3(gx, gy, 1),
-          Dim3.of(block),
-          0,
-          stream,
-          srcPointer,
-          out,
-          rows,
-          d[1],
-          d[2],
-          d[3],
-          s[0],
-          s[1],
-          s[2],
-          s[3],
-          layout.srcKind(),
-          io == DType.BF16 ? 1 : 0);
+      Dim3 grid =
+          new Dim3(
+              (int) Math.max(1, Math.min((d[3] + block - 1) / block, 64)),
+              (int) Math.max(1, Math.min(rows, 65535)),
+              1);
+      Object[] common = {
+        (int) maskOffset,
+        (int) rows,
+        (int) d[1],
+        (int) d[2],
+        (int) d[3],
+        (int) s[0],
+        (int) s[1],
+        (int) s[2],
+        (int) s[3]
+      };
+      boolean dstBf16 = io == DType.BF16;
+      KernelLaunch launch =
+          switch (layout.srcKind()) {
+            case 0 ->
+                KernelLaunch.of(
+                    method("fromBool"), grid, Dim3.of(block), args(mask, out, common, dstBf16));
+            case 1 ->
+                KernelLaunch.of(
+                    method("fromF32"), grid, Dim3.of(block), args(mask, out, common, dstBf16));
+            case 2, 3 ->
+                KernelLaunch.of(
+                    method("fromHalf"),
+                    grid,
+                    Dim3.of(block),
+                    args(mask, out, common, layout.srcKind() == 3, dstBf16));
+            default ->
+                throw new IllegalArgumentException(
+                    "mask kind " + layout.srcKind() + " has no conversion");
+          };
+      device.launch(launch, stream);
     } catch (RuntimeException | Error e) {
       out.close();
       throw e;
     }
     return out;
+  }
+
+  private static Object[] args(
+      DeviceBuffer mask, DeviceBuffer out, Object[] common, Object... flags) {
+    Object[] a = new Object[2 + common.length + flags.length];
+    a[0] = mask;
+    a[1] = out;
+    System.arraycopy(common, 0, a, 2, common.length);
+    System.arraycopy(flags, 0, a, 2 + common.length, flags.length);
+    return a;
+  }
+
+  private static java.lang.reflect.Method method(String name) {
+    for (java.lang.reflect.Method m : MaskToBias.class.getMethods()) {
+      if (m.getName().equals(name)) {
+        return m;
+      }
+    }
+    throw new IllegalStateException("MaskToBias." + name + " missing");
   }
 
   static String describe(Layout l) {
