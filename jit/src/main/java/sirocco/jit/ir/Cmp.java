@@ -1,0 +1,12 @@
+package sirocco.jit.ir;
+
+/**
+ * A comparison for {@link Op#SETP}: the condition and, for floating-point operands, whether it is
+ * also true when either operand is NaN (PTX's {@code ltu}, {@code neu}, ...).
+ */
+public record Cmp(Cond cond, boolean unordered) {
+  @Override
+  public String toString() {
+    return cond.ptx() + (unordered ? "u" : "");
+  }
+}
