@@ -176,9 +176,64 @@ public final class KernelCompiler {
     }
     long shared = 0;
     for (Long b : ctx.sharedBytes.values()) {
-      shared += (b + 15) & ~15L;
+      shared = ((shared + 15) & ~15L) + b; // each array is .align 16, laid out in order
     }
     return new CompiledKernel(entry, ptx, params, shared, key);
+  }
+
+  /**
+   * The specialization sets of {@code @Kernel(validateWith = ...)} on {@code kernel}, parsed to the
+   * parameter types ({@code "bits=4,groupSize=64"} gives {@code {bits=4, groupSize=64}} as
+   * Integers); one empty map when the kernel has no {@code @Specialize} parameter and no sets.
+   *
+   * @throws IllegalArgumentException for a malformed set or a value that does not parse
+   */
+  public static List<Map<String, Object>> validationSets(Method kernel) {
+    sirocco.api.Kernel k = kernel.getAnnotation(sirocco.api.Kernel.class);
+    String[] sets = k == null ? new String[0] : k.validateWith();
+    List<Map<String, Object>> out = new ArrayList<>();
+    if (sets.length == 0) {
+      out.add(Map.of());
+      return out;
+    }
+    Map<String, Class<?>> types = new HashMap<>();
+    for (Parameter p : kernel.getParameters()) {
+      types.put(p.getName(), p.getType());
+    }
+    for (String set : sets) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      for (String pair : set.split(",")) {
+        String[] kv = pair.trim().split("=", 2);
+        if (kv.length != 2 || !types.containsKey(kv[0].trim())) {
+          throw new IllegalArgumentException(
+              "validateWith entry '"
+                  + pair
+                  + "' of "
+                  + kernel
+                  + " is not name=value of a parameter");
+        }
+        String name = kv[0].trim();
+        String v = kv[1].trim();
+        Class<?> t = types.get(name);
+        Object value =
+            switch (t.getName()) {
+              case "int" -> Integer.valueOf(v);
+              case "long" -> Long.valueOf(v);
+              case "float" -> Float.valueOf(v);
+              case "double" -> Double.valueOf(v);
+              case "boolean" -> Boolean.valueOf(v);
+              case "byte" -> Byte.valueOf(v);
+              case "short" -> Short.valueOf(v);
+              case "char" -> v.charAt(0);
+              default ->
+                  throw new IllegalArgumentException(
+                      "validateWith names parameter " + name + " of type " + t + ", not a scalar");
+            };
+        m.put(name, value);
+      }
+      out.add(m);
+    }
+    return out;
   }
 
   private static void after(String pass, Function fn, CompileOptions options, long start) {

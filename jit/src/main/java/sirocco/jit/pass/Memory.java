@@ -73,7 +73,7 @@ public final class Memory implements Pass {
           if (prev == null) {
             long bytes = (long) n * site.elem().size;
             ctx.sharedBytes.put(site, bytes);
-            total += (bytes + 15) & ~15L;
+            total = ((total + 15) & ~15L) + bytes;
             if (total > MAX_STATIC_SHARED) {
               throw Errors.at(
                   i.pos,
