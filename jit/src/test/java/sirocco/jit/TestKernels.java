@@ -11,6 +11,7 @@ import sirocco.jit.testkernels.ArithKernels;
 import sirocco.jit.testkernels.AtomicKernels;
 import sirocco.jit.testkernels.ControlKernels;
 import sirocco.jit.testkernels.ConvKernels;
+import sirocco.jit.testkernels.GoldenKernels;
 import sirocco.jit.testkernels.MathKernels;
 import sirocco.jit.testkernels.MemoryKernels;
 import sirocco.jit.testkernels.MmaKernels;
@@ -37,7 +38,8 @@ final class TestKernels {
           MathKernels.class,
           MmaKernels.class,
           SpecializeKernels.class,
-          ScalarParamKernels.class);
+          ScalarParamKernels.class,
+          GoldenKernels.class);
 
   /** A kernel with one of its specialization sets. */
   record Case(Method method, Map<String, Object> specs) {

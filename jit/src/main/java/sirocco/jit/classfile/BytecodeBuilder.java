@@ -223,14 +223,32 @@ public final class BytecodeBuilder {
       }
       slot += t.isWide() ? 2 : 1;
     }
+    decode(code);
+    for (int i = 0; i < insns.size(); i++) {
+      if (insns.get(i) instanceof MonitorInstruction) {
+        fn.append(
+            entry,
+            Op.TRAP,
+            Type.VOID,
+            null,
+            "synchronized is not supported in kernels; use ctx atomics or barriers",
+            new Pos(id, bcis[i], lines[i], null));
+        return;
+      }
+    }
     if (!code.exceptionHandlers().isEmpty()) {
-      trapWhole(
+      Integer at = labels.get(code.exceptionHandlers().get(0).tryStart());
+      Pos where = at == null || at >= bcis.length ? fn.pos : new Pos(id, bcis[at], lines[at], null);
+      fn.append(
           entry,
+          Op.TRAP,
+          Type.VOID,
+          null,
           "exception handlers (try/catch/finally, synchronized) are not supported in kernels; the"
-              + " GPU raises no exceptions: remove the try block");
+              + " GPU raises no exceptions: remove the try block",
+          where);
       return;
     }
-    decode(code);
     findBlocks();
     Block first = bblocks[0].block;
     fn.append(entry, Op.BR, Type.VOID, null, null, fn.pos);
@@ -633,7 +651,13 @@ public final class BytecodeBuilder {
         Value r = append(Op.ADD, Type.INT, null, v, Const.ofInt(ii.constant()));
         write(localKey(ii.slot(), Type.INT), Type.INT, cur, r);
       }
-      case ConstantInstruction ci -> constant(ci.constantValue());
+      case ConstantInstruction ci -> {
+        if (ci.opcode() == Opcode.ACONST_NULL) {
+          throw unsupported(
+              "null is not supported in kernels (references cannot be null or compared to null)");
+        }
+        constant(ci.constantValue());
+      }
       case OperatorInstruction oi -> operator(oi.opcode());
       case ConvertInstruction cv -> convert(cv.opcode());
       case StackInstruction st -> stackOp(st.opcode());
@@ -673,6 +697,13 @@ public final class BytecodeBuilder {
       case NewObjectInstruction no -> {
         String name = no.className().asInternalName();
         RecordKind rk = RecordKind.ofInternalName(name);
+        if (rk == null && isThrowable(name)) {
+          throw unsupported(
+              "throw new "
+                  + name.replace('/', '.')
+                  + "(...) is not supported in kernels (the GPU cannot raise exceptions); it is"
+                  + " only allowed where specialization makes it unreachable");
+        }
         if (rk == null) {
           throw unsupported(
               "allocation of new "
@@ -720,6 +751,11 @@ public final class BytecodeBuilder {
       default -> throw unsupported("bytecode " + ins.opcode() + " is not supported in kernels");
     }
     return false;
+  }
+
+  private boolean isThrowable(String internalName) {
+    Class<?> c = classes.load(internalName);
+    return c != null && Throwable.class.isAssignableFrom(c);
   }
 
   private void load(LoadInstruction li) {
