@@ -22,6 +22,8 @@ import sirocco.jit.ir.Function;
 import sirocco.jit.ir.IrPrinter;
 import sirocco.jit.ir.MethodId;
 import sirocco.jit.ir.Pos;
+import sirocco.jit.ir.Verifier;
+import sirocco.jit.pass.Cse;
 import sirocco.jit.pass.Dce;
 import sirocco.jit.pass.Fold;
 import sirocco.jit.pass.Inline;
@@ -67,6 +69,7 @@ public final class KernelCompiler {
           "unroll",
           "fold",
           "simplify",
+          "cse",
           "dce",
           "memory",
           "legalize",
@@ -111,6 +114,7 @@ public final class KernelCompiler {
     long t0 = System.nanoTime();
     Function fn = BytecodeBuilder.build(classes, found);
     after("build", fn, options, t0);
+    assert Verifier.verify(fn, "build");
     List<Pass> pipeline =
         List.of(
             new Inline(),
@@ -122,6 +126,7 @@ public final class KernelCompiler {
             new Unroll(),
             new Fold(),
             new SimplifyCfg(),
+            new Cse(),
             new Dce(),
             new Memory(),
             new Legalize());
@@ -129,6 +134,7 @@ public final class KernelCompiler {
       long t = System.nanoTime();
       p.run(fn, ctx);
       after(p.name(), fn, options, t);
+      assert Verifier.verify(fn, p.name());
     }
     long t = System.nanoTime();
     String entry = entryName(found.id(), keyValues);

@@ -241,6 +241,24 @@ class GoldenPtxTest {
     assertTrue(dumps.get(2).startsWith("=== PTX of "), dumps.get(2));
   }
 
+  @Test
+  void constantTripLoopsAreUnrolledWithFoldedOffsets() {
+    String p = body(ptx(GoldenKernels.class, "unrolled"));
+    assertFalse(Pattern.compile("@%p\\d+ bra \\$B1;").matcher(p).find(), p);
+    assertEquals(4, count(p, "ld.global.f32"), p);
+    assertTrue(p.contains("+4];") && p.contains("+8];") && p.contains("+12];"), p);
+    var m = TestKernels.method(GoldenKernels.class, "unrolled");
+    String rolled =
+        body(
+            KernelCompiler.compile(
+                    m,
+                    Map.of("tile", 4),
+                    Target.sm90(),
+                    CompileOptions.defaults().withUnroll(false))
+                .ptx());
+    assertEquals(1, count(rolled, "ld.global.f32"), rolled);
+  }
+
   private static int count(String s, String what) {
     int n = 0;
     for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {

@@ -124,6 +124,7 @@ public final class PtxEmitter {
       if (i > 0) {
         body.append(labels.get(b)).append(":\n");
       }
+      addresses.clear();
       for (Inst inst : b.insts) {
         if (inst.op != Op.PARAM) {
           emit(inst, next);
@@ -636,26 +637,66 @@ public final class PtxEmitter {
 
   // ---------------------------------------------------------------- memory
 
-  /** The address of {@code arr[idx]} as a PTX memory operand, emitting any arithmetic needed. */
+  private record AddrKey(Value arr, Value base, int size) {}
+
+  /** Addresses computed in the current block, by array, index base and element size. */
+  private final Map<AddrKey, String> addresses = new HashMap<>();
+
+  /**
+   * The address of {@code arr[idx]} as a PTX memory operand, emitting any arithmetic needed. A
+   * constant part of the index ({@code i + 3}) becomes the operand's immediate offset and the rest
+   * is computed once per block: an index that wraps around in 32 bits is out of bounds in Java
+   * anyway (and undefined on the GPU), so 64-bit offset arithmetic gives the same address for every
+   * valid access.
+   */
   private String address(Value arr, Value idx, int size) {
     Space sp = space(arr);
     String base = reg(arr);
-    if (idx instanceof Const c) {
-      long off = (long) c.asInt() * size;
-      if (off >= 0 && off < Integer.MAX_VALUE) {
-        return off == 0 ? "[" + base + "]" : "[" + base + "+" + off + "]";
+    long off = 0;
+    Value rest = idx;
+    for (int depth = 0; depth < 4 && rest instanceof Inst x && x.type == Type.INT; depth++) {
+      if (x.op == Op.ADD && x.args[1] instanceof Const c) {
+        off += c.asInt();
+        rest = x.args[0];
+      } else if (x.op == Op.ADD && x.args[0] instanceof Const c) {
+        off += c.asInt();
+        rest = x.args[1];
+      } else if (x.op == Op.SUB && x.args[1] instanceof Const c) {
+        off -= c.asInt();
+        rest = x.args[0];
+      } else {
+        break;
       }
     }
-    if (sp == Space.SHARED) {
-      String a = fresh(Cls.R32);
-      line("mad.lo.s32 " + a + ", " + op(idx) + ", " + size + ", " + base);
-      return "[" + a + "]";
+    if (rest instanceof Const c) {
+      off += c.asInt();
+      rest = null;
     }
-    String off = fresh(Cls.R64);
-    String a = fresh(Cls.R64);
-    line("mul.wide.s32 " + off + ", " + reg(idx) + ", " + size);
-    line("add.s64 " + a + ", " + base + ", " + off);
-    return "[" + a + "]";
+    long bytes = off * size;
+    if (bytes < Integer.MIN_VALUE || bytes > Integer.MAX_VALUE) {
+      rest = idx;
+      bytes = 0;
+    }
+    String r;
+    if (rest == null) {
+      r = base;
+    } else {
+      AddrKey key = new AddrKey(arr, rest, size);
+      r = addresses.get(key);
+      if (r == null) {
+        if (sp == Space.SHARED) {
+          r = fresh(Cls.R32);
+          line("mad.lo.s32 " + r + ", " + op(rest) + ", " + size + ", " + base);
+        } else {
+          String o = fresh(Cls.R64);
+          r = fresh(Cls.R64);
+          line("mul.wide.s32 " + o + ", " + reg(rest) + ", " + size);
+          line("add.s64 " + r + ", " + base + ", " + o);
+        }
+        addresses.put(key, r);
+      }
+    }
+    return "[" + r + (bytes == 0 ? "" : "+" + bytes) + "]";
   }
 
   private static Space space(Value arr) {
