@@ -92,6 +92,14 @@ public final class KernelCompiler {
   /** As {@link #compile(Method, Map, Target)} with explicit options. */
   public static CompiledKernel compile(
       Method kernel, Map<String, Object> specializations, Target target, CompileOptions options) {
+    return compileWithIr(kernel, specializations, target, options).kernel();
+  }
+
+  /** A compiled kernel with the final IR it was emitted from (for tests and tools). */
+  record WithIr(CompiledKernel kernel, Function ir) {}
+
+  static WithIr compileWithIr(
+      Method kernel, Map<String, Object> specializations, Target target, CompileOptions options) {
     if (kernel == null || specializations == null || target == null || options == null) {
       throw new IllegalArgumentException(
           "kernel, specializations, target and options must not be null");
@@ -184,7 +192,7 @@ public final class KernelCompiler {
     for (Long b : ctx.sharedBytes.values()) {
       shared = ((shared + 15) & ~15L) + b; // each array is .align 16, laid out in order
     }
-    return new CompiledKernel(entry, ptx, params, shared, key);
+    return new WithIr(new CompiledKernel(entry, ptx, params, shared, key), fn);
   }
 
   /**
