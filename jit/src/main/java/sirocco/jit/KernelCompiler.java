@@ -363,7 +363,7 @@ public final class KernelCompiler {
                 + p.getName()
                 + "' of kernel "
                 + kname
-                + " must be a "
+                + " must be of type "
                 + box(t).getSimpleName()
                 + ", got "
                 + (v == null ? "null" : v.getClass().getSimpleName() + " " + v));
@@ -411,7 +411,8 @@ public final class KernelCompiler {
   static String entryName(MethodId id, List<Object> values) {
     String readable = sanitize(id.simpleClassName() + "_" + id.name());
     String full = id.className() + "." + id.name() + id.descriptor() + values;
-    return readable + "_" + String.format("%08x", full.hashCode());
+    String h = Integer.toHexString(full.hashCode());
+    return readable + "_" + "0".repeat(8 - h.length()) + h;
   }
 
   static String sanitize(String s) {

@@ -284,17 +284,17 @@ public final class BytecodeBuilder {
     List<Integer> lineList = new ArrayList<>();
     int bci = 0;
     int line = fn.pos.line();
+    // if/instanceof rather than a pattern switch: the switch bootstrap is slow on first use.
     for (CodeElement e : code) {
-      switch (e) {
-        case Instruction ins -> {
-          insns.add(ins);
-          bciList.add(bci);
-          lineList.add(line);
-          bci += ins.sizeInBytes();
-        }
-        case LabelTarget lt -> labels.put(lt.label(), insns.size());
-        case LineNumber ln -> line = ln.line();
-        default -> {}
+      if (e instanceof Instruction ins) {
+        insns.add(ins);
+        bciList.add(bci);
+        lineList.add(line);
+        bci += ins.sizeInBytes();
+      } else if (e instanceof LabelTarget lt) {
+        labels.put(lt.label(), insns.size());
+      } else if (e instanceof LineNumber ln) {
+        line = ln.line();
       }
     }
     bcis = bciList.stream().mapToInt(Integer::intValue).toArray();
@@ -323,21 +323,18 @@ public final class BytecodeBuilder {
     leader[0] = true;
     for (int i = 0; i < n; i++) {
       Instruction ins = insns.get(i);
-      switch (ins) {
-        case BranchInstruction b -> leader[target(b.target())] = true;
-        case TableSwitchInstruction t -> {
-          leader[target(t.defaultTarget())] = true;
-          for (SwitchCase c : t.cases()) {
-            leader[target(c.target())] = true;
-          }
+      if (ins instanceof BranchInstruction b) {
+        leader[target(b.target())] = true;
+      } else if (ins instanceof TableSwitchInstruction t) {
+        leader[target(t.defaultTarget())] = true;
+        for (SwitchCase c : t.cases()) {
+          leader[target(c.target())] = true;
         }
-        case LookupSwitchInstruction t -> {
-          leader[target(t.defaultTarget())] = true;
-          for (SwitchCase c : t.cases()) {
-            leader[target(c.target())] = true;
-          }
+      } else if (ins instanceof LookupSwitchInstruction t) {
+        leader[target(t.defaultTarget())] = true;
+        for (SwitchCase c : t.cases()) {
+          leader[target(c.target())] = true;
         }
-        default -> {}
       }
       if (endsBlock(ins)) {
         leader[i + 1] = true;
@@ -368,18 +365,21 @@ public final class BytecodeBuilder {
       BBlock bb = bblocks[k];
       Instruction last = insns.get(bb.end - 1);
       int next = bb.end < n ? blockOfInsn[bb.end] : -1;
-      int[] succ =
-          switch (last) {
-            case BranchInstruction b ->
-                b.opcode() == Opcode.GOTO || b.opcode() == Opcode.GOTO_W
-                    ? new int[] {blockOfInsn[target(b.target())]}
-                    : new int[] {blockOfInsn[target(b.target())], next};
-            case TableSwitchInstruction t -> switchSuccs(t.defaultTarget(), t.cases());
-            case LookupSwitchInstruction t -> switchSuccs(t.defaultTarget(), t.cases());
-            case ReturnInstruction r -> new int[0];
-            case ThrowInstruction t -> new int[0];
-            default -> next < 0 ? new int[0] : new int[] {next};
-          };
+      int[] succ;
+      if (last instanceof BranchInstruction b) {
+        succ =
+            b.opcode() == Opcode.GOTO || b.opcode() == Opcode.GOTO_W
+                ? new int[] {blockOfInsn[target(b.target())]}
+                : new int[] {blockOfInsn[target(b.target())], next};
+      } else if (last instanceof TableSwitchInstruction t) {
+        succ = switchSuccs(t.defaultTarget(), t.cases());
+      } else if (last instanceof LookupSwitchInstruction t) {
+        succ = switchSuccs(t.defaultTarget(), t.cases());
+      } else if (last instanceof ReturnInstruction || last instanceof ThrowInstruction) {
+        succ = new int[0];
+      } else {
+        succ = next < 0 ? new int[0] : new int[] {next};
+      }
       for (int s : succ) {
         if (s < 0) {
           throw new IllegalStateException("control falls off the end of " + id);
@@ -643,114 +643,130 @@ public final class BytecodeBuilder {
 
   /** Translates one instruction; returns true when it terminated the block. */
   private boolean translate(Instruction ins, BBlock bb) {
-    switch (ins) {
-      case LoadInstruction li -> load(li);
-      case StoreInstruction si -> store(si);
-      case IncrementInstruction ii -> {
-        Value v = read(localKey(ii.slot(), Type.INT), Type.INT, cur);
-        Value r = append(Op.ADD, Type.INT, null, v, Const.ofInt(ii.constant()));
-        write(localKey(ii.slot(), Type.INT), Type.INT, cur, r);
-      }
-      case ConstantInstruction ci -> {
-        if (ci.opcode() == Opcode.ACONST_NULL) {
-          throw unsupported(
-              "null is not supported in kernels (references cannot be null or compared to null)");
-        }
-        constant(ci.constantValue());
-      }
-      case OperatorInstruction oi -> operator(oi.opcode());
-      case ConvertInstruction cv -> convert(cv.opcode());
-      case StackInstruction st -> stackOp(st.opcode());
-      case BranchInstruction br -> {
-        branch(br);
-        return true;
-      }
-      case TableSwitchInstruction ts -> {
-        switchOp(ts.cases());
-        return true;
-      }
-      case LookupSwitchInstruction ls -> {
-        switchOp(ls.cases());
-        return true;
-      }
-      case ReturnInstruction ri -> {
-        if (ri.typeKind() == TypeKind.VOID) {
-          append(Op.RET, Type.VOID, null);
-        } else {
-          append(Op.RET, Type.VOID, null, pop());
-        }
-        return true;
-      }
-      case ThrowInstruction t ->
-          throw unsupported(
-              "throw is not supported in kernels (the GPU cannot raise exceptions); it is only"
-                  + " allowed where specialization makes it unreachable");
-      case FieldInstruction fi -> calls.field(fi);
-      case InvokeInstruction inv -> calls.invoke(inv);
-      case InvokeDynamicInstruction indy ->
-          throw unsupported(
-              "invokedynamic ("
-                  + (indy.name().stringValue().startsWith("makeConcat")
-                      ? "string concatenation"
-                      : "lambda or method reference " + indy.name().stringValue())
-                  + ") is not supported in kernels");
-      case NewObjectInstruction no -> {
-        String name = no.className().asInternalName();
-        RecordKind rk = RecordKind.ofInternalName(name);
-        if (rk == null && isThrowable(name)) {
-          throw unsupported(
-              "throw new "
-                  + name.replace('/', '.')
-                  + "(...) is not supported in kernels (the GPU cannot raise exceptions); it is"
-                  + " only allowed where specialization makes it unreachable");
-        }
-        if (rk == null) {
-          throw unsupported(
-              "allocation of new "
-                  + name.replace('/', '.')
-                  + " is not supported in kernels; objects cannot be created on the GPU (only the"
-                  + " value records Int4, Int2 and Float4, which live in registers)");
-        }
-        stack.add(new Uninit(rk));
-      }
-      case NewPrimitiveArrayInstruction na -> {
-        Value len = pop();
-        String t = na.typeKind().upperBound().displayName();
-        String n = len instanceof Const c ? Integer.toString(c.asInt()) : "n";
-        String cap = Character.toUpperCase(t.charAt(0)) + t.substring(1);
-        String alloc =
-            switch (t) {
-              case "float", "int", "short", "byte" ->
-                  "ctx.allocate" + cap + "LocalArray(n) for shared memory";
-              default -> "a shared int/float/short/byte array";
-            };
+    // An if/instanceof chain ordered by frequency; a pattern switch would bootstrap slowly cold.
+    if (ins instanceof LoadInstruction li) {
+      load(li);
+    } else if (ins instanceof StoreInstruction si) {
+      store(si);
+    } else if (ins instanceof ConstantInstruction ci) {
+      if (ci.opcode() == Opcode.ACONST_NULL) {
         throw unsupported(
-            "allocation of new "
-                + t
-                + "["
-                + n
-                + "] is not supported in kernels; use "
-                + alloc
-                + " or scalar locals / Float4 for registers");
+            "null is not supported in kernels (references cannot be null or compared to null)");
       }
-      case NewReferenceArrayInstruction na ->
-          throw unsupported(
-              "allocation of new "
-                  + na.componentType().asSymbol().displayName()
-                  + "[] is not supported in kernels");
-      case NewMultiArrayInstruction na ->
-          throw unsupported("allocation of a multi-dimensional array is not supported in kernels");
-      case ArrayLoadInstruction al -> arrayLoad(al.typeKind());
-      case ArrayStoreInstruction as -> arrayStore(as.typeKind());
-      case TypeCheckInstruction tc -> typeCheck(tc);
-      case MonitorInstruction m ->
-          throw unsupported(
-              "synchronized is not supported in kernels; use ctx atomics or barriers");
-      case NopInstruction n -> {}
-      case DiscontinuedInstruction d -> throw unsupported("bytecode " + d.opcode() + " (jsr/ret)");
-      default -> throw unsupported("bytecode " + ins.opcode() + " is not supported in kernels");
+      constant(ci.constantValue());
+    } else if (ins instanceof OperatorInstruction oi) {
+      operator(oi.opcode());
+    } else if (ins instanceof ArrayLoadInstruction al) {
+      arrayLoad(al.typeKind());
+    } else if (ins instanceof ArrayStoreInstruction as) {
+      arrayStore(as.typeKind());
+    } else if (ins instanceof IncrementInstruction ii) {
+      Value v = read(localKey(ii.slot(), Type.INT), Type.INT, cur);
+      Value r = append(Op.ADD, Type.INT, null, v, Const.ofInt(ii.constant()));
+      write(localKey(ii.slot(), Type.INT), Type.INT, cur, r);
+    } else if (ins instanceof ConvertInstruction cv) {
+      convert(cv.opcode());
+    } else if (ins instanceof StackInstruction st) {
+      stackOp(st.opcode());
+    } else if (ins instanceof FieldInstruction fi) {
+      calls.field(fi);
+    } else if (ins instanceof InvokeInstruction inv) {
+      calls.invoke(inv);
+    } else if (ins instanceof BranchInstruction br) {
+      branch(br);
+      return true;
+    } else if (ins instanceof TableSwitchInstruction ts) {
+      switchOp(ts.cases());
+      return true;
+    } else if (ins instanceof LookupSwitchInstruction ls) {
+      switchOp(ls.cases());
+      return true;
+    } else if (ins instanceof ReturnInstruction ri) {
+      if (ri.typeKind() == TypeKind.VOID) {
+        append(Op.RET, Type.VOID, null);
+      } else {
+        append(Op.RET, Type.VOID, null, pop());
+      }
+      return true;
+    } else if (ins instanceof ThrowInstruction) {
+      throw unsupported(
+          "throw is not supported in kernels (the GPU cannot raise exceptions); it is only"
+              + " allowed where specialization makes it unreachable");
+    } else if (ins instanceof InvokeDynamicInstruction indy) {
+      throw unsupported(
+          "invokedynamic ("
+              + (indy.name().stringValue().startsWith("makeConcat")
+                  ? "string concatenation"
+                  : "lambda or method reference " + indy.name().stringValue())
+              + ") is not supported in kernels");
+    } else if (ins instanceof NewObjectInstruction no) {
+      newObject(no);
+    } else if (ins instanceof NewPrimitiveArrayInstruction na) {
+      newPrimitiveArray(na);
+    } else if (ins instanceof NewReferenceArrayInstruction na) {
+      throw unsupported(
+          "allocation of new "
+              + na.componentType().asSymbol().displayName()
+              + "[] is not supported in kernels");
+    } else if (ins instanceof NewMultiArrayInstruction) {
+      throw unsupported("allocation of a multi-dimensional array is not supported in kernels");
+    } else if (ins instanceof TypeCheckInstruction tc) {
+      typeCheck(tc);
+    } else if (ins instanceof MonitorInstruction) {
+      throw unsupported("synchronized is not supported in kernels; use ctx atomics or barriers");
+    } else if (ins instanceof NopInstruction) {
+      return false;
+    } else if (ins instanceof DiscontinuedInstruction d) {
+      throw unsupported("bytecode " + d.opcode() + " (jsr/ret)");
+    } else {
+      throw unsupported("bytecode " + ins.opcode() + " is not supported in kernels");
     }
     return false;
+  }
+
+  private void newObject(NewObjectInstruction no) {
+    String name = no.className().asInternalName();
+    RecordKind rk = RecordKind.ofInternalName(name);
+    if (name.equals("java/lang/StringBuilder") || name.equals("java/lang/StringBuffer")) {
+      throw unsupported(
+          "string concatenation (new " + name.replace('/', '.') + ") is not supported in kernels");
+    }
+    if (rk == null && isThrowable(name)) {
+      throw unsupported(
+          "throw new "
+              + name.replace('/', '.')
+              + "(...) is not supported in kernels (the GPU cannot raise exceptions); it is"
+              + " only allowed where specialization makes it unreachable");
+    }
+    if (rk == null) {
+      throw unsupported(
+          "allocation of new "
+              + name.replace('/', '.')
+              + " is not supported in kernels; objects cannot be created on the GPU (only the"
+              + " value records Int4, Int2 and Float4, which live in registers)");
+    }
+    stack.add(new Uninit(rk));
+  }
+
+  private void newPrimitiveArray(NewPrimitiveArrayInstruction na) {
+    Value len = pop();
+    String t = na.typeKind().upperBound().displayName();
+    String n = len instanceof Const c ? Integer.toString(c.asInt()) : "n";
+    String cap = Character.toUpperCase(t.charAt(0)) + t.substring(1);
+    String alloc =
+        switch (t) {
+          case "float", "int", "short", "byte" ->
+              "ctx.allocate" + cap + "LocalArray(n) for shared memory";
+          default -> "a shared int/float/short/byte array";
+        };
+    throw unsupported(
+        "allocation of new "
+            + t
+            + "["
+            + n
+            + "] is not supported in kernels; use "
+            + alloc
+            + " or scalar locals / Float4 for registers");
   }
 
   private boolean isThrowable(String internalName) {
@@ -789,17 +805,18 @@ public final class BytecodeBuilder {
   }
 
   private void constant(ConstantDesc c) {
-    switch (c) {
-      case null ->
-          throw unsupported(
-              "null is not supported in kernels (references cannot be null or compared to null)");
-      case Integer i -> push(Const.ofInt(i));
-      case Long l -> push(Const.ofLong(l));
-      case Float f -> push(Const.ofFloat(f));
-      case Double d -> push(Const.ofDouble(d));
-      case String s ->
-          throw unsupported("string constant \"" + s + "\": strings are not supported in kernels");
-      default -> throw unsupported("constant " + c + " is not supported in kernels");
+    if (c instanceof Integer i) {
+      push(Const.ofInt(i));
+    } else if (c instanceof Float f) {
+      push(Const.ofFloat(f));
+    } else if (c instanceof Long l) {
+      push(Const.ofLong(l));
+    } else if (c instanceof Double d) {
+      push(Const.ofDouble(d));
+    } else if (c instanceof String str) {
+      throw unsupported("string constant \"" + str + "\": strings are not supported in kernels");
+    } else {
+      throw unsupported("constant " + c + " is not supported in kernels");
     }
   }
 

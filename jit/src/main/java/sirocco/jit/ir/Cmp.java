@@ -6,6 +6,16 @@ package sirocco.jit.ir;
  */
 public record Cmp(Cond cond, boolean unordered) {
   @Override
+  public boolean equals(Object o) {
+    return o instanceof Cmp c && c.cond == cond && c.unordered == unordered;
+  }
+
+  @Override
+  public int hashCode() {
+    return cond.ordinal() * 2 + (unordered ? 1 : 0);
+  }
+
+  @Override
   public String toString() {
     return cond.ptx() + (unordered ? "u" : "");
   }

@@ -26,7 +26,50 @@ public final class Cse implements Pass {
     return "cse";
   }
 
-  private record Key(Op op, Type type, Object aux, List<Value> args) {}
+  /** Value-numbering key (a plain class: records' generated equals bootstraps slowly when cold). */
+  private static final class Key {
+    final Op op;
+    final Type type;
+    final Object aux;
+    final Value[] args;
+    final int hash;
+
+    Key(Inst i) {
+      op = i.op;
+      type = i.type;
+      aux = i.aux;
+      args = i.args.clone();
+      int h = op.ordinal() * 31 + type.code;
+      h = h * 31 + (aux == null ? 0 : aux.hashCode());
+      for (Value a : args) {
+        h = h * 31 + (a instanceof Inst x ? x.id : a.hashCode());
+      }
+      hash = h;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      if (!(o instanceof Key k) || k.hash != hash || k.op != op || k.type != type) {
+        return false;
+      }
+      if (!java.util.Objects.equals(aux, k.aux) || k.args.length != args.length) {
+        return false;
+      }
+      for (int i = 0; i < args.length; i++) {
+        Value a = args[i];
+        Value b = k.args[i];
+        if (a != b && !(a instanceof sirocco.jit.ir.Const && a.equals(b))) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+  }
 
   @Override
   public void run(Function fn, PassContext ctx) {
@@ -64,7 +107,7 @@ public final class Cse implements Pass {
       if (!pure(i)) {
         continue;
       }
-      Key key = new Key(i.op, i.type, i.aux, List.of(i.args));
+      Key key = new Key(i);
       Inst prev = table.get(key);
       if (prev != null) {
         replace.put(i, prev);

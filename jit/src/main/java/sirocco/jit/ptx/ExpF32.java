@@ -55,6 +55,6 @@ public final class ExpF32 {
   }
 
   static String hex(float f) {
-    return String.format("0f%08X", Float.floatToRawIntBits(f));
+    return "0f" + PtxEmitter.hex(Float.floatToRawIntBits(f) & 0xFFFFFFFFL, 8);
   }
 }

@@ -273,10 +273,16 @@ public final class PtxEmitter {
     return switch (c.type().kind) {
       case INT -> Integer.toString(c.asInt());
       case LONG -> c.asLong() == Long.MIN_VALUE ? "0x8000000000000000" : Long.toString(c.asLong());
-      case FLOAT -> String.format("0f%08X", c.asInt());
-      case DOUBLE -> String.format("0d%016X", c.asLong());
+      case FLOAT -> "0f" + hex(c.asInt() & 0xFFFFFFFFL, 8);
+      case DOUBLE -> "0d" + hex(c.asLong(), 16);
       default -> "0";
     };
+  }
+
+  /** Upper-case hexadecimal of {@code v}, zero-padded to {@code digits}. */
+  static String hex(long v, int digits) {
+    String h = Long.toHexString(v).toUpperCase(Locale.ROOT);
+    return "0".repeat(Math.max(0, digits - h.length())) + h;
   }
 
   /** A register holding {@code v} (constants are moved into a fresh one). */
@@ -637,7 +643,27 @@ public final class PtxEmitter {
 
   // ---------------------------------------------------------------- memory
 
-  private record AddrKey(Value arr, Value base, int size) {}
+  private static final class AddrKey {
+    final Value arr;
+    final Value base;
+    final int size;
+
+    AddrKey(Value arr, Value base, int size) {
+      this.arr = arr;
+      this.base = base;
+      this.size = size;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof AddrKey k && k.arr == arr && k.base.equals(base) && k.size == size;
+    }
+
+    @Override
+    public int hashCode() {
+      return (System.identityHashCode(arr) * 31 + base.hashCode()) * 31 + size;
+    }
+  }
 
   /** Addresses computed in the current block, by array, index base and element size. */
   private final Map<AddrKey, String> addresses = new HashMap<>();
