@@ -100,6 +100,21 @@ class GoldenPtxTest {
   }
 
   @Test
+  void doubleToIntGuardsNaNButFloatToIntNeedsNot() {
+    // On the H200, cvt.rzi.s32.f64 turns NaN into 0x80000000 (Java: 0); the f32 form gives 0.
+    String p = body(ptx(sirocco.jit.testkernels.ConvKernels.class, "conversions"));
+    assertTrue(
+        Pattern.compile(
+                "cvt\\.rzi\\.s32\\.f64 (%r\\d+), (%fd\\d+);\\s+setp\\.nan\\.f64 (%p\\d+), \\2, \\2;\\s+"
+                    + "selp\\.b32 %r\\d+, 0, \\1, \\3;")
+            .matcher(p)
+            .find(),
+        p);
+    assertTrue(
+        Pattern.compile("cvt\\.rzi\\.s32\\.f32 %r\\d+, %f\\d+;\\s+mul").matcher(p).find(), p);
+  }
+
+  @Test
   void floatSqrtDivisionAndExpStayInSinglePrecision() {
     String p = body(ptx(GoldenKernels.class, "floatSqrtDivExp"));
     assertTrue(p.contains("sqrt.rn.f32"), p);
