@@ -106,7 +106,13 @@ public final class KernelCompiler {
     }
     ClassFiles classes = new ClassFiles(kernel.getDeclaringClass().getClassLoader());
     String desc = descriptor(kernel);
-    ClassFiles.Found found = classes.find(kernel.getDeclaringClass(), kernel.getName(), desc);
+    ClassFiles.Found found;
+    try {
+      found = classes.find(kernel.getDeclaringClass(), kernel.getName(), desc);
+    } catch (IllegalStateException e) {
+      throw new KernelCompileException(
+          kernel.getDeclaringClass().getName() + "." + kernel.getName() + ": " + e.getMessage(), e);
+    }
     if (found == null) {
       throw new KernelCompileException(
           kernel.getDeclaringClass().getName() + "." + kernel.getName() + ": class file not found");

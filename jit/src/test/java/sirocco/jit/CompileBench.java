@@ -45,5 +45,15 @@ public final class CompileBench {
         warmBest / 1e6,
         warmBest / 1e6 / cases.size(),
         bytes);
+    long warmNoUnroll = Long.MAX_VALUE;
+    for (int round = 0; round < 5; round++) {
+      long s = System.nanoTime();
+      for (TestKernels.Case c : cases) {
+        KernelCompiler.compile(
+            c.method(), c.specs(), Target.sm90(), CompileOptions.defaults().withUnroll(false));
+      }
+      warmNoUnroll = Math.min(warmNoUnroll, System.nanoTime() - s);
+    }
+    System.out.printf(Locale.ROOT, "warm_all_without_unroll=%.1fms%n", warmNoUnroll / 1e6);
   }
 }
