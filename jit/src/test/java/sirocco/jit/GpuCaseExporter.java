@@ -49,6 +49,11 @@ public final class GpuCaseExporter {
       case "blockSum" -> new Launch(64, 128);
       case "groupSums" -> new Launch((Integer) specs.get("tile"), 2 * (Integer) specs.get("tile"));
       case "mmaBf16", "mmaF16" -> new Launch(32, 32);
+      case "softmax" -> new Launch(128, Inputs.THREADS * 32);
+      case "tiledMatmul" -> {
+        int tile = (Integer) specs.get("tile");
+        yield new Launch(tile * tile, Inputs.THREADS * Inputs.THREADS);
+      }
       default -> new Launch(Inputs.BLOCK, Inputs.THREADS);
     };
   }

@@ -15,6 +15,7 @@ import sirocco.jit.testkernels.GoldenKernels;
 import sirocco.jit.testkernels.MathKernels;
 import sirocco.jit.testkernels.MemoryKernels;
 import sirocco.jit.testkernels.MmaKernels;
+import sirocco.jit.testkernels.RealisticKernels;
 import sirocco.jit.testkernels.RecordKernels;
 import sirocco.jit.testkernels.ScalarParamKernels;
 import sirocco.jit.testkernels.SpecializeKernels;
@@ -39,7 +40,8 @@ final class TestKernels {
           MmaKernels.class,
           SpecializeKernels.class,
           ScalarParamKernels.class,
-          GoldenKernels.class);
+          GoldenKernels.class,
+          RealisticKernels.class);
 
   /** A kernel with one of its specialization sets. */
   record Case(Method method, Map<String, Object> specs) {

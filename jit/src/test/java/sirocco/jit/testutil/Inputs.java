@@ -9,9 +9,10 @@ import java.util.Random;
 /**
  * Deterministic inputs for the test kernels: every array gets {@link #LENGTH} elements mixing edge
  * values (0, ±1, MIN/MAX, NaN, infinities, ±0, subnormals, values near overflow thresholds) with
- * random ones; int parameters named {@code n} or {@code chunks} get {@link #THREADS}; other scalars
- * get edge-ish values; {@code @Specialize} parameters take the given values. The same seed gives
- * the same inputs, so a CPU run and a GPU run can be compared element by element.
+ * random ones; int parameters named {@code n}, {@code chunks} or {@code rows} get {@link #THREADS},
+ * {@code cols} gets 128; other scalars get edge-ish values; {@code @Specialize} parameters take the
+ * given values. The same seed gives the same inputs, so a CPU run and a GPU run can be compared
+ * element by element.
  */
 public final class Inputs {
   private Inputs() {}
@@ -23,7 +24,7 @@ public final class Inputs {
   public static final int BLOCK = 32;
 
   /** Elements per array argument. */
-  public static final int LENGTH = 4096;
+  public static final int LENGTH = 8192;
 
   static final int[] INTS = {
     0,
@@ -128,6 +129,10 @@ public final class Inputs {
     1e300
   };
 
+  /** Values of size parameters, by name. */
+  static final Map<String, Integer> SIZES =
+      Map.of("n", THREADS, "chunks", THREADS, "rows", THREADS, "cols", 128);
+
   /** Arguments for {@code m} (index 0, the context, is null). */
   public static Object[] forKernel(Method m, Map<String, Object> specs, long seed) {
     Random r = new Random(seed ^ m.getName().hashCode());
@@ -140,8 +145,8 @@ public final class Inputs {
         args[i] = specs.get(p.getName());
       } else if (t.isArray()) {
         args[i] = array(t.getComponentType(), r);
-      } else if (t == int.class && (p.getName().equals("n") || p.getName().equals("chunks"))) {
-        args[i] = THREADS;
+      } else if (t == int.class && SIZES.containsKey(p.getName())) {
+        args[i] = SIZES.get(p.getName());
       } else {
         args[i] = scalar(t, r);
       }
