@@ -9,7 +9,6 @@ import java.lang.constant.ClassDesc;
 import java.lang.constant.MethodTypeDesc;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -454,10 +453,5 @@ final class CallLowering {
     boolean floats = e == Elem.FLOAT;
     RecordKind k = floats ? RecordKind.FLOAT4 : words == 4 ? RecordKind.INT4 : RecordKind.INT2;
     return b.append(Op.LOAD_VEC, Type.record(k), new VecAccess(words, nc, floats), a);
-  }
-
-  /** For tests and docs: the JDK methods with a direct mapping. */
-  static List<String> mappedMethods() {
-    return new ArrayList<>(JDK.keySet());
   }
 }

@@ -53,6 +53,7 @@ public final class ControlKernels {
   }
 
   /** out[i*3..]: a dense switch (tableswitch), a sparse one (lookupswitch), fall-through. */
+  @SuppressWarnings("fallthrough")
   @Kernel
   public static void switches(KernelContext ctx, int[] a, int[] out, int n) {
     int i = ctx.globalIdx;
