@@ -1110,6 +1110,10 @@ public final class PtxEmitter {
     Cls c = cls(phi);
     if (phi.type.isArray()) {
       Space to = phi.space;
+      if (src instanceof Const) {
+        line("mov" + movType(c) + " " + dst + ", 0"); // undefined on this path
+        return;
+      }
       Space from = space(src);
       String s = savedReg != null ? savedReg : reg(src);
       if (to == Space.GENERIC && from == Space.GLOBAL) {
