@@ -1,0 +1,68 @@
+package sirocco.jit.ir;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A basic block: phis, then instructions ending in exactly one terminator. Phi arguments are
+ * aligned with {@link #preds}; a predecessor may appear more than once (a branch whose two targets
+ * coincide), in which case the matching phi arguments are equal.
+ */
+public final class Block {
+  public final int id;
+  public final List<Inst> phis = new ArrayList<>();
+  public final List<Inst> insts = new ArrayList<>();
+  public final List<Block> preds = new ArrayList<>();
+  public final List<Block> succs = new ArrayList<>();
+
+  /** Free for passes (visited marks, orders). */
+  public int mark;
+
+  Block(int id) {
+    this.id = id;
+  }
+
+  public Inst terminator() {
+    return insts.isEmpty() ? null : insts.get(insts.size() - 1);
+  }
+
+  /** Removes every occurrence of {@code p} from the predecessors, with the phi arguments. */
+  public void removePred(Block p) {
+    for (int i = preds.size() - 1; i >= 0; i--) {
+      if (preds.get(i) == p) {
+        removePredAt(i);
+      }
+    }
+  }
+
+  /** Removes predecessor slot {@code i} and the phi arguments for it. */
+  public void removePredAt(int i) {
+    preds.remove(i);
+    for (Inst phi : phis) {
+      phi.removeArg(i);
+    }
+  }
+
+  /** Replaces predecessor {@code from} by {@code to} everywhere (phi arguments unchanged). */
+  public void replacePred(Block from, Block to) {
+    for (int i = 0; i < preds.size(); i++) {
+      if (preds.get(i) == from) {
+        preds.set(i, to);
+      }
+    }
+  }
+
+  /** Replaces successor {@code from} by {@code to} everywhere in this block's successor list. */
+  public void replaceSucc(Block from, Block to) {
+    for (int i = 0; i < succs.size(); i++) {
+      if (succs.get(i) == from) {
+        succs.set(i, to);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "B" + id;
+  }
+}

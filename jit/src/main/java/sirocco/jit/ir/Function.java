@@ -1,0 +1,213 @@
+package sirocco.jit.ir;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A function in SSA form: the kernel (after inlining, the only one) or a helper template. Blocks
+ * are kept in a list whose first element is the entry; the entry has no predecessors.
+ */
+public final class Function {
+  public final MethodId method;
+  public final Pos pos;
+
+  /** JVM parameter types (descriptor order, the context included for kernels). */
+  public final List<Type> paramTypes;
+
+  /** Java parameter descriptors ("I", "[F", "Z"...), aligned with {@link #paramTypes}. */
+  public final List<String> paramDescriptors;
+
+  public final Type returnType;
+  public final List<Block> blocks = new ArrayList<>();
+  private int nextInst;
+  private int nextBlock;
+
+  public Function(
+      MethodId method,
+      Pos pos,
+      List<Type> paramTypes,
+      List<String> paramDescriptors,
+      Type returnType) {
+    this.method = method;
+    this.pos = pos;
+    this.paramTypes = List.copyOf(paramTypes);
+    this.paramDescriptors = List.copyOf(paramDescriptors);
+    this.returnType = returnType;
+  }
+
+  public Block entry() {
+    return blocks.get(0);
+  }
+
+  public Block newBlock() {
+    Block b = new Block(nextBlock++);
+    blocks.add(b);
+    return b;
+  }
+
+  /** A new instruction, not yet placed in a block. */
+  public Inst newInst(Op op, Type type, Value[] args, Object aux, Pos pos) {
+    return new Inst(nextInst++, op, type, args, aux, pos);
+  }
+
+  /** A new instruction appended to {@code b}. */
+  public Inst append(Block b, Op op, Type type, Value[] args, Object aux, Pos pos) {
+    Inst i = newInst(op, type, args, aux, pos);
+    i.block = b;
+    b.insts.add(i);
+    return i;
+  }
+
+  /** A new phi in {@code b} with no arguments yet. */
+  public Inst newPhi(Block b, Type type, Pos pos) {
+    Inst i = newInst(Op.PHI, type, null, null, pos);
+    i.block = b;
+    b.phis.add(i);
+    return i;
+  }
+
+  /** Upper bound (exclusive) of instruction ids. */
+  public int instIdLimit() {
+    return nextInst;
+  }
+
+  public int blockIdLimit() {
+    return nextBlock;
+  }
+
+  /** Blocks reachable from the entry in reverse post-order; the last successor is laid out next. */
+  public List<Block> reversePostOrder() {
+    for (Block b : blocks) {
+      b.mark = 0;
+    }
+    List<Block> post = new ArrayList<>(blocks.size());
+    Deque<Block> stack = new ArrayDeque<>();
+    Deque<Integer> next = new ArrayDeque<>();
+    Block e = entry();
+    e.mark = 1;
+    stack.push(e);
+    next.push(0);
+    while (!stack.isEmpty()) {
+      Block b = stack.peek();
+      int i = next.pop();
+      if (i < b.succs.size()) {
+        next.push(i + 1);
+        Block s = b.succs.get(i);
+        if (s.mark == 0) {
+          s.mark = 1;
+          stack.push(s);
+          next.push(0);
+        }
+      } else {
+        stack.pop();
+        post.add(b);
+      }
+    }
+    List<Block> rpo = new ArrayList<>(post.size());
+    for (int i = post.size() - 1; i >= 0; i--) {
+      rpo.add(post.get(i));
+    }
+    return rpo;
+  }
+
+  /**
+   * Removes blocks not reachable from the entry (and their edges into reachable blocks). Returns
+   * true when something was removed.
+   */
+  public boolean removeUnreachable() {
+    List<Block> rpo = reversePostOrder();
+    if (rpo.size() == blocks.size()) {
+      return false;
+    }
+    // reversePostOrder left mark = 1 on reachable blocks.
+    for (Block b : blocks) {
+      if (b.mark == 0) {
+        for (Block s : b.succs) {
+          if (s.mark == 1) {
+            s.removePred(b);
+          }
+        }
+      }
+    }
+    blocks.removeIf(b -> b.mark == 0);
+    return true;
+  }
+
+  /**
+   * Replaces every use of the keys of {@code map} by their values (following chains), in all
+   * instructions of all blocks.
+   */
+  public void replaceUses(Map<Inst, Value> map) {
+    if (map.isEmpty()) {
+      return;
+    }
+    for (Block b : blocks) {
+      for (Inst p : b.phis) {
+        rewriteArgs(p, map);
+      }
+      for (Inst i : b.insts) {
+        rewriteArgs(i, map);
+      }
+    }
+  }
+
+  private static void rewriteArgs(Inst i, Map<Inst, Value> map) {
+    Value[] a = i.args;
+    for (int k = 0; k < a.length; k++) {
+      if (a[k] instanceof Inst x && map.containsKey(x)) {
+        a[k] = resolve(x, map);
+      }
+    }
+  }
+
+  /** Follows replacement chains. */
+  public static Value resolve(Value v, Map<Inst, Value> map) {
+    int guard = 0;
+    while (v instanceof Inst x) {
+      Value n = map.get(x);
+      if (n == null || n == v) {
+        return v;
+      }
+      v = n;
+      if (++guard > 1_000_000) {
+        throw new IllegalStateException("replacement cycle at " + x);
+      }
+    }
+    return v;
+  }
+
+  /** Map from each instruction to the instructions that use it as an argument. */
+  public Map<Inst, List<Inst>> users() {
+    Map<Inst, List<Inst>> users = new HashMap<>();
+    for (Block b : blocks) {
+      for (Inst p : b.phis) {
+        addUses(p, users);
+      }
+      for (Inst i : b.insts) {
+        addUses(i, users);
+      }
+    }
+    return users;
+  }
+
+  private static void addUses(Inst i, Map<Inst, List<Inst>> users) {
+    for (Value a : i.args) {
+      if (a instanceof Inst x) {
+        users.computeIfAbsent(x, k -> new ArrayList<>(2)).add(i);
+      }
+    }
+  }
+
+  /** Number of instructions (phis included). */
+  public int size() {
+    int n = 0;
+    for (Block b : blocks) {
+      n += b.phis.size() + b.insts.size();
+    }
+    return n;
+  }
+}

@@ -1,0 +1,23 @@
+package sirocco.jit.ir;
+
+/** PTX special registers read by context fields. */
+public enum SReg {
+  TID_X("%tid.x"),
+  TID_Y("%tid.y"),
+  TID_Z("%tid.z"),
+  NTID_X("%ntid.x"),
+  NTID_Y("%ntid.y"),
+  NTID_Z("%ntid.z"),
+  CTAID_X("%ctaid.x"),
+  CTAID_Y("%ctaid.y"),
+  CTAID_Z("%ctaid.z"),
+  NCTAID_X("%nctaid.x"),
+  NCTAID_Y("%nctaid.y"),
+  NCTAID_Z("%nctaid.z");
+
+  public final String ptx;
+
+  SReg(String ptx) {
+    this.ptx = ptx;
+  }
+}

@@ -1,0 +1,42 @@
+package sirocco.jit.pass;
+
+import java.util.ArrayDeque;
+import sirocco.jit.ir.Block;
+import sirocco.jit.ir.Function;
+import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.Value;
+
+/** Removes instructions and phis whose results are never used and that have no side effects. */
+public final class Dce implements Pass {
+  @Override
+  public String name() {
+    return "dce";
+  }
+
+  @Override
+  public void run(Function fn, PassContext ctx) {
+    boolean[] live = new boolean[fn.instIdLimit()];
+    ArrayDeque<Inst> work = new ArrayDeque<>();
+    for (Block b : fn.blocks) {
+      for (Inst i : b.insts) {
+        if (i.hasSideEffects()) {
+          live[i.id] = true;
+          work.add(i);
+        }
+      }
+    }
+    while (!work.isEmpty()) {
+      Inst i = work.pop();
+      for (Value a : i.args) {
+        if (a instanceof Inst x && !live[x.id]) {
+          live[x.id] = true;
+          work.add(x);
+        }
+      }
+    }
+    for (Block b : fn.blocks) {
+      b.phis.removeIf(p -> !live[p.id]);
+      b.insts.removeIf(i -> !live[i.id]);
+    }
+  }
+}

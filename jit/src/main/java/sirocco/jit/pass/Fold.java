@@ -1,0 +1,281 @@
+package sirocco.jit.pass;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import sirocco.jit.ir.Block;
+import sirocco.jit.ir.Const;
+import sirocco.jit.ir.Function;
+import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.Op;
+import sirocco.jit.ir.Type;
+import sirocco.jit.ir.Value;
+
+/**
+ * Sparse conditional constant propagation (Wegman and Zadeck): folds instructions whose operands
+ * are constants (after specialization), and removes branches and blocks that can never execute.
+ */
+public final class Fold implements Pass {
+  private static final byte TOP = 0;
+  private static final byte CONST = 1;
+  private static final byte BOTTOM = 2;
+
+  @Override
+  public String name() {
+    return "fold";
+  }
+
+  private byte[] state;
+  private Const[] val;
+  private boolean[] execBlock;
+  private Set<Long> execEdge;
+  private ArrayDeque<Block> blockWork;
+  private ArrayDeque<Inst> instWork;
+  private Map<Inst, List<Inst>> users;
+
+  @Override
+  public void run(Function fn, PassContext ctx) {
+    int n = fn.instIdLimit();
+    state = new byte[n];
+    val = new Const[n];
+    execBlock = new boolean[fn.blockIdLimit()];
+    execEdge = new HashSet<>();
+    blockWork = new ArrayDeque<>();
+    instWork = new ArrayDeque<>();
+    users = fn.users();
+    execBlock[fn.entry().id] = true;
+    blockWork.add(fn.entry());
+    while (!blockWork.isEmpty() || !instWork.isEmpty()) {
+      while (!blockWork.isEmpty()) {
+        Block b = blockWork.pop();
+        for (Inst p : b.phis) {
+          visit(p);
+        }
+        for (Inst i : b.insts) {
+          visit(i);
+        }
+      }
+      while (!instWork.isEmpty()) {
+        Inst i = instWork.pop();
+        if (i.block != null && execBlock[i.block.id]) {
+          visit(i);
+        }
+      }
+    }
+    rewrite(fn);
+  }
+
+  private static long edge(Block p, Block s) {
+    return ((long) p.id << 32) | s.id;
+  }
+
+  private void markEdge(Block p, Block s) {
+    if (!execEdge.add(edge(p, s))) {
+      return;
+    }
+    if (!execBlock[s.id]) {
+      execBlock[s.id] = true;
+      blockWork.add(s);
+    } else {
+      instWork.addAll(s.phis);
+    }
+  }
+
+  private byte stateOf(Value v) {
+    return v instanceof Inst x ? state[x.id] : CONST;
+  }
+
+  private Const constOf(Value v) {
+    return v instanceof Inst x ? val[x.id] : (Const) v;
+  }
+
+  private void set(Inst i, byte s, Const c) {
+    if (state[i.id] == BOTTOM) {
+      return;
+    }
+    if (state[i.id] == s && (s != CONST || val[i.id].equals(c))) {
+      return;
+    }
+    if (state[i.id] == CONST && s == CONST) {
+      s = BOTTOM; // a value may only move down the lattice
+      c = null;
+    }
+    state[i.id] = s;
+    val[i.id] = c;
+    List<Inst> us = users.get(i);
+    if (us != null) {
+      instWork.addAll(us);
+    }
+  }
+
+  private void visit(Inst i) {
+    switch (i.op) {
+      case PHI -> visitPhi(i);
+      case BR -> markEdge(i.block, i.block.succs.get(0));
+      case CBR -> {
+        Value c = i.args[0];
+        byte s = stateOf(c);
+        if (s == CONST) {
+          markEdge(i.block, i.block.succs.get(constOf(c).asPred() ? 0 : 1));
+        } else if (s == BOTTOM) {
+          markEdge(i.block, i.block.succs.get(0));
+          markEdge(i.block, i.block.succs.get(1));
+        }
+      }
+      case SWITCH -> {
+        Value c = i.args[0];
+        byte s = stateOf(c);
+        List<Block> succs = i.block.succs;
+        if (s == CONST) {
+          markEdge(i.block, succs.get(switchTarget((int[]) i.aux, constOf(c).asInt())));
+        } else if (s == BOTTOM) {
+          for (Block t : succs) {
+            markEdge(i.block, t);
+          }
+        }
+      }
+      case RET, TRAP -> {}
+      default -> {
+        if (i.type == Type.VOID) {
+          return;
+        }
+        if (!Evaluator.foldable(i.op)) {
+          set(i, BOTTOM, null);
+          return;
+        }
+        if (i.op == Op.SELECT && stateOf(i.args[0]) == CONST) {
+          Value chosen = i.args[constOf(i.args[0]).asPred() ? 1 : 2];
+          byte s = stateOf(chosen);
+          if (s != TOP) {
+            set(i, s, s == CONST ? constOf(chosen) : null);
+          }
+          return;
+        }
+        Const[] a = new Const[i.args.length];
+        boolean bottom = false;
+        for (int k = 0; k < a.length; k++) {
+          byte s = stateOf(i.args[k]);
+          if (s == TOP) {
+            return;
+          }
+          if (s == BOTTOM) {
+            bottom = true;
+          } else {
+            a[k] = constOf(i.args[k]);
+          }
+        }
+        if (bottom) {
+          set(i, BOTTOM, null);
+          return;
+        }
+        Const r = Evaluator.eval(i.op, i.type, i.aux, a);
+        set(i, r == null ? BOTTOM : CONST, r);
+      }
+    }
+  }
+
+  /** Successor index of a switch for a key: 0 for the default, else 1 + case index. */
+  static int switchTarget(int[] keys, int k) {
+    for (int j = 0; j < keys.length; j++) {
+      if (keys[j] == k) {
+        return j + 1;
+      }
+    }
+    return 0;
+  }
+
+  private void visitPhi(Inst phi) {
+    Block b = phi.block;
+    Const c = null;
+    for (int k = 0; k < phi.args.length; k++) {
+      if (!execEdge.contains(edge(b.preds.get(k), b))) {
+        continue;
+      }
+      Value a = phi.args[k];
+      byte s = stateOf(a);
+      if (s == TOP) {
+        continue;
+      }
+      if (s == BOTTOM) {
+        set(phi, BOTTOM, null);
+        return;
+      }
+      Const ac = constOf(a);
+      if (c == null) {
+        c = ac;
+      } else if (!c.equals(ac)) {
+        set(phi, BOTTOM, null);
+        return;
+      }
+    }
+    if (c != null) {
+      set(phi, CONST, c);
+    }
+  }
+
+  private void rewrite(Function fn) {
+    Map<Inst, Value> replace = new HashMap<>();
+    for (Block b : fn.blocks) {
+      if (!execBlock[b.id]) {
+        continue;
+      }
+      b.phis.removeIf(
+          p -> {
+            if (state[p.id] == CONST) {
+              replace.put(p, val[p.id]);
+              return true;
+            }
+            return false;
+          });
+      for (Inst i : b.insts) {
+        if (state[i.id] == CONST && !i.hasSideEffects()) {
+          replace.put(i, val[i.id]);
+        }
+      }
+      b.insts.removeIf(i -> replace.containsKey(i));
+      Inst t = b.terminator();
+      if ((t.op == Op.CBR || t.op == Op.SWITCH) && stateOf(t.args[0]) == TOP) {
+        throw new IllegalStateException("branch on an undefined value at " + t.pos);
+      }
+      if ((t.op == Op.CBR || t.op == Op.SWITCH) && stateOf(t.args[0]) == CONST) {
+        int keep =
+            t.op == Op.CBR
+                ? (constOf(t.args[0]).asPred() ? 0 : 1)
+                : switchTarget((int[]) t.aux, constOf(t.args[0]).asInt());
+        Block target = b.succs.get(keep);
+        for (int k = 0; k < b.succs.size(); k++) {
+          if (k != keep) {
+            removeOnePred(b.succs.get(k), b);
+          }
+        }
+        b.succs.clear();
+        b.succs.add(target);
+        t.op = Op.BR;
+        t.args = new Value[0];
+        t.aux = null;
+      }
+    }
+    for (Block b : fn.blocks) {
+      if (!execBlock[b.id]) {
+        for (Block s : b.succs) {
+          if (execBlock[s.id]) {
+            s.removePred(b);
+          }
+        }
+      }
+    }
+    fn.blocks.removeIf(b -> !execBlock[b.id]);
+    fn.replaceUses(replace);
+  }
+
+  /** Removes one occurrence of predecessor {@code p} from {@code s}. */
+  static void removeOnePred(Block s, Block p) {
+    int i = s.preds.indexOf(p);
+    if (i >= 0) {
+      s.removePredAt(i);
+    }
+  }
+}

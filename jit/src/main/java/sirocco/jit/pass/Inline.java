@@ -1,0 +1,241 @@
+package sirocco.jit.pass;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import sirocco.jit.classfile.BytecodeBuilder;
+import sirocco.jit.classfile.ClassFiles;
+import sirocco.jit.ir.Block;
+import sirocco.jit.ir.Const;
+import sirocco.jit.ir.Function;
+import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.MethodId;
+import sirocco.jit.ir.Op;
+import sirocco.jit.ir.Pos;
+import sirocco.jit.ir.Type;
+import sirocco.jit.ir.Value;
+
+/**
+ * Inlines every call to a static helper, across classes, transitively. Helpers are built once per
+ * compilation and cloned per call site; positions in the clones record the call site so that errors
+ * name the whole inlining chain. A recursive call (a method already on the chain) becomes a trap
+ * naming the chain.
+ */
+public final class Inline implements Pass {
+  /** Deepest allowed helper nesting. */
+  public static final int MAX_DEPTH = 64;
+
+  /** Largest allowed kernel after inlining, in instructions. */
+  public static final int MAX_SIZE = 200_000;
+
+  @Override
+  public String name() {
+    return "inline";
+  }
+
+  @Override
+  public void run(Function fn, PassContext ctx) {
+    ArrayDeque<Inst> work = new ArrayDeque<>();
+    for (Block b : fn.blocks) {
+      for (Inst i : b.insts) {
+        if (i.op == Op.CALL) {
+          work.add(i);
+        }
+      }
+    }
+    if (work.isEmpty()) {
+      return;
+    }
+    Map<Inst, Value> replace = new HashMap<>();
+    int size = fn.size();
+    while (!work.isEmpty()) {
+      Inst call = work.pop();
+      if (call.block == null || call.op != Op.CALL) {
+        continue; // dropped behind an earlier trap
+      }
+      MethodId target = (MethodId) call.aux;
+      Pos at = call.pos;
+      if (at.chainContains(target)) {
+        trap(fn, call, "recursive call is not supported in kernels: " + chain(at, target));
+        continue;
+      }
+      if (at.depth() >= MAX_DEPTH) {
+        trap(fn, call, "helper calls nest deeper than " + MAX_DEPTH + ": " + chain(at, target));
+        continue;
+      }
+      Function tmpl = template(ctx, target);
+      if (tmpl == null) {
+        trap(fn, call, "call to " + target.javaName() + " cannot be resolved to a static method");
+        continue;
+      }
+      size += tmpl.size();
+      if (size > MAX_SIZE) {
+        trap(fn, call, "the kernel exceeds " + MAX_SIZE + " instructions after inlining");
+        continue;
+      }
+      inline(fn, call, tmpl, replace, work);
+    }
+    fn.replaceUses(replace);
+    fn.removeUnreachable();
+  }
+
+  private static String chain(Pos at, MethodId target) {
+    List<String> names = new ArrayList<>();
+    for (Pos p = at; p != null; p = p.caller()) {
+      names.add(0, p.method().simpleClassName() + "." + p.method().name());
+    }
+    names.add(target.simpleClassName() + "." + target.name());
+    return String.join(" -> ", names);
+  }
+
+  private static Function template(PassContext ctx, MethodId target) {
+    if (ctx.templates.containsKey(target)) {
+      return ctx.templates.get(target);
+    }
+    ClassFiles cf = ctx.classes;
+    Class<?> owner = cf.load(target.className().replace('.', '/'));
+    Function f = null;
+    if (owner != null) {
+      ClassFiles.Found found = cf.find(owner, target.name(), target.descriptor());
+      if (found != null
+          && (found.method().flags().flagsMask() & java.lang.reflect.Modifier.STATIC) != 0) {
+        f = BytecodeBuilder.build(cf, found);
+      }
+    }
+    ctx.templates.put(target, f);
+    return f;
+  }
+
+  /** Replaces {@code call} and everything after it in its block by a trap. */
+  static void trap(Function fn, Inst call, String what) {
+    Block b = call.block;
+    int idx = b.insts.indexOf(call);
+    for (int k = idx; k < b.insts.size(); k++) {
+      b.insts.get(k).block = null;
+    }
+    b.insts.subList(idx, b.insts.size()).clear();
+    for (Block s : b.succs) {
+      s.removePred(b);
+    }
+    b.succs.clear();
+    fn.append(b, Op.TRAP, Type.VOID, null, what, call.pos);
+  }
+
+  private static void inline(
+      Function fn, Inst call, Function tmpl, Map<Inst, Value> replace, ArrayDeque<Inst> work) {
+    Block b = call.block;
+    int idx = b.insts.indexOf(call);
+    Block cont = fn.newBlock();
+    List<Inst> tail = b.insts.subList(idx + 1, b.insts.size());
+    for (Inst i : tail) {
+      i.block = cont;
+      cont.insts.add(i);
+    }
+    tail.clear();
+    b.insts.remove(idx);
+    call.block = null;
+    for (Block s : b.succs) {
+      s.replacePred(b, cont);
+      cont.succs.add(s);
+    }
+    b.succs.clear();
+
+    Pos at = call.pos;
+    Map<Block, Block> bmap = new IdentityHashMap<>();
+    for (Block tb : tmpl.blocks) {
+      bmap.put(tb, fn.newBlock());
+    }
+    Map<Inst, Value> vmap = new IdentityHashMap<>();
+    List<Inst[]> cloned = new ArrayList<>();
+    List<Block> retBlocks = new ArrayList<>();
+    List<Value> retValues = new ArrayList<>();
+    for (Block tb : tmpl.blocks) {
+      Block nb = bmap.get(tb);
+      for (Inst p : tb.phis) {
+        Inst np = fn.newPhi(nb, p.type, p.pos == null ? null : p.pos.inlinedAt(at));
+        np.args = p.args.clone();
+        vmap.put(p, np);
+        cloned.add(new Inst[] {p, np});
+      }
+      for (Inst i : tb.insts) {
+        if (i.op == Op.PARAM) {
+          vmap.put(i, call.args[(Integer) i.aux]);
+          continue;
+        }
+        if (i.op == Op.RET) {
+          Inst br = fn.append(nb, Op.BR, Type.VOID, null, null, i.pos.inlinedAt(at));
+          cloned.add(new Inst[] {i, br});
+          retBlocks.add(nb);
+          retValues.add(i.args.length > 0 ? i.args[0] : null);
+          continue;
+        }
+        Inst ni =
+            fn.append(
+                nb,
+                i.op,
+                i.type,
+                i.args.clone(),
+                i.aux,
+                i.pos == null ? null : i.pos.inlinedAt(at));
+        vmap.put(i, ni);
+        cloned.add(new Inst[] {i, ni});
+        if (ni.op == Op.CALL) {
+          work.add(ni);
+        }
+      }
+      for (Block s : tb.succs) {
+        nb.succs.add(bmap.get(s));
+      }
+      for (Block p : tb.preds) {
+        nb.preds.add(bmap.get(p));
+      }
+    }
+    for (Inst[] pair : cloned) {
+      Inst ni = pair[1];
+      if (ni.op == Op.BR) {
+        ni.args = new Value[0];
+        continue;
+      }
+      Value[] a = ni.args;
+      for (int k = 0; k < a.length; k++) {
+        if (a[k] instanceof Inst x) {
+          Value m = vmap.get(x);
+          if (m == null) {
+            throw new IllegalStateException("unmapped value " + x + " inlining " + tmpl.method);
+          }
+          a[k] = m;
+        }
+      }
+    }
+    Block centry = bmap.get(tmpl.entry());
+    fn.append(b, Op.BR, Type.VOID, null, null, at);
+    b.succs.add(centry);
+    centry.preds.add(b);
+    for (Block r : retBlocks) {
+      r.succs.add(cont);
+      cont.preds.add(r);
+    }
+    if (call.type != Type.VOID) {
+      Value result;
+      if (retBlocks.isEmpty()) {
+        result = Const.zero(call.type);
+      } else if (retBlocks.size() == 1) {
+        result = map(retValues.get(0), vmap);
+      } else {
+        Inst phi = fn.newPhi(cont, call.type, at);
+        for (Value v : retValues) {
+          phi.addArg(map(v, vmap));
+        }
+        result = phi;
+      }
+      replace.put(call, result);
+    }
+  }
+
+  private static Value map(Value v, Map<Inst, Value> vmap) {
+    return v instanceof Inst x ? vmap.get(x) : v;
+  }
+}

@@ -1,0 +1,120 @@
+package sirocco.jit.pass;
+
+import java.util.HashMap;
+import java.util.Map;
+import sirocco.jit.ir.Block;
+import sirocco.jit.ir.Const;
+import sirocco.jit.ir.Errors;
+import sirocco.jit.ir.Function;
+import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.Op;
+import sirocco.jit.ir.SharedSite;
+import sirocco.jit.ir.Space;
+import sirocco.jit.ir.Value;
+
+/**
+ * Decides the address space of every array reference (parameters are global, {@code
+ * ctx.allocate*LocalArray} results shared, and a phi mixing both is generic) and lays out the
+ * shared arrays, whose lengths must be constants by now.
+ */
+public final class Memory implements Pass {
+  /** Largest static shared memory a kernel may declare (48 KiB, the limit without opt-in). */
+  public static final long MAX_STATIC_SHARED = 48 * 1024;
+
+  @Override
+  public String name() {
+    return "memory";
+  }
+
+  @Override
+  public void run(Function fn, PassContext ctx) {
+    Map<SharedSite, Long> lengths = new HashMap<>();
+    long total = 0;
+    for (Block b : fn.blocks) {
+      for (Inst i : b.insts) {
+        if (i.op == Op.PARAM && i.type.isArray()) {
+          i.space = Space.GLOBAL;
+        } else if (i.op == Op.SHARED_ALLOC) {
+          i.space = Space.SHARED;
+          SharedSite site = (SharedSite) i.aux;
+          String call =
+              "ctx.allocate"
+                  + switch (site.elem()) {
+                    case FLOAT -> "Float";
+                    case INT -> "Int";
+                    case SHORT -> "Short";
+                    default -> "Byte";
+                  }
+                  + "LocalArray";
+          if (!(i.args[0] instanceof Const c)) {
+            throw Errors.at(
+                i.pos,
+                "the length of "
+                    + call
+                    + "(n) must be a compile-time constant after specialization (a literal, a"
+                    + " static final constant, or an expression of @Specialize parameters)");
+          }
+          int n = c.asInt();
+          if (n <= 0) {
+            throw Errors.at(i.pos, "the length of " + call + "(" + n + ") must be positive");
+          }
+          Long prev = lengths.putIfAbsent(site, (long) n);
+          if (prev != null && prev != n) {
+            throw Errors.at(
+                i.pos,
+                "the allocation site "
+                    + call
+                    + " is reached with two lengths ("
+                    + prev
+                    + " and "
+                    + n
+                    + "); every thread of a block shares one array per allocation site");
+          }
+          if (prev == null) {
+            long bytes = (long) n * site.elem().size;
+            ctx.sharedBytes.put(site, bytes);
+            total = ((total + 15) & ~15L) + bytes;
+            if (total > MAX_STATIC_SHARED) {
+              throw Errors.at(
+                  i.pos,
+                  "the kernel's shared arrays need "
+                      + total
+                      + " bytes, more than the "
+                      + MAX_STATIC_SHARED
+                      + " bytes of static shared memory a kernel may declare");
+            }
+          }
+        }
+      }
+    }
+    // Phis of arrays: join the spaces of their arguments until nothing changes.
+    boolean changed = true;
+    while (changed) {
+      changed = false;
+      for (Block b : fn.blocks) {
+        for (Inst p : b.phis) {
+          if (!p.type.isArray()) {
+            continue;
+          }
+          Space s = p.space;
+          for (Value a : p.args) {
+            if (a instanceof Inst x && x.space != null) {
+              s = s == null ? x.space : s.join(x.space);
+            }
+          }
+          if (s != p.space) {
+            p.space = s;
+            changed = true;
+          }
+        }
+      }
+    }
+    for (Block b : fn.blocks) {
+      for (Inst p : b.phis) {
+        if (p.type.isArray() && p.space == null) {
+          p.space = Space.GLOBAL; // only undefined inputs: any space will do
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,170 @@
+package sirocco.jit.pass;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import sirocco.jit.ir.Block;
+import sirocco.jit.ir.Const;
+import sirocco.jit.ir.Function;
+import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.Op;
+import sirocco.jit.ir.RecordKind;
+import sirocco.jit.ir.Type;
+import sirocco.jit.ir.Value;
+
+/**
+ * Replaces value records (Int4, Int2, Float4) by their components. After this pass a record-typed
+ * value exists only as the tuple result of a vector load or an mma, read through {@link
+ * Op#EXTRACT}; {@code new}, accessors and record phis are gone, and vector stores and mmas take
+ * components as arguments.
+ */
+public final class ScalarReplaceRecords implements Pass {
+  @Override
+  public String name() {
+    return "records";
+  }
+
+  @Override
+  public void run(Function fn, PassContext ctx) {
+    boolean any = false;
+    for (Block b : fn.blocks) {
+      for (Inst p : b.phis) {
+        any |= p.type.isRecord();
+      }
+      for (Inst i : b.insts) {
+        any |= i.type.isRecord() || i.op == Op.STORE_VEC || i.op == Op.MMA;
+      }
+    }
+    if (!any) {
+      return;
+    }
+    Map<Value, Value[]> comps = new IdentityHashMap<>();
+    Map<Inst, Value> scalar = new HashMap<>();
+    List<Inst> recordPhis = new ArrayList<>();
+    for (Block b : fn.blocks) {
+      List<Inst> newPhis = new ArrayList<>();
+      for (Inst p : b.phis) {
+        if (p.type.isRecord()) {
+          RecordKind k = p.type.record;
+          Value[] c = new Value[k.count];
+          for (int i = 0; i < k.count; i++) {
+            Inst np = fn.newInst(Op.PHI, k.componentType, null, null, p.pos);
+            np.block = b;
+            newPhis.add(np);
+            c[i] = np;
+          }
+          comps.put(p, c);
+          recordPhis.add(p);
+        }
+      }
+      b.phis.removeIf(p -> p.type.isRecord());
+      b.phis.addAll(newPhis);
+    }
+    for (Block b : fn.reversePostOrder()) {
+      List<Inst> out = new ArrayList<>(b.insts.size());
+      for (Inst i : b.insts) {
+        resolveArgs(i, scalar);
+        switch (i.op) {
+          case NEW_RECORD -> {
+            comps.put(i, i.args.clone());
+            i.block = null;
+            continue;
+          }
+          case GET_FIELD -> {
+            scalar.put(i, componentsOf(i.args[0], comps)[i.auxInt()]);
+            i.block = null;
+            continue;
+          }
+          case STORE_VEC -> i.args = expand(i.args, comps);
+          case MMA -> i.args = expand(i.args, comps);
+          default -> {
+            for (Value a : i.args) {
+              if (a.type().isRecord()) {
+                throw new IllegalStateException("record used by " + i.op + " at " + i.pos);
+              }
+            }
+          }
+        }
+        out.add(i);
+        if (i.type.isRecord()) {
+          RecordKind k = i.type.record;
+          Value[] c = new Value[k.count];
+          for (int n = 0; n < k.count; n++) {
+            Inst x = fn.newInst(Op.EXTRACT, k.componentType, new Value[] {i}, n, i.pos);
+            x.block = b;
+            out.add(x);
+            c[n] = x;
+          }
+          comps.put(i, c);
+        }
+      }
+      b.insts.clear();
+      b.insts.addAll(out);
+    }
+    for (Inst p : recordPhis) {
+      Value[] c = comps.get(p);
+      for (int n = 0; n < c.length; n++) {
+        Inst np = (Inst) c[n];
+        Value[] args = new Value[p.args.length];
+        for (int k = 0; k < args.length; k++) {
+          args[k] = componentsOf(p.args[k], comps)[n];
+        }
+        np.args = args;
+      }
+    }
+    // Phis of scalars may use accessors that were just removed.
+    for (Block b : fn.blocks) {
+      for (Inst p : b.phis) {
+        resolveArgs(p, scalar);
+      }
+    }
+  }
+
+  private static void resolveArgs(Inst i, Map<Inst, Value> scalar) {
+    if (scalar.isEmpty()) {
+      return;
+    }
+    for (int k = 0; k < i.args.length; k++) {
+      if (i.args[k] instanceof Inst x && scalar.containsKey(x)) {
+        i.args[k] = Function.resolve(x, scalar);
+      }
+    }
+  }
+
+  private static Value[] componentsOf(Value v, Map<Value, Value[]> comps) {
+    Value[] c = comps.get(v);
+    if (c != null) {
+      return c;
+    }
+    if (v instanceof Const k && k.type().isRecord()) {
+      RecordKind r = k.type().record;
+      Value[] z = new Value[r.count];
+      for (int i = 0; i < z.length; i++) {
+        z[i] = Const.zero(r.componentType);
+      }
+      return z;
+    }
+    throw new IllegalStateException("no components for " + v);
+  }
+
+  private static Value[] expand(Value[] args, Map<Value, Value[]> comps) {
+    List<Value> out = new ArrayList<>();
+    for (Value a : args) {
+      if (a.type().isRecord()) {
+        for (Value c : componentsOf(a, comps)) {
+          out.add(c);
+        }
+      } else {
+        out.add(a);
+      }
+    }
+    return out.toArray(new Value[0]);
+  }
+
+  /** Type of component {@code i} of a record type. */
+  static Type componentType(Type t) {
+    return t.record.componentType;
+  }
+}

@@ -1,0 +1,161 @@
+package sirocco.jit.pass;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import sirocco.jit.ir.Block;
+import sirocco.jit.ir.Function;
+import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.Op;
+import sirocco.jit.ir.SsaCleanup;
+import sirocco.jit.ir.Value;
+
+/**
+ * Removes unreachable blocks, turns branches with identical targets into jumps, merges a block into
+ * its only predecessor when that predecessor has no other successor, forwards empty blocks, and
+ * removes trivial phis. Repeats until nothing changes.
+ */
+public final class SimplifyCfg implements Pass {
+  @Override
+  public String name() {
+    return "simplify";
+  }
+
+  @Override
+  public void run(Function fn, PassContext ctx) {
+    boolean changed = true;
+    int rounds = 0;
+    while (changed && rounds++ < 10_000) {
+      changed = fn.removeUnreachable();
+      changed |= sameTargets(fn);
+      changed |= merge(fn);
+      changed |= forwardEmpty(fn);
+      changed |= SsaCleanup.removeTrivialPhis(fn);
+    }
+  }
+
+  private static boolean sameTargets(Function fn) {
+    boolean changed = false;
+    for (Block b : fn.blocks) {
+      Inst t = b.terminator();
+      if ((t.op == Op.CBR || t.op == Op.SWITCH) && b.succs.size() > 1) {
+        Block first = b.succs.get(0);
+        boolean same = true;
+        for (Block s : b.succs) {
+          same &= s == first;
+        }
+        if (same) {
+          for (int k = 1; k < b.succs.size(); k++) {
+            Fold.removeOnePred(first, b);
+          }
+          b.succs.clear();
+          b.succs.add(first);
+          t.op = Op.BR;
+          t.args = new Value[0];
+          t.aux = null;
+          changed = true;
+        }
+      }
+    }
+    return changed;
+  }
+
+  private static boolean merge(Function fn) {
+    boolean changed = false;
+    Map<Inst, Value> replace = new HashMap<>();
+    List<Block> removed = new ArrayList<>();
+    for (Block b : fn.blocks) {
+      if (b.mark == -1) {
+        continue;
+      }
+      while (true) {
+        Inst t = b.terminator();
+        if (t.op != Op.BR) {
+          break;
+        }
+        Block s = b.succs.get(0);
+        if (s == b || s == fn.entry() || s.preds.size() != 1) {
+          break;
+        }
+        for (Inst p : s.phis) {
+          replace.put(p, p.args[0]);
+        }
+        s.phis.clear();
+        b.insts.remove(b.insts.size() - 1);
+        for (Inst i : s.insts) {
+          i.block = b;
+          b.insts.add(i);
+        }
+        s.insts.clear();
+        b.succs.clear();
+        for (Block x : s.succs) {
+          b.succs.add(x);
+          x.replacePred(s, b);
+        }
+        s.succs.clear();
+        s.preds.clear();
+        s.mark = -1;
+        removed.add(s);
+        changed = true;
+      }
+    }
+    if (changed) {
+      fn.blocks.removeAll(removed);
+      fn.replaceUses(replace);
+    }
+    for (Block b : fn.blocks) {
+      b.mark = 0;
+    }
+    return changed;
+  }
+
+  /** Redirects predecessors of blocks that hold only a jump (and no phis) to the jump's target. */
+  private static boolean forwardEmpty(Function fn) {
+    boolean changed = false;
+    List<Block> removed = new ArrayList<>();
+    for (Block b : fn.blocks) {
+      if (b == fn.entry() || !b.phis.isEmpty() || b.insts.size() != 1) {
+        continue;
+      }
+      Inst t = b.terminator();
+      if (t.op != Op.BR || b.succs.isEmpty() || b.preds.isEmpty()) {
+        continue;
+      }
+      Block s = b.succs.get(0);
+      if (s == b) {
+        continue;
+      }
+      if (!s.phis.isEmpty()) {
+        boolean conflict = false;
+        for (Block p : b.preds) {
+          conflict |= s.preds.contains(p);
+        }
+        if (conflict) {
+          continue;
+        }
+      }
+      int at = s.preds.indexOf(b);
+      List<Value> phiArgs = new ArrayList<>();
+      for (Inst phi : s.phis) {
+        phiArgs.add(phi.args[at]);
+      }
+      s.removePredAt(at);
+      for (Block p : b.preds) {
+        p.replaceSucc(b, s);
+        s.preds.add(p);
+        for (int k = 0; k < s.phis.size(); k++) {
+          s.phis.get(k).addArg(phiArgs.get(k));
+        }
+      }
+      // A predecessor listed twice (a branch with both targets here) was replaced twice above,
+      // and added twice: consistent with the duplicate-predecessor convention.
+      b.preds.clear();
+      b.succs.clear();
+      removed.add(b);
+      changed = true;
+    }
+    fn.blocks.removeAll(removed);
+    return changed;
+  }
+}

@@ -1,0 +1,327 @@
+package sirocco.jit.pass;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import sirocco.jit.ir.Block;
+import sirocco.jit.ir.Cmp;
+import sirocco.jit.ir.Const;
+import sirocco.jit.ir.Function;
+import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.Op;
+import sirocco.jit.ir.Type;
+import sirocco.jit.ir.Value;
+
+/**
+ * Fully unrolls innermost counted loops whose trip count is a compile-time constant (typically a
+ * {@code for (int k = 0; k < TILE; k++)} with {@code TILE} specialized), when the trip count is at
+ * most {@link #MAX_TRIPS} and the unrolled body at most {@link #MAX_UNROLLED} instructions. ptxas
+ * unrolls little by itself, and unrolled code lets the folder turn index arithmetic into constants
+ * (shared-memory offsets, register-resident accumulators).
+ *
+ * <p>Shape handled (what javac emits for {@code for} and {@code while}): a header with phis that
+ * ends in a branch on {@code setp(i, constant)} (either order), one edge leaving the loop from the
+ * header, one latch jumping back, one predecessor outside; {@code i} is a header phi starting at a
+ * constant and stepped by a constant add or subtract. The trip count is found by running the
+ * induction with Java semantics (so overflow behaves as in Java). Each copy of the header is
+ * replaced by a jump, so the unrolled code is straight-line.
+ */
+public final class Unroll implements Pass {
+  /** Largest trip count unrolled. */
+  public static final int MAX_TRIPS = 64;
+
+  /** Largest size (instructions) of the unrolled loop. */
+  public static final int MAX_UNROLLED = 3000;
+
+  @Override
+  public String name() {
+    return "unroll";
+  }
+
+  @Override
+  public void run(Function fn, PassContext ctx) {
+    if (!ctx.unroll) {
+      return;
+    }
+    for (int round = 0; round < 3; round++) {
+      boolean changed = false;
+      for (Loop l : findLoops(fn)) {
+        if (l.innermost) {
+          changed |= tryUnroll(fn, l);
+        }
+      }
+      if (!changed) {
+        return;
+      }
+      // Later rounds see loops whose inner loops are gone; their bounds need folding first.
+      new Fold().run(fn, ctx);
+      new SimplifyCfg().run(fn, ctx);
+    }
+  }
+
+  private static final class Loop {
+    Block header;
+    Block latch;
+    Set<Block> blocks;
+    boolean innermost = true;
+  }
+
+  private static List<Loop> findLoops(Function fn) {
+    List<Block> rpo = fn.reversePostOrder();
+    Map<Block, Integer> order = new IdentityHashMap<>();
+    for (int i = 0; i < rpo.size(); i++) {
+      order.put(rpo.get(i), i);
+    }
+    List<Loop> loops = new ArrayList<>();
+    Map<Block, Integer> backEdges = new IdentityHashMap<>();
+    for (Block b : rpo) {
+      for (Block s : b.succs) {
+        if (order.get(s) <= order.get(b)) {
+          backEdges.merge(s, 1, Integer::sum);
+        }
+      }
+    }
+    for (Block b : rpo) {
+      for (Block h : b.succs) {
+        if (order.get(h) > order.get(b) || backEdges.get(h) != 1) {
+          continue;
+        }
+        Set<Block> body = new LinkedHashSet<>();
+        body.add(h);
+        ArrayDeque<Block> work = new ArrayDeque<>();
+        if (body.add(b)) {
+          work.add(b);
+        }
+        boolean natural = true;
+        while (!work.isEmpty()) {
+          Block x = work.pop();
+          if (x == fn.entry()) {
+            natural = false;
+            break;
+          }
+          for (Block p : x.preds) {
+            if (body.add(p)) {
+              work.add(p);
+            }
+          }
+        }
+        if (!natural) {
+          continue;
+        }
+        Loop l = new Loop();
+        l.header = h;
+        l.latch = b;
+        l.blocks = body;
+        loops.add(l);
+      }
+    }
+    for (Loop outer : loops) {
+      for (Loop inner : loops) {
+        if (inner != outer && outer.blocks.contains(inner.header)) {
+          outer.innermost = false;
+        }
+      }
+    }
+    return loops;
+  }
+
+  private static boolean tryUnroll(Function fn, Loop l) {
+    Block h = l.header;
+    Block latch = l.latch;
+    if (latch == h || h.preds.size() != 2 || latch.succs.size() != 1) {
+      return false;
+    }
+    int li = h.preds.indexOf(latch);
+    int pi = 1 - li;
+    Block pre = h.preds.get(pi);
+    if (l.blocks.contains(pre)) {
+      return false;
+    }
+    Inst t = h.terminator();
+    if (t.op != Op.CBR) {
+      return false;
+    }
+    int inIdx = l.blocks.contains(h.succs.get(0)) ? 0 : 1;
+    Block inSucc = h.succs.get(inIdx);
+    Block exit = h.succs.get(1 - inIdx);
+    if (!l.blocks.contains(inSucc) || l.blocks.contains(exit) || inSucc == h) {
+      return false;
+    }
+    for (Block b : l.blocks) {
+      if (b == h) {
+        continue;
+      }
+      for (Block s : b.succs) {
+        if (!l.blocks.contains(s)) {
+          return false; // another exit (break, labelled continue out of the loop)
+        }
+      }
+    }
+    int trips = tripCount(h, t, inIdx, pi, li);
+    if (trips < 0) {
+      return false;
+    }
+    int size = 0;
+    for (Block b : l.blocks) {
+      size += b.insts.size() + b.phis.size();
+    }
+    if ((long) size * trips > MAX_UNROLLED) {
+      return false;
+    }
+    unroll(fn, l, pre, pi, li, inSucc, exit, trips);
+    return true;
+  }
+
+  /** The number of times the body runs, or -1 when not a constant of at most MAX_TRIPS. */
+  private static int tripCount(Block h, Inst cbr, int inIdx, int pi, int li) {
+    if (!(cbr.args[0] instanceof Inst c) || c.op != Op.SETP || c.block != h) {
+      return -1;
+    }
+    int ivPos;
+    if (c.args[0] instanceof Inst x
+        && x.op == Op.PHI
+        && x.block == h
+        && c.args[1] instanceof Const) {
+      ivPos = 0;
+    } else if (c.args[1] instanceof Inst x
+        && x.op == Op.PHI
+        && x.block == h
+        && c.args[0] instanceof Const) {
+      ivPos = 1;
+    } else {
+      return -1;
+    }
+    Inst iv = (Inst) c.args[ivPos];
+    if (iv.type != Type.INT && iv.type != Type.LONG) {
+      return -1;
+    }
+    if (!(iv.args[pi] instanceof Const init) || !(iv.args[li] instanceof Inst step)) {
+      return -1;
+    }
+    if ((step.op != Op.ADD && step.op != Op.SUB)
+        || step.args[0] != iv
+        || !(step.args[1] instanceof Const delta)) {
+      return -1;
+    }
+    Const bound = (Const) c.args[1 - ivPos];
+    Const cur = init;
+    for (int n = 0; n <= MAX_TRIPS; n++) {
+      Const[] operands = ivPos == 0 ? new Const[] {cur, bound} : new Const[] {bound, cur};
+      Const cond = Evaluator.eval(Op.SETP, Type.PRED, (Cmp) c.aux, operands);
+      boolean stays = cond.asPred() == (inIdx == 0);
+      if (!stays) {
+        return n;
+      }
+      cur = Evaluator.eval(step.op, step.type, null, new Const[] {cur, delta});
+    }
+    return -1;
+  }
+
+  private static void unroll(
+      Function fn, Loop l, Block pre, int pi, int li, Block inSucc, Block exit, int trips) {
+    Block h = l.header;
+    List<Block> loopBlocks = new ArrayList<>(l.blocks);
+    Block[] headers = new Block[trips + 1];
+    Block[] latches = new Block[trips];
+    Map<Inst, Value> prev = null;
+    for (int k = 0; k <= trips; k++) {
+      Map<Inst, Value> vm = new HashMap<>();
+      for (Inst phi : h.phis) {
+        Value v = k == 0 ? phi.args[pi] : map(phi.args[li], prev);
+        vm.put(phi, v);
+      }
+      List<Block> toCopy = k < trips ? loopBlocks : List.of(h);
+      Map<Block, Block> bm = new IdentityHashMap<>();
+      for (Block b : toCopy) {
+        bm.put(b, fn.newBlock());
+      }
+      List<Inst> cloned = new ArrayList<>();
+      for (Block b : toCopy) {
+        Block nb = bm.get(b);
+        if (b != h) {
+          for (Inst p : b.phis) {
+            Inst np = fn.newPhi(nb, p.type, p.pos);
+            np.args = p.args.clone();
+            vm.put(p, np);
+            cloned.add(np);
+          }
+        }
+        for (Inst i : b.insts) {
+          Inst ni = fn.append(nb, i.op, i.type, i.args.clone(), i.aux, i.pos);
+          ni.space = i.space;
+          vm.put(i, ni);
+          cloned.add(ni);
+        }
+      }
+      for (Inst ni : cloned) {
+        for (int a = 0; a < ni.args.length; a++) {
+          ni.args[a] = map(ni.args[a], vm);
+        }
+      }
+      for (Block b : toCopy) {
+        Block nb = bm.get(b);
+        if (b == h) {
+          Inst term = nb.terminator();
+          term.op = Op.BR;
+          term.args = new Value[0];
+          term.aux = null;
+          // The in-loop successor's copy lists this header among its mapped predecessors.
+          nb.succs.add(k < trips ? bm.get(inSucc) : exit);
+          continue;
+        }
+        for (Block s : b.succs) {
+          if (s == h) {
+            latches[k] = nb;
+            nb.succs.add(null); // wired to the next header below
+          } else {
+            nb.succs.add(bm.get(s));
+          }
+        }
+        for (Block p : b.preds) {
+          nb.preds.add(p == h ? bm.get(h) : bm.get(p));
+        }
+      }
+      headers[k] = bm.get(h);
+      prev = vm;
+    }
+    // Wire: preheader -> first header, latch k -> header k+1, last header -> exit.
+    pre.replaceSucc(h, headers[0]);
+    headers[0].preds.add(pre);
+    for (int k = 0; k < trips; k++) {
+      Block lk = latches[k];
+      lk.succs.set(lk.succs.indexOf(null), headers[k + 1]);
+      headers[k + 1].preds.add(lk);
+    }
+    exit.replacePred(h, headers[trips]);
+    // Uses after the loop of values defined in the header take the last copy's values.
+    Map<Inst, Value> outside = new HashMap<>();
+    for (Inst phi : h.phis) {
+      outside.put(phi, prev.get(phi));
+    }
+    for (Inst i : h.insts) {
+      outside.put(i, prev.get(i));
+    }
+    fn.blocks.removeAll(loopBlocks);
+    for (Block b : loopBlocks) {
+      for (Inst i : b.insts) {
+        i.block = null;
+      }
+      b.preds.clear();
+      b.succs.clear();
+    }
+    fn.replaceUses(outside);
+  }
+
+  private static Value map(Value v, Map<Inst, Value> m) {
+    if (v instanceof Inst x && m != null) {
+      Value r = m.get(x);
+      return r != null ? r : v;
+    }
+    return v;
+  }
+}

@@ -1,0 +1,284 @@
+package sirocco.jit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import sirocco.jit.testkernels.AtomicKernels;
+import sirocco.jit.testkernels.GoldenKernels;
+import sirocco.jit.testkernels.MemoryKernels;
+import sirocco.jit.testkernels.MmaKernels;
+import sirocco.jit.testkernels.SpecializeKernels;
+import sirocco.jit.testkernels.VectorKernels;
+import sirocco.jit.testkernels.WarpKernels;
+
+/** Structural requirements on the generated PTX (the Java-vs-PTX table of JIT-NOTES.md). */
+class GoldenPtxTest {
+  private static String ptx(Class<?> c, String name) {
+    return ptx(c, name, Target.sm90());
+  }
+
+  private static String ptx(Class<?> c, String name, Target t) {
+    var m = TestKernels.method(c, name);
+    return KernelCompiler.compile(m, KernelCompiler.validationSets(m).get(0), t).ptx();
+  }
+
+  /** The body of the entry, without the header comment (which quotes Java names). */
+  private static String body(String ptx) {
+    return ptx.substring(ptx.indexOf(".entry"));
+  }
+
+  @Test
+  void floatMultiplyAddIsTwoRoundedOperations() {
+    String p = body(ptx(GoldenKernels.class, "mulAdd"));
+    assertTrue(p.contains("mul.rn.f32"), p);
+    assertTrue(p.contains("add.rn.f32"), p);
+    assertFalse(p.contains("fma"), p);
+    assertFalse(
+        Pattern.compile("\\b(mul|add|sub)\\.f32").matcher(p).find(), "no unrounded op: " + p);
+  }
+
+  @Test
+  void mathFmaIsOneFusedOperation() {
+    String p = body(ptx(GoldenKernels.class, "explicitFma"));
+    assertTrue(p.contains("fma.rn.f32"), p);
+    assertFalse(p.contains("mul.rn.f32"), p);
+  }
+
+  @Test
+  void floatMaxMinPropagateNaN() {
+    String p = body(ptx(GoldenKernels.class, "maxMin"));
+    assertTrue(p.contains("max.NaN.f32"), p);
+    assertTrue(p.contains("min.NaN.f32"), p);
+  }
+
+  @Test
+  void variableShiftCountsAreMasked() {
+    String p = body(ptx(GoldenKernels.class, "shiftByVariable"));
+    Matcher m =
+        Pattern.compile("and\\.b32 (%r\\d+), %r\\d+, 31;\\s+shl\\.b32 %r\\d+, %r\\d+, (%r\\d+);")
+            .matcher(p);
+    assertTrue(m.find(), p);
+    assertEquals(m.group(1), m.group(2), "shl uses the masked count");
+    assertTrue(Pattern.compile("and\\.b32 %r\\d+, %r\\d+, 63;\\s+shr\\.u64").matcher(p).find(), p);
+  }
+
+  @Test
+  void constantShiftCountsAreReducedAtCompileTime() {
+    String p = body(ptx(GoldenKernels.class, "shiftByConstant"));
+    assertTrue(Pattern.compile("shl\\.b32 %r\\d+, %r\\d+, 1;").matcher(p).find(), p);
+    assertFalse(p.contains(", 31;"), p);
+  }
+
+  @Test
+  void specializeRemovesTheParameterAndFoldsTheConstant() {
+    var m = TestKernels.method(GoldenKernels.class, "specialized");
+    CompiledKernel k = KernelCompiler.compile(m, Map.of("k", 7), Target.sm90());
+    String p = body(k.ptx());
+    assertFalse(p.contains("p_k"), p);
+    assertTrue(p.contains("p_n"), p);
+    assertTrue(Pattern.compile("mul\\.lo\\.s32 %r\\d+, %r\\d+, 8;").matcher(p).find(), p);
+    assertEquals(List.of("out", "n", "k"), k.params().stream().map(KernelParam::name).toList());
+    assertTrue(k.params().get(2).specialized());
+    assertEquals(List.of("out", "n"), k.launchParams().stream().map(KernelParam::name).toList());
+    assertEquals(List.<Object>of(7), k.key().specializationValues());
+  }
+
+  @Test
+  void floatToLongGuardsNaN() {
+    String p = body(ptx(GoldenKernels.class, "floatToLong"));
+    assertTrue(p.contains("cvt.rzi.s64.f32"), p);
+    assertTrue(p.contains("setp.nan.f32"), p);
+    assertTrue(p.contains("selp.b64"), p);
+  }
+
+  @Test
+  void doubleToIntGuardsNaNButFloatToIntNeedsNot() {
+    // On the H200, cvt.rzi.s32.f64 turns NaN into 0x80000000 (Java: 0); the f32 form gives 0.
+    String p = body(ptx(sirocco.jit.testkernels.ConvKernels.class, "conversions"));
+    assertTrue(
+        Pattern.compile(
+                "cvt\\.rzi\\.s32\\.f64 (%r\\d+), (%fd\\d+);\\s+setp\\.nan\\.f64 (%p\\d+), \\2, \\2;\\s+"
+                    + "selp\\.b32 %r\\d+, 0, \\1, \\3;")
+            .matcher(p)
+            .find(),
+        p);
+    assertTrue(
+        Pattern.compile("cvt\\.rzi\\.s32\\.f32 %r\\d+, %f\\d+;\\s+mul").matcher(p).find(), p);
+  }
+
+  @Test
+  void floatSqrtDivisionAndExpStayInSinglePrecision() {
+    String p = body(ptx(GoldenKernels.class, "floatSqrtDivExp"));
+    assertTrue(p.contains("sqrt.rn.f32"), p);
+    assertTrue(p.contains("div.rn.f32"), p);
+    assertFalse(p.contains("f64"), p);
+    assertFalse(p.contains("ex2"), "exp is the exact FMA sequence, not ex2.approx: " + p);
+    assertFalse(p.contains(".approx"), p);
+  }
+
+  @Test
+  void vecLdg4IsOneNonCoherent16ByteLoad() {
+    String p = body(ptx(GoldenKernels.class, "loadInt4"));
+    assertTrue(p.contains("ld.global.nc.v4.u32"), p);
+    assertEquals(1, count(p, "ld.global"), p);
+    String v = body(ptx(VectorKernels.class, "vectors"));
+    assertTrue(v.contains("ld.global.nc.v4.f32"), v);
+    assertTrue(v.contains("ld.global.v4.u32"), v);
+    assertTrue(v.contains("st.global.v4.f32"), v);
+    assertTrue(v.contains("ld.global.nc.v2.u32"), v);
+    String s = body(ptx(VectorKernels.class, "sharedVectors"));
+    assertTrue(s.contains("st.shared.v4.f32"), s);
+    assertTrue(s.contains("ld.shared.v4.u32"), s);
+  }
+
+  @Test
+  void narrowLoadsExtendByElementType() {
+    String p = body(ptx(GoldenKernels.class, "narrowLoads"));
+    assertTrue(p.contains("ld.global.s8"), p);
+    assertTrue(p.contains("ld.global.u16"), p);
+    assertTrue(p.contains("ld.global.s16"), p);
+  }
+
+  @Test
+  void arraysAreGlobalPointersIndexedWithMulWide() {
+    String p = body(ptx(GoldenKernels.class, "mulAdd"));
+    assertEquals(4, count(p, "cvta.to.global.u64"), p);
+    assertTrue(p.contains("mul.wide.s32"), p);
+    assertTrue(p.contains(".param .u64 p_a"), p);
+    assertTrue(p.contains(".param .s32 p_n"), p);
+  }
+
+  @Test
+  void sharedArraysBarriersAndGenericMerges() {
+    String p = body(ptx(MemoryKernels.class, "blockReverse"));
+    assertTrue(p.contains(".shared .align 16 .b8 smem0[1024];"), p);
+    assertTrue(p.contains("st.shared.f32"), p);
+    assertTrue(p.contains("ld.shared.f32"), p);
+    assertTrue(p.contains("bar.sync 0;"), p);
+    String g = body(ptx(MemoryKernels.class, "arrayRefs"));
+    assertTrue(g.contains("cvta.shared.u64"), "shared and global merged: generic address " + g);
+    assertTrue(Pattern.compile("\\bld\\.f32").matcher(g).find(), g);
+  }
+
+  @Test
+  void shufflesAndWarpBarrier() {
+    String p = body(ptx(WarpKernels.class, "shuffles"));
+    assertTrue(p.contains("shfl.sync.bfly.b32"), p);
+    assertTrue(
+        Pattern.compile("shfl\\.sync\\.down\\.b32 [^;]*, 0x1f, 0xffffffff;").matcher(p).find(), p);
+    assertTrue(
+        Pattern.compile("shfl\\.sync\\.up\\.b32 [^;]*, 0, 0xffffffff;").matcher(p).find(), p);
+    assertTrue(p.contains("shfl.sync.idx.b32"), p);
+    assertTrue(p.contains("bar.warp.sync -1;"), p);
+  }
+
+  @Test
+  void atomicsAndVolatileLoads() {
+    String p = body(ptx(AtomicKernels.class, "atomics"));
+    for (String s :
+        List.of(
+            "atom.global.add.s32",
+            "atom.global.add.f32",
+            "atom.global.max.s32",
+            "atom.global.min.s32",
+            "atom.global.cas.b32",
+            "atom.global.exch.b32",
+            "atom.shared.add.s32")) {
+      assertTrue(p.contains(s), s + " in " + p);
+    }
+    assertTrue(body(ptx(AtomicKernels.class, "volatileRead")).contains("ld.volatile.global.u32"));
+  }
+
+  @Test
+  void mmaUsesTheTensorCoreInstruction() {
+    assertTrue(
+        body(ptx(MmaKernels.class, "mmaBf16"))
+            .contains("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {"));
+    assertTrue(
+        body(ptx(MmaKernels.class, "mmaF16"))
+            .contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {"));
+  }
+
+  @Test
+  void specializationRemovesDeadThrowAndFoldsDivisions() {
+    var m = TestKernels.method(SpecializeKernels.class, "unpack");
+    String p = body(KernelCompiler.compile(m, Map.of("bits", 4), Target.sm90()).ptx());
+    assertFalse(p.contains("trap"), p);
+    assertTrue(p.contains(", 8;"), "32/bits folded to 8: " + p);
+    assertTrue(Pattern.compile("and\\.b32 %r\\d+, %r\\d+, 15;").matcher(p).find(), p);
+  }
+
+  @Test
+  void versionTargetAndEntryName() {
+    String p90 = ptx(GoldenKernels.class, "mulAdd", Target.sm90());
+    assertTrue(p90.contains(".version 8.0\n.target sm_90\n.address_size 64"), p90);
+    String p80 = ptx(GoldenKernels.class, "mulAdd", Target.sm80());
+    assertTrue(p80.contains(".target sm_80"), p80);
+    var m = TestKernels.method(GoldenKernels.class, "mulAdd");
+    CompiledKernel k = KernelCompiler.compile(m, Map.of(), Target.sm90());
+    assertTrue(k.entryName().matches("GoldenKernels_mulAdd_[0-9a-f]{8}"), k.entryName());
+    assertTrue(k.ptx().contains(".visible .entry " + k.entryName() + "("));
+  }
+
+  @Test
+  void lineInfoOnlyWhenAsked() {
+    var m = TestKernels.method(GoldenKernels.class, "mulAdd");
+    String off = KernelCompiler.compile(m, Map.of(), Target.sm90()).ptx();
+    assertFalse(off.contains(".loc"), off);
+    String on =
+        KernelCompiler.compile(
+                m, Map.of(), Target.sm90(), CompileOptions.defaults().withLineInfo(true))
+            .ptx();
+    assertTrue(on.contains(".file 1 \"sirocco/jit/testkernels/GoldenKernels.java\""), on);
+    assertTrue(Pattern.compile("\\.loc 1 \\d+ 0").matcher(on).find(), on);
+    PtxValidator.validate(on, "sm_90");
+  }
+
+  @Test
+  void dumpAfterAPass() {
+    var m = TestKernels.method(GoldenKernels.class, "mulAdd");
+    List<String> dumps = new ArrayList<>();
+    KernelCompiler.compile(
+        m,
+        Map.of(),
+        Target.sm90(),
+        CompileOptions.defaults().withDumpAfter(Set.of("fold", "ptx"), dumps::add));
+    assertEquals(3, dumps.size(), "fold runs twice, then the PTX: " + dumps);
+    assertTrue(dumps.get(0).startsWith("=== IR after fold"), dumps.get(0));
+    assertTrue(dumps.get(2).startsWith("=== PTX of "), dumps.get(2));
+  }
+
+  @Test
+  void constantTripLoopsAreUnrolledWithFoldedOffsets() {
+    String p = body(ptx(GoldenKernels.class, "unrolled"));
+    assertFalse(Pattern.compile("@%p\\d+ bra \\$B1;").matcher(p).find(), p);
+    assertEquals(4, count(p, "ld.global.f32"), p);
+    assertTrue(p.contains("+4];") && p.contains("+8];") && p.contains("+12];"), p);
+    var m = TestKernels.method(GoldenKernels.class, "unrolled");
+    String rolled =
+        body(
+            KernelCompiler.compile(
+                    m,
+                    Map.of("tile", 4),
+                    Target.sm90(),
+                    CompileOptions.defaults().withUnroll(false))
+                .ptx());
+    assertEquals(1, count(rolled, "ld.global.f32"), rolled);
+  }
+
+  private static int count(String s, String what) {
+    int n = 0;
+    for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+      n++;
+    }
+    return n;
+  }
+}

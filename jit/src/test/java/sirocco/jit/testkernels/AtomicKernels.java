@@ -1,0 +1,54 @@
+package sirocco.jit.testkernels;
+
+import sirocco.api.Kernel;
+import sirocco.api.KernelContext;
+
+/**
+ * Atomics on global and shared arrays. One thread per element of {@code in}; counters starts as {0,
+ * 0, MIN_VALUE, MAX_VALUE, 0, 0, 0, 0}; fsum[0] starts at 0. Afterwards: counters[0] = number of
+ * threads, counters[1] = sum of in, counters[2] = max, counters[3] = min, counters[4] = 1 (the
+ * single successful CAS from 0), counters[5] = some thread's in value (exchange), counters[6] =
+ * number of threads per block summed through a shared counter; fsum[0] = sum of (float) in. old[g]
+ * holds each thread's atomicAdd result (a permutation of 0..n-1).
+ */
+public final class AtomicKernels {
+  private AtomicKernels() {}
+
+  @Kernel
+  public static void atomics(
+      KernelContext ctx, int[] in, int[] counters, float[] fsum, int[] old, int n) {
+    int[] local = ctx.allocateIntLocalArray(1);
+    int g = ctx.globalIdx;
+    if (ctx.localIdx == 0) {
+      local[0] = 0;
+    }
+    ctx.localBarrier();
+    if (g < n) {
+      int v = in[g];
+      old[g] = ctx.atomicAdd(counters, 0, 1);
+      ctx.atomicAdd(counters, 1, v);
+      ctx.atomicMax(counters, 2, v);
+      ctx.atomicMin(counters, 3, v);
+      ctx.atomicCas(counters, 4, 0, 1);
+      ctx.atomicExchange(counters, 5, v);
+      ctx.atomicAdd(fsum, 0, (float) v);
+      ctx.atomicAdd(local, 0, 1);
+    }
+    ctx.localBarrier();
+    if (ctx.localIdx == 0) {
+      ctx.atomicAdd(counters, 6, local[0]);
+    }
+  }
+
+  /**
+   * Spin-free flag read: out[g] = ctx.loadVolatile(flags, g) + 1 (flags are written by the host
+   * before launch).
+   */
+  @Kernel
+  public static void volatileRead(KernelContext ctx, int[] flags, int[] out, int n) {
+    int g = ctx.globalIdx;
+    if (g < n) {
+      out[g] = ctx.loadVolatile(flags, g) + 1;
+    }
+  }
+}
