@@ -281,4 +281,15 @@ class GoldenPtxTest {
     }
     return n;
   }
+
+  @Test
+  void globalTimerIsReadWithMovU64AndNeverMerged() {
+    String p = ptx(AtomicKernels.class, "waitForFlag");
+    Matcher m = Pattern.compile("mov\\.u64\\s+%\\w+, %globaltimer").matcher(p);
+    int reads = 0;
+    while (m.find()) {
+      reads++;
+    }
+    assertTrue(reads >= 2, "the start read and the loop read stay separate: " + p);
+  }
 }

@@ -315,6 +315,10 @@ final class CallLowering {
       vec(name, desc, args, key);
       return;
     }
+    if (key.equals("sirocco/api/Intrinsics.globalTimerNanos()J")) {
+      b.push(b.append(Op.SREG, Type.LONG, SReg.GLOBALTIMER));
+      return;
+    }
     boolean jdk =
         owner.startsWith("java/")
             || owner.startsWith("javax/")

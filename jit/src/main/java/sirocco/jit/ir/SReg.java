@@ -13,11 +13,21 @@ public enum SReg {
   CTAID_Z("%ctaid.z"),
   NCTAID_X("%nctaid.x"),
   NCTAID_Y("%nctaid.y"),
-  NCTAID_Z("%nctaid.z");
+  NCTAID_Z("%nctaid.z"),
+  /** 64-bit nanosecond timer; changes between reads, so it is never merged or folded. */
+  GLOBALTIMER("%globaltimer", true);
 
   public final String ptx;
 
+  /** True for 64-bit registers (read with {@code mov.u64}). */
+  public final boolean wide;
+
   SReg(String ptx) {
+    this(ptx, false);
+  }
+
+  SReg(String ptx, boolean wide) {
     this.ptx = ptx;
+    this.wide = wide;
   }
 }

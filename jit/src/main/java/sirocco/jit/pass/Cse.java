@@ -11,6 +11,7 @@ import sirocco.jit.ir.Dominators;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
 import sirocco.jit.ir.Op;
+import sirocco.jit.ir.SReg;
 import sirocco.jit.ir.Type;
 import sirocco.jit.ir.Value;
 
@@ -125,6 +126,9 @@ public final class Cse implements Pass {
   }
 
   private static boolean pure(Inst i) {
+    if (i.op == Op.SREG && i.aux == SReg.GLOBALTIMER) {
+      return false; // a clock: two reads are two different values
+    }
     return switch (i.op) {
       case ADD,
           SUB,

@@ -448,7 +448,10 @@ public final class PtxEmitter {
                   + ", "
                   + reg(i.args[0]));
       case MATH -> math(i);
-      case SREG -> line("mov.u32 " + name(i) + ", " + ((SReg) i.aux).ptx);
+      case SREG -> {
+        SReg r = (SReg) i.aux;
+        line((r.wide ? "mov.u64 " : "mov.u32 ") + name(i) + ", " + r.ptx);
+      }
       case SHARED_ALLOC -> line("mov.u32 " + name(i) + ", " + sharedNames.get((SharedSite) i.aux));
       case LOAD -> load(i);
       case STORE -> store(i);

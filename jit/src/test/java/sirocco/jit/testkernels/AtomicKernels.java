@@ -51,4 +51,28 @@ public final class AtomicKernels {
       out[g] = ctx.loadVolatile(flags, g) + 1;
     }
   }
+
+  /**
+   * Waits until flag[0] becomes nonzero or {@code timeoutNanos & 0xFFFFFF} pass on the global
+   * timer; out[i] = 1 when the flag was seen, 2 on timeout. Exercises {@code
+   * Intrinsics.globalTimerNanos()} (two reads per iteration that must not be merged).
+   */
+  @Kernel
+  public static void waitForFlag(
+      KernelContext ctx, int[] flag, int[] out, long timeoutNanos, int n) {
+    int i = ctx.globalIdx;
+    if (i >= n) {
+      return;
+    }
+    long limit = timeoutNanos & 0xFFFFFFL; // at most ~17 ms whatever the random input
+    long start = sirocco.api.Intrinsics.globalTimerNanos();
+    int result = 2;
+    while (sirocco.api.Intrinsics.globalTimerNanos() - start < limit) {
+      if (ctx.loadVolatile(flag, 0) != 0) {
+        result = 1;
+        break;
+      }
+    }
+    out[i] = result;
+  }
 }

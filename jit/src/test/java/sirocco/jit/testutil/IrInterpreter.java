@@ -124,6 +124,9 @@ public final class IrInterpreter {
           };
         }
       case SREG:
+        if (i.aux == SReg.GLOBALTIMER) {
+          return Const.ofLong(System.nanoTime());
+        }
         return Const.ofInt(
             switch ((SReg) i.aux) {
               case TID_X -> tid;
@@ -132,6 +135,7 @@ public final class IrInterpreter {
               case NCTAID_X -> nb;
               case TID_Y, TID_Z, CTAID_Y, CTAID_Z -> 0;
               case NTID_Y, NTID_Z, NCTAID_Y, NCTAID_Z -> 1;
+              case GLOBALTIMER -> throw new IllegalStateException("handled above");
             });
       case SHARED_ALLOC:
         {
