@@ -113,6 +113,13 @@ public final class CudaDevice extends Device {
     return s;
   }
 
+  /** Every stream of this device (the default one and those from {@link #newStream()}). */
+  List<CudaStream> streams() {
+    synchronized (streams) {
+      return List.copyOf(streams);
+    }
+  }
+
   CudaStream cuda(Stream s) {
     if (!(s instanceof CudaStream c) || c.device != this) {
       throw new IllegalArgumentException("stream must belong to this CUDA device");
