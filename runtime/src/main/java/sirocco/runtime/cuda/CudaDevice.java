@@ -10,11 +10,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.DeviceInfo;
+import sirocco.runtime.DeviceOutOfMemoryException;
 import sirocco.runtime.ElementType;
 import sirocco.runtime.KernelLaunch;
+import sirocco.runtime.MappedBuffer;
 import sirocco.runtime.MemoryStats;
 import sirocco.runtime.Stream;
 import sirocco.runtime.lifecycle.Lifecycle;
+import sirocco.runtime.sync.CompletionWorker;
+import sirocco.runtime.sync.CooperativeWait;
+import sirocco.runtime.sync.WaitOptions;
 
 /**
  * One CUDA GPU through its primary context. The context is set to blocking sync before first use,
@@ -135,6 +140,45 @@ public final class CudaDevice extends Device {
     markers.addFirst(e);
   }
 
+  /** Returns a marker to the pool once it has completed (after a cancelled wait on it). */
+  void recycleWhenComplete(CudaEvent e) {
+    completionWorker().retain(new EventMarker(e));
+  }
+
+  /** A pooled marker event as a completion-worker marker; recycled into the pool afterwards. */
+  private final class EventMarker implements CompletionWorker.Marker {
+    private final CudaEvent event;
+
+    EventMarker(CudaEvent event) {
+      this.event = event;
+    }
+
+    @Override
+    public boolean isComplete() {
+      return Cu.eventQuery(event.handle);
+    }
+
+    @Override
+    public void await() {
+      makeCurrent();
+      Cu.eventSynchronize(event.handle);
+    }
+
+    @Override
+    public void recycle() {
+      returnMarker(event);
+    }
+  }
+
+  @Override
+  protected CompletionWorker.Marker marker(Stream stream) {
+    CudaStream s = cuda(stream);
+    makeCurrent();
+    CudaEvent e = markerEvent();
+    Cu.eventRecord(e.handle, s.handle);
+    return new EventMarker(e);
+  }
+
   @Override
   public DeviceBuffer allocate(ElementType type, long length, Stream stream) {
     if (length < 0) {
@@ -148,11 +192,29 @@ public final class CudaDevice extends Device {
       ptr = Cu.memAllocAsync(bytes, s.handle);
     } catch (CudaOutOfMemoryException oom) {
       // Cached pool memory may be what is missing: trim once and retry before failing.
+      outOfMemoryRetries.incrementAndGet();
       clearCache();
-      ptr = Cu.memAllocAsync(bytes, s.handle);
+      makeCurrent();
+      try {
+        ptr = Cu.memAllocAsync(bytes, s.handle);
+      } catch (CudaOutOfMemoryException again) {
+        again.addSuppressed(oom);
+        throw new DeviceOutOfMemoryException(info.name(), bytes, memoryStats(), again);
+      }
     }
     peak.accumulateAndGet(used.addAndGet(bytes), Math::max);
     return new CudaBuffer(this, type, length, ptr, s.handle);
+  }
+
+  @Override
+  public MappedBuffer allocateMapped(ElementType type, long length) {
+    if (type != ElementType.I32 && type != ElementType.F32) {
+      throw new IllegalArgumentException("mapped buffers hold I32 or F32 elements, got " + type);
+    }
+    if (length < 1) {
+      throw new IllegalArgumentException("length must be >= 1, got " + length);
+    }
+    return new CudaMappedBuffer(this, type, length);
   }
 
   void free(long pointer, long bytes, MemorySegment stream) {
@@ -315,7 +377,7 @@ public final class CudaDevice extends Device {
         long slot = 8L * i;
         Object a = args[i];
         switch (a) {
-          case CudaBuffer buf -> {
+          case CudaMemory buf -> {
             checkBuffer(this, buf, "argument " + i);
             values.set(ValueLayout.JAVA_LONG, slot, buf.pointer());
           }
@@ -350,14 +412,29 @@ public final class CudaDevice extends Device {
   }
 
   @Override
-  public void synchronize() {
+  public void synchronize(WaitOptions options) {
     List<CudaStream> all;
     synchronized (streams) {
       all = List.copyOf(streams);
     }
     for (CudaStream s : all) {
-      s.synchronize();
+      s.synchronize(options);
     }
+  }
+
+  /**
+   * Waits for all work in this device's context ({@code cuCtxSynchronize}), including work on
+   * streams Sirocco did not create. The wait cannot be polled: from a virtual thread it goes
+   * straight to a wait worker (an overflow worker when all are busy).
+   */
+  public void contextSynchronize(WaitOptions options) {
+    CooperativeWait.await(
+        null,
+        () -> {
+          makeCurrent();
+          Cu.contextSynchronize();
+        },
+        options);
   }
 
   @Override
@@ -386,8 +463,8 @@ public final class CudaDevice extends Device {
     // H200, trimming after an event wait released nothing). Report stream errors first, then
     // observe all.
     synchronize();
+    contextSynchronize(WaitOptions.DEFAULT);
     makeCurrent();
-    Cu.contextSynchronize();
     Cu.memPoolTrimTo(pool, 0);
   }
 }
