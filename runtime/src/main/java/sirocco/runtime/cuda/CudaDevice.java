@@ -251,7 +251,7 @@ public final class CudaDevice extends Device {
     }
     CudaStream s = cuda(stream);
     makeCurrent();
-    long dptr = ((CudaBuffer) dst).pointer() + dstOffset * dst.type().bytes();
+    long dptr = ((CudaMemory) dst).pointer() + dstOffset * dst.type().bytes();
     Cu.memcpyHtoDAsync(
         dptr,
         heap(srcArray, srcOffset, length, dst.type()),
@@ -278,7 +278,7 @@ public final class CudaDevice extends Device {
       return;
     }
     makeCurrent();
-    long sptr = ((CudaBuffer) src).pointer() + srcOffset * src.type().bytes();
+    long sptr = ((CudaMemory) src).pointer() + srcOffset * src.type().bytes();
     Cu.memcpyDtoH(
         heap(dstArray, dstOffset, length, src.type()),
         sptr,
@@ -308,8 +308,8 @@ public final class CudaDevice extends Device {
     int b = src.type().bytes();
     makeCurrent();
     Cu.memcpyDtoDAsync(
-        ((CudaBuffer) dst).pointer() + dstOffset * b,
-        ((CudaBuffer) src).pointer() + srcOffset * b,
+        ((CudaMemory) dst).pointer() + dstOffset * b,
+        ((CudaMemory) src).pointer() + srcOffset * b,
         length * b,
         cuda(stream).handle);
   }
@@ -321,7 +321,7 @@ public final class CudaDevice extends Device {
       return;
     }
     makeCurrent();
-    Cu.memsetD8Async(((CudaBuffer) dst).pointer(), (byte) 0, dst.bytes(), cuda(stream).handle);
+    Cu.memsetD8Async(((CudaMemory) dst).pointer(), (byte) 0, dst.bytes(), cuda(stream).handle);
   }
 
   /**
@@ -330,7 +330,7 @@ public final class CudaDevice extends Device {
   public void fill32(DeviceBuffer dst, long offset, long words, int bits, Stream stream) {
     checkBuffer(this, dst, "dst");
     makeCurrent();
-    Cu.memsetD32Async(((CudaBuffer) dst).pointer() + offset * 4, bits, words, cuda(stream).handle);
+    Cu.memsetD32Async(((CudaMemory) dst).pointer() + offset * 4, bits, words, cuda(stream).handle);
   }
 
   @Override
