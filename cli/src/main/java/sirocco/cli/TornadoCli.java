@@ -18,7 +18,13 @@ import picocli.CommandLine.Option;
     versionProvider = TornadoCli.Version.class,
     description =
         "Sirocco: quantized matmul and attention for the JVM on NVIDIA GPUs, kernels written in Java.",
-    subcommands = {DevicesCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DevicesCommand.class,
+      DemoCommand.class,
+      BenchCommand.class,
+      ExitVariantsCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class TornadoCli implements Runnable {
   @Option(
       names = "--printKernel",
