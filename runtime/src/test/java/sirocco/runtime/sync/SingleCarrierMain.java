@@ -15,6 +15,8 @@ import sirocco.runtime.ElementType;
 import sirocco.runtime.KernelLaunch;
 import sirocco.runtime.MappedBuffer;
 import sirocco.runtime.Stream;
+import sirocco.runtime.cuda.CudaDevice;
+import sirocco.runtime.cuda.CudaFunction;
 import sirocco.runtime.host.HostDevice;
 
 /**
@@ -27,7 +29,8 @@ import sirocco.runtime.host.HostDevice;
  * <ul>
  *   <li>{@code java} / {@code cuda}: A launches {@link WaitKernels#spinOnFlag} on the device and
  *       synchronizes its stream; B sets the flag in mapped host memory. The kernel gives up after
- *       20 s, so a regression fails instead of hanging.
+ *       20 s, so a regression fails instead of hanging. {@code cuda-ptx}: the same with a
+ *       hand-written PTX spin kernel (runs before the JIT is wired into CUDA launches).
  *   <li>{@code pinned}: A waits through {@link CooperativeWait} on a blocking call that pins its
  *       thread (a native {@code usleep} loop), as a driver call would; B sets the condition.
  * </ul>
@@ -46,6 +49,7 @@ public final class SingleCarrierMain {
         switch (scenario) {
           case "java" -> device(new HostDevice());
           case "cuda" -> device(Devices.cuda(0));
+          case "cuda-ptx" -> device(Devices.cuda(0), ptxSpin());
           case "pinned" -> pinned();
           default -> "unknown scenario " + scenario;
         };
@@ -69,7 +73,38 @@ public final class SingleCarrierMain {
     return true;
   }
 
+  /** Launches the spin kernel on a stream. */
+  interface SpinLauncher {
+    void launch(Device d, MappedBuffer flag, DeviceBuffer out, Stream s);
+  }
+
+  private static SpinLauncher ptxSpin() throws java.io.IOException {
+    String ptx;
+    try (var in = SingleCarrierMain.class.getResourceAsStream("/ptx/spin_on_flag.ptx")) {
+      ptx = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    CudaDevice cuda = (CudaDevice) Devices.cuda(0);
+    CudaFunction f = cuda.loadPtx(ptx, "spin_on_flag");
+    return (d, flag, out, s) ->
+        cuda.launchFunction(f, Dim3.of(1), Dim3.of(1), 0, s, flag, out, GIVE_UP_NANOS);
+  }
+
   private static String device(Device d) throws InterruptedException {
+    return device(
+        d,
+        (dev, flag, out, s) ->
+            dev.launch(
+                KernelLaunch.of(
+                    WaitKernels.spinOnFlagKernel(),
+                    Dim3.of(1),
+                    Dim3.of(1),
+                    flag,
+                    out,
+                    GIVE_UP_NANOS),
+                s));
+  }
+
+  private static String device(Device d, SpinLauncher spin) throws InterruptedException {
     MappedBuffer flag = d.allocateMapped(ElementType.I32, 1);
     DeviceBuffer out = d.allocate(ElementType.I32, 1);
     Stream s = d.newStream();
@@ -82,15 +117,7 @@ public final class SingleCarrierMain {
             .start(
                 () -> {
                   try {
-                    d.launch(
-                        KernelLaunch.of(
-                            WaitKernels.spinOnFlagKernel(),
-                            Dim3.of(1),
-                            Dim3.of(1),
-                            flag,
-                            out,
-                            GIVE_UP_NANOS),
-                        s);
+                    spin.launch(d, flag, out, s);
                     launched.countDown();
                     s.synchronize();
                   } catch (Throwable t) {
