@@ -50,16 +50,32 @@ public final class ExitVariantChild {
     return backend == Backend.CUDA ? Devices.cuda(0) : Devices.java();
   }
 
+  private DeviceBuffer copyA;
+  private DeviceBuffer copyB;
+
   /** Queues the long work on {@code s} and returns without waiting. */
   private void longWork(Device d, Stream s) {
+    longWork(d, s, 1);
+  }
+
+  /**
+   * Queues the long work on {@code s}; with copies, {@code share} streams split one LONG_MS of
+   * copies between them.
+   */
+  private synchronized void longWork(Device d, Stream s, int share) {
     if (copies) {
-      // About LONG_MS of copies on an H200 (a 1 GiB device-to-device copy takes roughly 0.5 ms).
-      DeviceBuffer a = d.allocate(ElementType.F32, 1L << 28, s);
-      DeviceBuffer b = d.allocate(ElementType.F32, 1L << 28, s);
-      for (long i = 0; i < 2 * longMillis; i++) {
-        d.copy(a, 0, b, 0, 1L << 28, s);
+      // Copies between two 256 MiB buffers shared by every stream of the process (so 16 processes
+      // at once need 8 GiB): 8 per millisecond of LONG_MS, roughly LONG_MS on an H200 (a 256 MiB
+      // device-to-device copy moves 512 MiB, about 0.13 ms at 4 TB/s). Approximate by design.
+      long n = 1L << 26;
+      if (copyA == null) {
+        copyA = d.allocate(ElementType.F32, n, d.defaultStream());
+        copyB = d.allocate(ElementType.F32, n, d.defaultStream());
+        d.defaultStream().synchronize();
       }
-      d.releaseAfter(s, a, b);
+      for (long i = 0; i < Math.max(1, 8 * longMillis / share); i++) {
+        d.copy(copyA, 0, copyB, 0, n, s);
+      }
       return;
     }
     DeviceBuffer out = d.allocate(ElementType.I32, 1, s);
@@ -172,7 +188,7 @@ public final class ExitVariantChild {
         List<Stream> streams = new ArrayList<>();
         for (int i = 0; i < 64; i++) {
           Stream s = d.newStream();
-          longWork(d, s);
+          longWork(d, s, 64);
           streams.add(s);
         }
         for (Stream s : streams) {

@@ -155,6 +155,7 @@ public final class CudaDevice extends Device {
 
     @Override
     public boolean isComplete() {
+      makeCurrent();
       return Cu.eventQuery(event.handle);
     }
 

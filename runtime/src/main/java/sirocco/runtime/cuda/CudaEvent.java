@@ -45,7 +45,14 @@ public final class CudaEvent implements Event {
   @Override
   public void synchronize(WaitOptions options) {
     CooperativeWait.await(
-        () -> Cu.eventQuery(handle),
+        () -> {
+          // A virtual thread may poll from another carrier than the one that made the context
+          // current.
+          if (Thread.currentThread().isVirtual()) {
+            device.makeCurrent();
+          }
+          return Cu.eventQuery(handle);
+        },
         () -> {
           device.makeCurrent();
           Cu.eventSynchronize(handle);

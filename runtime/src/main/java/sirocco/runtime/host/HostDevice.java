@@ -109,9 +109,14 @@ public final class HostDevice extends Device {
     HostBuffer b = allocateOnce(type, (int) length, bytes);
     if (b == null) {
       // As on CUDA: drop what is cached (here: wait for queued work, whose tasks may hold the last
-      // references to closed buffers' arrays) and retry once before failing.
+      // references to closed buffers' arrays) and retry once before failing. A failure of that
+      // work stays for the next synchronize().
       outOfMemoryRetries.incrementAndGet();
-      clearCache();
+      List<HostStream> all;
+      synchronized (streams) {
+        all = List.copyOf(streams);
+      }
+      all.forEach(HostStream::awaitIdle);
       b = allocateOnce(type, (int) length, bytes);
       if (b == null) {
         throw new DeviceOutOfMemoryException(info.name(), bytes, memoryStats(), null);

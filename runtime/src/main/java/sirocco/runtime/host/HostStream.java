@@ -169,6 +169,11 @@ final class HostStream implements Stream {
     rethrowFailure();
   }
 
+  /** Waits until everything queued so far has run, leaving any failure for synchronize(). */
+  void awaitIdle() {
+    awaitSequence(lastSubmitted(), WaitOptions.DEFAULT);
+  }
+
   /** Waits for task {@code seq} as device waits do (cooperatively from virtual threads). */
   void awaitSequence(long seq, WaitOptions options) {
     CooperativeWait.await(() -> isCompleted(seq), () -> awaitCompleted(seq), options);
