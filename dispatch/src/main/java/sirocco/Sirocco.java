@@ -371,10 +371,28 @@ public final class Sirocco implements AutoCloseable {
 
   // ---- lifetime ----
 
-  /** Waits for all queued work and rethrows the first failure. */
+  /**
+   * Waits for all queued work and rethrows the first failure. From a virtual thread the wait does
+   * not hold the carrier for long (see {@link SyncOptions}).
+   */
   public void synchronize() {
     checkOpen();
     device.synchronize();
+  }
+
+  /**
+   * {@link #synchronize()} with options: spinning, a spin duration, cancellation by interrupt.
+   *
+   * @throws java.util.concurrent.CancellationException when {@code options} are cancellable and the
+   *     thread was interrupted before the work completed
+   */
+  public void synchronize(SyncOptions options) {
+    checkOpen();
+    if (options == null) {
+      throw new IllegalArgumentException("options must not be null (use SyncOptions.defaults())");
+    }
+    device.synchronize(
+        new sirocco.runtime.sync.WaitOptions(options.spin, options.spinNanos, options.cancellable));
   }
 
   /** Returns cached device memory to the device (see the runtime's pool trimming). */

@@ -22,6 +22,8 @@ import picocli.CommandLine.Option;
       DevicesCommand.class,
       DemoCommand.class,
       ForkCommand.class,
+      BenchCommand.class,
+      ExitVariantsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TornadoCli implements Runnable {

@@ -1,5 +1,8 @@
 package sirocco.runtime;
 
+import sirocco.runtime.sync.CompletionWorker;
+import sirocco.runtime.sync.WaitOptions;
+
 /**
  * A place kernels run: a CUDA GPU, or the Java backend (a pool of CPU threads with GPU semantics).
  * Both give the same operations with the same ordering rules, so every op is written once.
@@ -62,8 +65,70 @@ public abstract class Device {
     launch(launch, defaultStream());
   }
 
-  /** Waits for every stream of this device and rethrows the first failure. */
-  public abstract void synchronize();
+  /**
+   * A buffer of {@code length} 32-bit elements in host memory the device reads and writes directly
+   * (see {@link MappedBuffer}); zero-filled.
+   */
+  public abstract MappedBuffer allocateMapped(ElementType type, long length);
+
+  /**
+   * Waits for every stream of this device and rethrows the first failure. Each stream's wait is
+   * cooperative from a virtual thread (see {@link Stream#synchronize()}).
+   */
+  public void synchronize() {
+    synchronize(WaitOptions.DEFAULT);
+  }
+
+  /** {@link #synchronize()} with options. */
+  public abstract void synchronize(WaitOptions options);
+
+  /**
+   * Releases {@code resources} once the work queued on {@code stream} so far has finished, without
+   * waiting for it: {@link DeviceBuffer}s and {@link java.lang.foreign.Arena}s are closed, anything
+   * else is kept reachable until then. Use it for temporaries the queued work reads, or for a
+   * buffer another stream used. The device's completion worker does the release; it sleeps while
+   * there is nothing to release.
+   */
+  public void releaseAfter(Stream stream, Object... resources) {
+    if (resources == null) {
+      throw new IllegalArgumentException("resources must not be null");
+    }
+    completionWorker().retain(marker(stream), resources);
+  }
+
+  /** A marker recorded on {@code stream} now, for the completion worker. */
+  protected abstract CompletionWorker.Marker marker(Stream stream);
+
+  private volatile CompletionWorker completionWorker;
+
+  /** Allocations that failed, were retried after {@link #clearCache()}, and succeeded or not. */
+  protected final java.util.concurrent.atomic.AtomicLong outOfMemoryRetries =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * How many allocations ran out of memory and were retried once after clearing the cache (whether
+   * the retry succeeded or not).
+   */
+  public long outOfMemoryRetries() {
+    return outOfMemoryRetries.get();
+  }
+
+  /** This device's completion worker (created on first use). */
+  public CompletionWorker completionWorker() {
+    CompletionWorker w = completionWorker;
+    if (w == null) {
+      synchronized (this) {
+        w = completionWorker;
+        if (w == null) {
+          completionWorker =
+              w =
+                  new CompletionWorker(
+                      "sirocco-completion-" + kind().name().toLowerCase(java.util.Locale.ROOT));
+        }
+      }
+    }
+    return w;
+  }
 
   public abstract MemoryStats memoryStats();
 

@@ -1,5 +1,7 @@
 package sirocco.runtime;
 
+import sirocco.runtime.sync.WaitOptions;
+
 /**
  * An ordered queue of device work. Work on one stream runs in order; work on different streams may
  * overlap. Waiting never spins a core: see {@link #synchronize()}.
@@ -10,9 +12,15 @@ public interface Stream {
   /**
    * Waits until all work queued so far has finished and rethrows the first failure of that work.
    * From a virtual thread the wait is cooperative (the carrier is not held for long); from a
-   * platform thread it blocks without spinning.
+   * platform thread it blocks without spinning. It waits on the stream itself and never on the
+   * device's completion worker.
    */
-  void synchronize();
+  default void synchronize() {
+    synchronize(WaitOptions.DEFAULT);
+  }
+
+  /** {@link #synchronize()} with options: spinning, a spin duration, cancellation. */
+  void synchronize(WaitOptions options);
 
   /** True when all work queued so far has finished. */
   boolean isIdle();

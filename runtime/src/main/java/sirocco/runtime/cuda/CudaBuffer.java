@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicBoolean;
 import sirocco.runtime.Device;
-import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.ElementType;
 import sirocco.runtime.lifecycle.Lifecycle;
 
@@ -13,7 +12,7 @@ import sirocco.runtime.lifecycle.Lifecycle;
  * dropped without {@link #close()} is freed by a cleaner, unless the JVM is exiting: then nothing
  * calls the driver and the memory goes back with the process.
  */
-public final class CudaBuffer implements DeviceBuffer {
+public final class CudaBuffer implements CudaMemory {
   private final CudaDevice device;
   private final ElementType type;
   private final long length;

@@ -10,11 +10,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.DeviceInfo;
+import sirocco.runtime.DeviceOutOfMemoryException;
 import sirocco.runtime.ElementType;
 import sirocco.runtime.KernelLaunch;
+import sirocco.runtime.MappedBuffer;
 import sirocco.runtime.MemoryStats;
 import sirocco.runtime.Stream;
 import sirocco.runtime.lifecycle.Lifecycle;
+import sirocco.runtime.sync.CompletionWorker;
+import sirocco.runtime.sync.CooperativeWait;
+import sirocco.runtime.sync.WaitOptions;
 
 /**
  * One CUDA GPU through its primary context. The context is set to blocking sync before first use,
@@ -142,6 +147,46 @@ public final class CudaDevice extends Device {
     markers.addFirst(e);
   }
 
+  /** Returns a marker to the pool once it has completed (after a cancelled wait on it). */
+  void recycleWhenComplete(CudaEvent e) {
+    completionWorker().retain(new EventMarker(e));
+  }
+
+  /** A pooled marker event as a completion-worker marker; recycled into the pool afterwards. */
+  private final class EventMarker implements CompletionWorker.Marker {
+    private final CudaEvent event;
+
+    EventMarker(CudaEvent event) {
+      this.event = event;
+    }
+
+    @Override
+    public boolean isComplete() {
+      makeCurrent();
+      return Cu.eventQuery(event.handle);
+    }
+
+    @Override
+    public void await() {
+      makeCurrent();
+      Cu.eventSynchronize(event.handle);
+    }
+
+    @Override
+    public void recycle() {
+      returnMarker(event);
+    }
+  }
+
+  @Override
+  protected CompletionWorker.Marker marker(Stream stream) {
+    CudaStream s = cuda(stream);
+    makeCurrent();
+    CudaEvent e = markerEvent();
+    Cu.eventRecord(e.handle, s.handle);
+    return new EventMarker(e);
+  }
+
   @Override
   public DeviceBuffer allocate(ElementType type, long length, Stream stream) {
     if (length < 0) {
@@ -155,11 +200,29 @@ public final class CudaDevice extends Device {
       ptr = Cu.memAllocAsync(bytes, s.handle);
     } catch (CudaOutOfMemoryException oom) {
       // Cached pool memory may be what is missing: trim once and retry before failing.
+      outOfMemoryRetries.incrementAndGet();
       clearCache();
-      ptr = Cu.memAllocAsync(bytes, s.handle);
+      makeCurrent();
+      try {
+        ptr = Cu.memAllocAsync(bytes, s.handle);
+      } catch (CudaOutOfMemoryException again) {
+        again.addSuppressed(oom);
+        throw new DeviceOutOfMemoryException(info.name(), bytes, memoryStats(), again);
+      }
     }
     peak.accumulateAndGet(used.addAndGet(bytes), Math::max);
     return new CudaBuffer(this, type, length, ptr, s.handle);
+  }
+
+  @Override
+  public MappedBuffer allocateMapped(ElementType type, long length) {
+    if (type != ElementType.I32 && type != ElementType.F32) {
+      throw new IllegalArgumentException("mapped buffers hold I32 or F32 elements, got " + type);
+    }
+    if (length < 1) {
+      throw new IllegalArgumentException("length must be >= 1, got " + length);
+    }
+    return new CudaMappedBuffer(this, type, length);
   }
 
   void free(long pointer, long bytes, MemorySegment stream) {
@@ -196,7 +259,7 @@ public final class CudaDevice extends Device {
     }
     CudaStream s = cuda(stream);
     makeCurrent();
-    long dptr = ((CudaBuffer) dst).pointer() + dstOffset * dst.type().bytes();
+    long dptr = ((CudaMemory) dst).pointer() + dstOffset * dst.type().bytes();
     Cu.memcpyHtoDAsync(
         dptr,
         heap(srcArray, srcOffset, length, dst.type()),
@@ -223,7 +286,7 @@ public final class CudaDevice extends Device {
       return;
     }
     makeCurrent();
-    long sptr = ((CudaBuffer) src).pointer() + srcOffset * src.type().bytes();
+    long sptr = ((CudaMemory) src).pointer() + srcOffset * src.type().bytes();
     Cu.memcpyDtoH(
         heap(dstArray, dstOffset, length, src.type()),
         sptr,
@@ -253,8 +316,8 @@ public final class CudaDevice extends Device {
     int b = src.type().bytes();
     makeCurrent();
     Cu.memcpyDtoDAsync(
-        ((CudaBuffer) dst).pointer() + dstOffset * b,
-        ((CudaBuffer) src).pointer() + srcOffset * b,
+        ((CudaMemory) dst).pointer() + dstOffset * b,
+        ((CudaMemory) src).pointer() + srcOffset * b,
         length * b,
         cuda(stream).handle);
   }
@@ -266,7 +329,7 @@ public final class CudaDevice extends Device {
       return;
     }
     makeCurrent();
-    Cu.memsetD8Async(((CudaBuffer) dst).pointer(), (byte) 0, dst.bytes(), cuda(stream).handle);
+    Cu.memsetD8Async(((CudaMemory) dst).pointer(), (byte) 0, dst.bytes(), cuda(stream).handle);
   }
 
   /**
@@ -275,7 +338,7 @@ public final class CudaDevice extends Device {
   public void fill32(DeviceBuffer dst, long offset, long words, int bits, Stream stream) {
     checkBuffer(this, dst, "dst");
     makeCurrent();
-    Cu.memsetD32Async(((CudaBuffer) dst).pointer() + offset * 4, bits, words, cuda(stream).handle);
+    Cu.memsetD32Async(((CudaMemory) dst).pointer() + offset * 4, bits, words, cuda(stream).handle);
   }
 
   @Override
@@ -322,7 +385,7 @@ public final class CudaDevice extends Device {
         long slot = 8L * i;
         Object a = args[i];
         switch (a) {
-          case CudaBuffer buf -> {
+          case CudaMemory buf -> {
             checkBuffer(this, buf, "argument " + i);
             values.set(ValueLayout.JAVA_LONG, slot, buf.pointer());
           }
@@ -357,14 +420,29 @@ public final class CudaDevice extends Device {
   }
 
   @Override
-  public void synchronize() {
+  public void synchronize(WaitOptions options) {
     List<CudaStream> all;
     synchronized (streams) {
       all = List.copyOf(streams);
     }
     for (CudaStream s : all) {
-      s.synchronize();
+      s.synchronize(options);
     }
+  }
+
+  /**
+   * Waits for all work in this device's context ({@code cuCtxSynchronize}), including work on
+   * streams Sirocco did not create. The wait cannot be polled: from a virtual thread it goes
+   * straight to a wait worker (an overflow worker when all are busy).
+   */
+  public void contextSynchronize(WaitOptions options) {
+    CooperativeWait.await(
+        null,
+        () -> {
+          makeCurrent();
+          Cu.contextSynchronize();
+        },
+        options);
   }
 
   @Override
@@ -393,8 +471,8 @@ public final class CudaDevice extends Device {
     // H200, trimming after an event wait released nothing). Report stream errors first, then
     // observe all.
     synchronize();
+    contextSynchronize(WaitOptions.DEFAULT);
     makeCurrent();
-    Cu.contextSynchronize();
     Cu.memPoolTrimTo(pool, 0);
   }
 }

@@ -3,6 +3,8 @@ package sirocco.runtime.cuda;
 import java.lang.foreign.MemorySegment;
 import sirocco.runtime.Event;
 import sirocco.runtime.lifecycle.Lifecycle;
+import sirocco.runtime.sync.CooperativeWait;
+import sirocco.runtime.sync.WaitOptions;
 
 /**
  * A CUDA event created with blocking sync, so waiting on it sleeps instead of spinning a core.
@@ -41,13 +43,23 @@ public final class CudaEvent implements Event {
   }
 
   @Override
-  public void synchronize() {
-    sirocco.runtime.sync.CooperativeWait.await(
-        () -> Cu.eventQuery(handle),
+  public void synchronize(WaitOptions options) {
+    CooperativeWait.await(
+        () -> {
+          // A virtual thread may poll from another carrier than the one that made the context
+          // current.
+          if (Thread.currentThread().isVirtual()) {
+            device.makeCurrent();
+          }
+          return Cu.eventQuery(handle);
+        },
         () -> {
           device.makeCurrent();
           Cu.eventSynchronize(handle);
-        });
+        },
+        options,
+        this,
+        sirocco.runtime.sync.WaitPool.shared());
   }
 
   @Override

@@ -6,7 +6,8 @@ import java.lang.foreign.ValueLayout;
 import sirocco.runtime.Device;
 import sirocco.runtime.Event;
 import sirocco.runtime.Stream;
-import sirocco.runtime.sync.CooperativeWait;
+import sirocco.runtime.sync.WaitCancelledException;
+import sirocco.runtime.sync.WaitOptions;
 
 /**
  * A non-blocking CUDA stream. Streams Sirocco creates for itself live as long as the process and
@@ -44,15 +45,27 @@ public final class CudaStream implements Stream {
     return device;
   }
 
+  /**
+   * Records a pooled blocking-sync event and waits on it (cooperatively from a virtual thread). It
+   * does not involve the completion worker, so its cost is the event wait's.
+   */
   @Override
-  public void synchronize() {
+  public void synchronize(WaitOptions options) {
     device.makeCurrent();
     CudaEvent marker = device.markerEvent();
+    boolean reuse = true;
     try {
       Cu.eventRecord(marker.handle, handle);
-      marker.synchronize();
+      marker.synchronize(options);
+    } catch (WaitCancelledException cancelled) {
+      // A wait worker may still be waiting on the marker: recycle it only once it completes.
+      reuse = false;
+      device.recycleWhenComplete(marker);
+      throw cancelled;
     } finally {
-      device.returnMarker(marker);
+      if (reuse) {
+        device.returnMarker(marker);
+      }
     }
   }
 
@@ -82,15 +95,6 @@ public final class CudaStream implements Stream {
     }
     device.makeCurrent();
     Cu.streamWaitEvent(handle, e.handle);
-  }
-
-  void awaitEvent(MemorySegment event) {
-    CooperativeWait.await(
-        () -> Cu.eventQuery(event),
-        () -> {
-          device.makeCurrent();
-          Cu.eventSynchronize(event);
-        });
   }
 
   @Override

@@ -5,16 +5,22 @@ import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.ElementType;
 
 /** A Java-backend buffer: a Java array that kernels receive as their array parameter. */
-public final class HostBuffer implements DeviceBuffer {
+public class HostBuffer implements DeviceBuffer {
   private final HostDevice device;
   private final ElementType type;
   private final Object array;
+  private final boolean counted;
   private volatile boolean closed;
 
   HostBuffer(HostDevice device, ElementType type, Object array) {
+    this(device, type, array, true);
+  }
+
+  HostBuffer(HostDevice device, ElementType type, Object array, boolean counted) {
     this.device = device;
     this.type = type;
     this.array = array;
+    this.counted = counted;
   }
 
   /** The array kernels see. */
@@ -49,7 +55,9 @@ public final class HostBuffer implements DeviceBuffer {
   public void close() {
     if (!closed) {
       closed = true;
-      device.released(bytes());
+      if (counted) {
+        device.released(bytes());
+      }
     }
   }
 }

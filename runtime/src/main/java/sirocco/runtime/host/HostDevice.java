@@ -7,10 +7,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.DeviceInfo;
+import sirocco.runtime.DeviceOutOfMemoryException;
 import sirocco.runtime.ElementType;
 import sirocco.runtime.KernelLaunch;
+import sirocco.runtime.MappedBuffer;
 import sirocco.runtime.MemoryStats;
 import sirocco.runtime.Stream;
+import sirocco.runtime.sync.CompletionWorker;
+import sirocco.runtime.sync.WaitOptions;
 
 /**
  * The Java backend as a device: buffers are Java arrays, streams are ordered task queues, and
@@ -25,8 +29,25 @@ public final class HostDevice extends Device {
   private final List<HostStream> streams = new ArrayList<>();
   private final AtomicLong used = new AtomicLong();
   private final AtomicLong peak = new AtomicLong();
+  private final long capacityBytes;
 
+  /**
+   * A Java backend whose "device memory" is the heap, limited to {@code
+   * -Dsirocco.java.memoryLimitBytes} when set.
+   */
   public HostDevice() {
+    this(Long.getLong("sirocco.java.memoryLimitBytes", Runtime.getRuntime().maxMemory()));
+  }
+
+  /**
+   * A Java backend that treats allocations beyond {@code capacityBytes} in live buffers as out of
+   * device memory, as a GPU of that size would.
+   */
+  public HostDevice(long capacityBytes) {
+    if (capacityBytes <= 0) {
+      throw new IllegalArgumentException("capacityBytes must be > 0, got " + capacityBytes);
+    }
+    this.capacityBytes = capacityBytes;
     int cores = Runtime.getRuntime().availableProcessors();
     this.info =
         new DeviceInfo(
@@ -84,10 +105,58 @@ public final class HostDevice extends Device {
               + "] on the Java backend, got "
               + length);
     }
-    Object array = type.newArray((int) length);
     long bytes = length * type.bytes();
-    peak.accumulateAndGet(used.addAndGet(bytes), Math::max);
+    HostBuffer b = allocateOnce(type, (int) length, bytes);
+    if (b == null) {
+      // As on CUDA: drop what is cached (here: wait for queued work, whose tasks may hold the last
+      // references to closed buffers' arrays) and retry once before failing. A failure of that
+      // work stays for the next synchronize().
+      outOfMemoryRetries.incrementAndGet();
+      List<HostStream> all;
+      synchronized (streams) {
+        all = List.copyOf(streams);
+      }
+      all.forEach(HostStream::awaitIdle);
+      b = allocateOnce(type, (int) length, bytes);
+      if (b == null) {
+        throw new DeviceOutOfMemoryException(info.name(), bytes, memoryStats(), null);
+      }
+    }
+    return b;
+  }
+
+  private HostBuffer allocateOnce(ElementType type, int length, long bytes) {
+    long now = used.addAndGet(bytes);
+    if (now > capacityBytes) {
+      used.addAndGet(-bytes);
+      return null;
+    }
+    Object array;
+    try {
+      array = type.newArray(length);
+    } catch (OutOfMemoryError e) {
+      used.addAndGet(-bytes);
+      return null;
+    }
+    peak.accumulateAndGet(now, Math::max);
     return new HostBuffer(this, type, array);
+  }
+
+  @Override
+  public MappedBuffer allocateMapped(ElementType type, long length) {
+    if (type != ElementType.I32 && type != ElementType.F32) {
+      throw new IllegalArgumentException("mapped buffers hold I32 or F32 elements, got " + type);
+    }
+    if (length < 1 || length > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "length must be in [1, " + (Integer.MAX_VALUE - 8) + "], got " + length);
+    }
+    return new HostMappedBuffer(this, type, type.newArray((int) length));
+  }
+
+  @Override
+  protected CompletionWorker.Marker marker(Stream stream) {
+    return host(stream).marker();
   }
 
   void released(long bytes) {
@@ -126,9 +195,7 @@ public final class HostDevice extends Device {
     checkRange("dstArray", dstOffset, length, dstLength);
     Object source = ((HostBuffer) src).array();
     HostStream s = host(stream);
-    long seq =
-        s.submit(() -> System.arraycopy(source, (int) srcOffset, dstArray, dstOffset, length));
-    s.awaitCompleted(seq);
+    s.submit(() -> System.arraycopy(source, (int) srcOffset, dstArray, dstOffset, length));
     s.synchronize();
   }
 
@@ -188,7 +255,7 @@ public final class HostDevice extends Device {
   }
 
   @Override
-  public void synchronize() {
+  public void synchronize(WaitOptions options) {
     List<HostStream> all;
     synchronized (streams) {
       all = List.copyOf(streams);
@@ -196,7 +263,9 @@ public final class HostDevice extends Device {
     RuntimeException first = null;
     for (HostStream s : all) {
       try {
-        s.synchronize();
+        s.synchronize(options);
+      } catch (sirocco.runtime.sync.WaitCancelledException cancelled) {
+        throw cancelled;
       } catch (RuntimeException e) {
         if (first == null) {
           first = e;

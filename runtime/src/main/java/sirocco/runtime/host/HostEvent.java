@@ -1,6 +1,7 @@
 package sirocco.runtime.host;
 
 import sirocco.runtime.Event;
+import sirocco.runtime.sync.WaitOptions;
 
 /** A Java-backend event: the point its stream reaches when the task recorded before it has run. */
 final class HostEvent implements Event {
@@ -22,8 +23,8 @@ final class HostEvent implements Event {
   }
 
   @Override
-  public void synchronize() {
-    stream.awaitCompleted(sequence);
+  public void synchronize(WaitOptions options) {
+    stream.awaitSequence(sequence, options);
   }
 
   @Override

@@ -7,12 +7,16 @@ import sirocco.runtime.Device;
 import sirocco.runtime.Event;
 import sirocco.runtime.KernelExecutionException;
 import sirocco.runtime.Stream;
+import sirocco.runtime.sync.CompletionWorker;
+import sirocco.runtime.sync.CooperativeWait;
+import sirocco.runtime.sync.WaitOptions;
 
 /**
  * A Java-backend stream: tasks run in order on one worker thread, started when work arrives and
- * ended after a short idle period, so an idle stream holds no thread. Waiting parks the caller on a
- * condition (virtual threads unmount; nothing spins). The first failure of queued work is rethrown
- * by the next {@link #synchronize()}.
+ * ended after a short idle period, so an idle stream holds no thread. Waits go through {@link
+ * CooperativeWait} exactly as CUDA waits do (poll, then hand the blocking wait, here a condition
+ * wait, to a wait worker), so the options and interrupt rules behave the same on both backends. The
+ * first failure of queued work is rethrown by the next {@link #synchronize()}.
  */
 final class HostStream implements Stream {
   private static final long IDLE_NANOS = 2_000_000_000L;
@@ -160,9 +164,35 @@ final class HostStream implements Stream {
   }
 
   @Override
-  public void synchronize() {
-    awaitCompleted(lastSubmitted());
+  public void synchronize(WaitOptions options) {
+    awaitSequence(lastSubmitted(), options);
     rethrowFailure();
+  }
+
+  /** Waits until everything queued so far has run, leaving any failure for synchronize(). */
+  void awaitIdle() {
+    awaitSequence(lastSubmitted(), WaitOptions.DEFAULT);
+  }
+
+  /** Waits for task {@code seq} as device waits do (cooperatively from virtual threads). */
+  void awaitSequence(long seq, WaitOptions options) {
+    CooperativeWait.await(() -> isCompleted(seq), () -> awaitCompleted(seq), options);
+  }
+
+  /** A completion-worker marker at the current end of the queue. */
+  CompletionWorker.Marker marker() {
+    long seq = lastSubmitted();
+    return new CompletionWorker.Marker() {
+      @Override
+      public boolean isComplete() {
+        return isCompleted(seq);
+      }
+
+      @Override
+      public void await() {
+        awaitCompleted(seq);
+      }
+    };
   }
 
   @Override

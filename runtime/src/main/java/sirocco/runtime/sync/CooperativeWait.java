@@ -1,76 +1,181 @@
 package sirocco.runtime.sync;
 
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
  * Waits for device work without holding a virtual thread's carrier for long (GPUToolbox's {@code
- * cooperative_wait}): check once, poll a bounded number of rounds, then hand the blocking driver
- * call to a small pool of platform threads while the caller parks. A platform thread waits
- * directly: the driver's blocking-sync wait sleeps, it does not spin.
+ * cooperative_wait}).
+ *
+ * <p>From a virtual thread: check once; poll a bounded number of rounds (32 × {@link
+ * Thread#onSpinWait()}, then 224 × {@link Thread#yield()}, or for {@link WaitOptions#spinNanos()});
+ * then hand the blocking driver call to a {@link WaitPool} worker (a platform thread) while the
+ * caller parks. When every worker is busy, a pollable wait keeps polling with a growing park (10 µs
+ * to 1 ms) and asks again each round; a non-pollable wait (device- or context-wide) gets an
+ * overflow worker or queues for one.
+ *
+ * <p>From a platform thread: check once, then call the blocking wait directly (the driver's
+ * blocking-sync wait sleeps; nothing spins) unless the options ask for a spin duration or
+ * cancellation (cancellable waits go through a worker so an interrupt can end them).
+ *
+ * <p>The worker's exception is rethrown in the caller with its own type, with the caller's stack
+ * attached as a suppressed exception. Interrupts: see {@link WaitOptions#cancellable()}.
  */
 public final class CooperativeWait {
-  private static final int SPIN_ROUNDS = 32;
-  private static final int YIELD_ROUNDS = 224;
-  private static final ExecutorService WORKERS =
-      Executors.newCachedThreadPool(
-          Thread.ofPlatform().daemon().name("sirocco-wait-", 0).factory());
+  static final int SPIN_ROUNDS = 32;
+  static final int YIELD_ROUNDS = 224;
+  private static final long MIN_BACKOFF_NANOS = 10_000;
+  private static final long MAX_BACKOFF_NANOS = 1_000_000;
 
   private CooperativeWait() {}
 
+  /** {@link #await(BooleanSupplier, Runnable, WaitOptions)} with the default options. */
+  public static void await(BooleanSupplier done, Runnable blockingWait) {
+    await(done, blockingWait, WaitOptions.DEFAULT);
+  }
+
   /**
    * Returns once {@code done} is true. {@code blockingWait} must block until it is (a driver
-   * synchronize); its exception is rethrown in the caller with its own type.
+   * synchronize). {@code done} may be null for waits that cannot be polled.
    */
-  public static void await(BooleanSupplier done, Runnable blockingWait) {
-    if (done.getAsBoolean()) {
+  public static void await(BooleanSupplier done, Runnable blockingWait, WaitOptions options) {
+    await(done, blockingWait, options, null, WaitPool.shared());
+  }
+
+  /**
+   * The full form: {@code keepAlive} (may be null) stays reachable until the blocking call has
+   * returned, even if a cancellable caller leaves earlier; {@code pool} runs the hand-off.
+   */
+  public static void await(
+      BooleanSupplier done,
+      Runnable blockingWait,
+      WaitOptions options,
+      Object keepAlive,
+      WaitPool pool) {
+    if (options == null) {
+      options = WaitOptions.DEFAULT;
+    }
+    if (done != null && done.getAsBoolean()) {
       return;
     }
-    if (!Thread.currentThread().isVirtual()) {
-      blockingWait.run();
-      return;
-    }
-    for (int i = 0; i < SPIN_ROUNDS; i++) {
-      Thread.onSpinWait();
-      if (done.getAsBoolean()) {
-        return;
-      }
-    }
-    for (int i = 0; i < YIELD_ROUNDS; i++) {
-      Thread.yield();
-      if (done.getAsBoolean()) {
-        return;
-      }
-    }
-    CompletableFuture<Void> handoff = CompletableFuture.runAsync(blockingWait, WORKERS);
+    Thread me = Thread.currentThread();
+    boolean virtual = me.isVirtual();
     boolean interrupted = false;
     try {
-      while (true) {
-        try {
-          handoff.get();
-          return;
-        } catch (InterruptedException e) {
-          // The device still uses the caller's memory: finish waiting, then re-assert the
-          // interrupt.
-          interrupted = true;
-        } catch (ExecutionException e) {
-          Throwable cause = e.getCause();
-          if (cause instanceof RuntimeException r) {
-            throw r;
+      if (options.cancellable() && Thread.interrupted()) {
+        interrupted = true;
+        throw cancelled();
+      }
+      // Polling phase.
+      if (done != null && options.spin()) {
+        long spinNanos = options.spinNanos();
+        if (spinNanos > 0) {
+          long deadline = System.nanoTime() + spinNanos;
+          int round = 0;
+          while (System.nanoTime() - deadline < 0) {
+            if (virtual && ++round > SPIN_ROUNDS) {
+              Thread.yield();
+            } else {
+              Thread.onSpinWait();
+            }
+            if (done.getAsBoolean()) {
+              return;
+            }
+            if (Thread.interrupted()) {
+              interrupted = true;
+              if (options.cancellable()) {
+                throw cancelled();
+              }
+            }
           }
-          if (cause instanceof Error err) {
-            throw err;
+        } else if (virtual) {
+          for (int i = 0; i < SPIN_ROUNDS; i++) {
+            Thread.onSpinWait();
+            if (done.getAsBoolean()) {
+              return;
+            }
           }
-          throw new IllegalStateException(cause);
+          for (int i = 0; i < YIELD_ROUNDS; i++) {
+            Thread.yield();
+            if (done.getAsBoolean()) {
+              return;
+            }
+            if (options.cancellable() && Thread.interrupted()) {
+              interrupted = true;
+              throw cancelled();
+            }
+          }
         }
+      }
+      if (!virtual && !options.cancellable()) {
+        // A platform thread blocks in the driver itself: its wait sleeps, and there is no carrier
+        // to free.
+        blockingWait.run();
+        return;
+      }
+      // Hand-off phase.
+      WaitPool.Task task;
+      if (done == null) {
+        task = pool.submit(blockingWait, me, keepAlive);
+      } else {
+        task = pool.trySubmit(blockingWait, me, keepAlive);
+        long backoff = MIN_BACKOFF_NANOS;
+        while (task == null) {
+          // Every worker is busy: keep polling, sleeping a little longer each round.
+          if (done.getAsBoolean()) {
+            return;
+          }
+          LockSupport.parkNanos(backoff);
+          if (Thread.interrupted()) {
+            interrupted = true;
+            if (options.cancellable()) {
+              throw cancelled();
+            }
+          }
+          backoff = Math.min(2 * backoff, MAX_BACKOFF_NANOS);
+          task = pool.trySubmit(blockingWait, me, keepAlive);
+        }
+      }
+      while (!task.done) {
+        LockSupport.park(task);
+        if (Thread.interrupted()) {
+          interrupted = true;
+          if (options.cancellable()) {
+            pool.withdraw(task);
+            throw cancelled();
+          }
+        }
+      }
+      Throwable error = task.error;
+      if (error != null) {
+        error.addSuppressed(new WaitedHere(me));
+        if (error instanceof RuntimeException r) {
+          throw r;
+        }
+        if (error instanceof Error e) {
+          throw e;
+        }
+        throw new IllegalStateException(error);
       }
     } finally {
       if (interrupted) {
-        Thread.currentThread().interrupt();
+        me.interrupt();
       }
+    }
+  }
+
+  private static WaitCancelledException cancelled() {
+    return new WaitCancelledException(
+        "wait interrupted (cancellable): the device work has not completed and may still use its"
+            + " memory");
+  }
+
+  /** Attached to a rethrown worker exception: where the caller was waiting. */
+  static final class WaitedHere extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    WaitedHere(Thread caller) {
+      super("rethrown in " + caller + ", which was waiting for the device here");
     }
   }
 }

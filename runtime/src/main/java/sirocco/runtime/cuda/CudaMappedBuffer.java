@@ -1,0 +1,119 @@
+package sirocco.runtime.cuda;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicBoolean;
+import sirocco.runtime.Device;
+import sirocco.runtime.ElementType;
+import sirocco.runtime.MappedBuffer;
+import sirocco.runtime.lifecycle.Lifecycle;
+
+/**
+ * Pinned host memory mapped into the device's address space ({@code cuMemHostAlloc} with {@code
+ * DEVICEMAP}): kernels read and write it through {@link #pointer()}, the host through volatile
+ * accessors, both while a kernel runs. Freed by {@link #close()} or, when unreachable, by a
+ * cleaner, never once the JVM is exiting. Close it only after the work that uses it has finished
+ * (or hand it to {@link Device#releaseAfter}).
+ */
+public final class CudaMappedBuffer implements CudaMemory, MappedBuffer {
+  private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+
+  private final CudaDevice device;
+  private final ElementType type;
+  private final long length;
+  private final MemorySegment host;
+  private final long pointer;
+  private final Free free;
+  private final java.lang.ref.Cleaner.Cleanable cleanable;
+
+  private static final class Free implements Runnable {
+    final CudaDevice device;
+    final long address;
+    final AtomicBoolean done = new AtomicBoolean();
+
+    Free(CudaDevice device, long address) {
+      this.device = device;
+      this.address = address;
+    }
+
+    @Override
+    public void run() {
+      if (!done.compareAndSet(false, true) || Lifecycle.exiting()) {
+        return;
+      }
+      try {
+        device.makeCurrent();
+        Cu.memFreeHost(MemorySegment.ofAddress(address));
+      } catch (RuntimeException | Error ignored) {
+        // Teardown never throws: a failed free leaks pinned memory until exit.
+      }
+    }
+  }
+
+  CudaMappedBuffer(CudaDevice device, ElementType type, long length) {
+    this.device = device;
+    this.type = type;
+    this.length = length;
+    long bytes = length * type.bytes();
+    device.makeCurrent();
+    this.host = Cu.memHostAlloc(bytes, Cu.MEMHOSTALLOC_DEVICEMAP | Cu.MEMHOSTALLOC_PORTABLE);
+    host.fill((byte) 0);
+    this.pointer = Cu.memHostGetDevicePointer(host);
+    this.free = new Free(device, host.address());
+    this.cleanable = CudaDevice.CLEANER.register(this, free);
+  }
+
+  @Override
+  public long pointer() {
+    if (free.done.get()) {
+      throw new IllegalStateException("buffer is closed");
+    }
+    return pointer;
+  }
+
+  private long offset(long index) {
+    if (free.done.get()) {
+      throw new IllegalStateException("buffer is closed");
+    }
+    if (index < 0 || index >= length) {
+      throw new IndexOutOfBoundsException("index " + index + " outside [0, " + length + ")");
+    }
+    return index * 4;
+  }
+
+  @Override
+  public int getIntVolatile(long index) {
+    return (int) INT.getVolatile(host, offset(index));
+  }
+
+  @Override
+  public void setIntVolatile(long index, int value) {
+    INT.setVolatile(host, offset(index), value);
+  }
+
+  @Override
+  public Device device() {
+    return device;
+  }
+
+  @Override
+  public ElementType type() {
+    return type;
+  }
+
+  @Override
+  public long length() {
+    return length;
+  }
+
+  @Override
+  public boolean isClosed() {
+    return free.done.get();
+  }
+
+  @Override
+  public void close() {
+    cleanable.clean();
+  }
+}

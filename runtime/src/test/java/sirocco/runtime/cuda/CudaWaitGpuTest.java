@@ -1,0 +1,221 @@
+package sirocco.runtime.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import sirocco.runtime.DeviceBuffer;
+import sirocco.runtime.Devices;
+import sirocco.runtime.Dim3;
+import sirocco.runtime.ElementType;
+import sirocco.runtime.MappedBuffer;
+import sirocco.runtime.Stream;
+import sirocco.runtime.sync.SingleCarrierMain;
+import sirocco.runtime.sync.WaitCancelledException;
+import sirocco.runtime.sync.WaitOptions;
+import sirocco.runtime.sync.WaitPool;
+import sirocco.runtime.testing.ChildJvm;
+import sirocco.runtime.testing.GpuTest;
+
+/**
+ * Cooperative waits on the GPU. The kernels here are hand-written PTX test fixtures (a flag spinner
+ * with a 20 s give-up, a faulting store), so these run before the JIT is wired into CUDA launches;
+ * the Java-kernel versions are in {@code CudaDeviceRuntimeGpuTest} and the {@code cuda} scenario of
+ * {@link SingleCarrierMain}. No assertion is about elapsed time.
+ */
+@GpuTest
+class CudaWaitGpuTest {
+  private static final long GIVE_UP_NANOS = 20_000_000_000L;
+
+  private static String ptx(String name) throws IOException {
+    try (InputStream in = CudaWaitGpuTest.class.getResourceAsStream(name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  private static CudaDevice device() {
+    return (CudaDevice) Devices.cuda(0);
+  }
+
+  /** A PTX kernel holding a stream until its flag is set. */
+  private static final class Spinner {
+    final MappedBuffer flag;
+    final DeviceBuffer out;
+    final Stream stream;
+
+    Spinner(Stream s) throws IOException {
+      CudaDevice d = device();
+      CudaFunction f = d.loadPtx(ptx("/ptx/spin_on_flag.ptx"), "spin_on_flag");
+      stream = s;
+      flag = d.allocateMapped(ElementType.I32, 1);
+      out = d.allocate(ElementType.I32, 1, s);
+      d.launchFunction(f, Dim3.of(1), Dim3.of(1), 0, s, flag, out, GIVE_UP_NANOS);
+    }
+
+    int finish() {
+      flag.setIntVolatile(0, 1);
+      int[] r = new int[1];
+      device().download(out, 0, r, 0, 1, stream);
+      out.close();
+      flag.close();
+      return r[0];
+    }
+  }
+
+  private static void awaitTrue(String what, java.util.function.BooleanSupplier c)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!c.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("never happened: " + what);
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  private static void oneCarrier(String scenario) throws Exception {
+    ChildJvm.Result r =
+        ChildJvm.run(
+            List.of(
+                "-Djdk.virtualThreadScheduler.parallelism=1",
+                "-Djdk.virtualThreadScheduler.maxPoolSize=1"),
+            SingleCarrierMain.class,
+            List.of(scenario),
+            120);
+    System.out.println("single carrier " + scenario + ": " + r.stdout().strip());
+    assertEquals(0, r.exitCode(), r.toString());
+    assertEquals("", r.stderr(), "nothing on stderr");
+  }
+
+  @Test
+  void oneCarrierVirtualThreadsShareItWhileAKernelSpinsOnMappedMemory() throws Exception {
+    oneCarrier("cuda-ptx");
+  }
+
+  @Test
+  void oneCarrierWithTheJavaSpinKernel() throws Exception {
+    // Needs the JIT wired into CudaKernels.launch.
+    oneCarrier("cuda");
+  }
+
+  @Test
+  void driverErrorsComeBackToTheVirtualThreadWithTheirType() throws Exception {
+    ChildJvm.Result r = ChildJvm.run(List.of(), FaultMain.class, List.of(), 120);
+    System.out.println("fault: " + r.stdout().strip());
+    assertEquals(0, r.exitCode(), r.toString());
+    assertTrue(r.stdout().contains("PASS"), r.toString());
+    assertEquals("", r.stderr(), "exiting with a sticky error prints nothing");
+  }
+
+  @Test
+  void eightStreamsOfShortWaitsBesideOneLongWaitAndACancelledOne() throws Exception {
+    CudaDevice d = device();
+    Stream longStream = d.newStream();
+    Spinner spinner = new Spinner(longStream);
+    Thread longWait = Thread.ofVirtual().start(longStream::synchronize);
+    AtomicReference<Throwable> cancelled = new AtomicReference<>();
+    Thread cancellable =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try {
+                    longStream.synchronize(WaitOptions.DEFAULT.withCancellable(true));
+                  } catch (Throwable t) {
+                    cancelled.set(t);
+                  }
+                });
+    List<Thread> shorts = new ArrayList<>();
+    AtomicReference<Throwable> error = new AtomicReference<>();
+    AtomicInteger done = new AtomicInteger();
+    for (int v = 0; v < 8; v++) {
+      Stream s = d.newStream();
+      shorts.add(
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try {
+                      float[] data = new float[4096];
+                      for (int i = 0; i < 10; i++) {
+                        try (DeviceBuffer a = d.allocate(ElementType.F32, 4096, s);
+                            DeviceBuffer b = d.allocate(ElementType.F32, 4096, s)) {
+                          d.upload(data, 0, a, 0, 4096, s);
+                          d.copy(a, 0, b, 0, 4096, s);
+                          s.synchronize(WaitOptions.DEFAULT.withSpin(i % 2 == 0));
+                        }
+                        done.incrementAndGet();
+                      }
+                    } catch (Throwable t) {
+                      error.set(t);
+                    }
+                  }));
+    }
+    for (Thread t : shorts) {
+      t.join();
+    }
+    assertNull(error.get());
+    assertEquals(80, done.get());
+    assertTrue(longWait.isAlive(), "the long wait is still outstanding");
+    cancellable.interrupt();
+    cancellable.join();
+    assertInstanceOf(WaitCancelledException.class, cancelled.get());
+    assertFalse(longStream.isIdle(), "the kernel still spins");
+    assertEquals(1, spinner.finish(), "the kernel saw the flag");
+    longWait.join();
+    WaitPool.Stats s = WaitPool.shared().stats();
+    System.out.println("wait pool after 8x10 beside one long wait: " + s);
+  }
+
+  @Test
+  void sixtyFourContextWideWaitsLeaveNoOverflowThreadsBehind() throws Exception {
+    CudaDevice d = device();
+    Stream s = d.newStream();
+    Spinner spinner = new Spinner(s);
+    List<Thread> waiters = new ArrayList<>();
+    AtomicReference<Throwable> error = new AtomicReference<>();
+    for (int i = 0; i < 64; i++) {
+      waiters.add(
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try {
+                      d.contextSynchronize(WaitOptions.DEFAULT);
+                    } catch (Throwable t) {
+                      error.set(t);
+                    }
+                  }));
+    }
+    awaitTrue(
+        "every context-wide wait is with a worker or queued",
+        () -> {
+          WaitPool.Stats st = WaitPool.shared().stats();
+          return st.busy() + st.pending() >= 64;
+        });
+    WaitPool.Stats during = WaitPool.shared().stats();
+    System.out.println("wait pool with 64 context-wide waits: " + during);
+    assertTrue(during.liveCore() <= WaitPool.MAX_CORE_WORKERS, during.toString());
+    assertEquals(1, spinner.finish());
+    for (Thread t : waiters) {
+      t.join();
+    }
+    assertNull(error.get());
+    awaitTrue(
+        "overflow workers exit after their keep-alive",
+        () -> WaitPool.shared().stats().liveOverflow() == 0);
+    awaitTrue(
+        "no overflow thread remains",
+        () ->
+            Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.getName().startsWith("sirocco-wait-overflow")));
+  }
+}
