@@ -41,7 +41,10 @@ public final class GpuCaseExporter {
     System.out.println("exported " + n + " cases to " + root);
   }
 
-  private static Launch launch(Method m, Map<String, Object> specs) {
+  /**
+   * Block size and total threads each test kernel expects (shared with the GPU differential test).
+   */
+  static Launch launch(Method m, Map<String, Object> specs) {
     return switch (m.getName()) {
       case "blockReverse" -> new Launch(256, 512);
       case "arrayRefs" -> new Launch(256, 256);
@@ -58,7 +61,8 @@ public final class GpuCaseExporter {
     };
   }
 
-  private static void fixInputs(Method m, Object[] a) {
+  /** Inputs some kernels need in a particular form (atomics, exact mma operands). */
+  static void fixInputs(Method m, Object[] a) {
     switch (m.getName()) {
       case "atomics" -> {
         int[] in = (int[]) a[1];

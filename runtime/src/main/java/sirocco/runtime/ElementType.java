@@ -10,7 +10,12 @@ public enum ElementType {
   I32(4, int[].class),
   I16(2, short[].class),
   I8(1, byte[].class),
-  I64(8, long[].class);
+  I64(8, long[].class),
+  F64(8, double[].class),
+  /** {@code char[]}: unsigned 16-bit. */
+  U16(2, char[].class),
+  /** {@code boolean[]}: one byte per element, 0 or 1. */
+  BOOL(1, boolean[].class);
 
   private final int bytes;
   private final Class<?> arrayType;
@@ -39,7 +44,7 @@ public enum ElementType {
     throw new IllegalArgumentException(
         "no device element type for "
             + arrayClass.getSimpleName()
-            + "; kernels take float[], int[], short[], byte[] or long[]");
+            + "; kernels take float[], int[], short[], byte[], long[], double[], char[] or boolean[]");
   }
 
   /** A new Java array of this type. */
@@ -50,6 +55,9 @@ public enum ElementType {
       case I16 -> new short[length];
       case I8 -> new byte[length];
       case I64 -> new long[length];
+      case F64 -> new double[length];
+      case U16 -> new char[length];
+      case BOOL -> new boolean[length];
     };
   }
 }

@@ -231,6 +231,14 @@ public final class CudaDevice extends Device {
     used.addAndGet(-Math.max(1, bytes));
   }
 
+  private static byte[] toBytes(boolean[] a) {
+    byte[] b = new byte[a.length];
+    for (int i = 0; i < a.length; i++) {
+      b[i] = (byte) (a[i] ? 1 : 0);
+    }
+    return b;
+  }
+
   private static MemorySegment heap(Object array, long offset, long length, ElementType type) {
     MemorySegment whole =
         switch (type) {
@@ -239,6 +247,9 @@ public final class CudaDevice extends Device {
           case I16 -> MemorySegment.ofArray((short[]) array);
           case I8 -> MemorySegment.ofArray((byte[]) array);
           case I64 -> MemorySegment.ofArray((long[]) array);
+          case F64 -> MemorySegment.ofArray((double[]) array);
+          case U16 -> MemorySegment.ofArray((char[]) array);
+          case BOOL -> MemorySegment.ofArray(toBytes((boolean[]) array)); // copied: no boolean view
         };
     return whole.asSlice(offset * type.bytes(), length * type.bytes());
   }
@@ -287,6 +298,16 @@ public final class CudaDevice extends Device {
     }
     makeCurrent();
     long sptr = ((CudaMemory) src).pointer() + srcOffset * src.type().bytes();
+    if (src.type() == ElementType.BOOL) {
+      // Java has no byte view of a boolean[]: land the bytes, then convert.
+      byte[] bytes = new byte[length];
+      Cu.memcpyDtoH(MemorySegment.ofArray(bytes), sptr, length, s.handle);
+      boolean[] out = (boolean[]) dstArray;
+      for (int i = 0; i < length; i++) {
+        out[dstOffset + i] = bytes[i] != 0;
+      }
+      return;
+    }
     Cu.memcpyDtoH(
         heap(dstArray, dstOffset, length, src.type()),
         sptr,

@@ -234,6 +234,9 @@ public final class HostDevice extends Device {
                 case short[] h -> java.util.Arrays.fill(h, (short) 0);
                 case byte[] b -> java.util.Arrays.fill(b, (byte) 0);
                 case long[] l -> java.util.Arrays.fill(l, 0L);
+                case double[] d -> java.util.Arrays.fill(d, 0.0);
+                case char[] c -> java.util.Arrays.fill(c, (char) 0);
+                case boolean[] z -> java.util.Arrays.fill(z, false);
                 default ->
                     throw new IllegalStateException("unexpected buffer array " + a.getClass());
               }
