@@ -61,7 +61,7 @@ if [ "$work" = auto ]; then work=$([ $kernels = yes ] && echo kernel || echo cop
 
 if has tests; then
   stamp "runtime GPU tests..."
-  .gpu/bin/test-gpu --reports-dir "$out/junit" \
+  .gpu/bin/test-gpu \
     --select-class sirocco.runtime.cuda.CudaDriverGpuTest \
     --select-class sirocco.runtime.cuda.LaunchOverheadGpuTest \
     --select-class sirocco.runtime.cuda.CudaWaitGpuTest \
