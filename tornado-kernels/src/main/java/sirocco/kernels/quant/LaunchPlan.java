@@ -6,12 +6,14 @@ import java.util.Map;
 import sirocco.runtime.Dim3;
 
 /**
- * How to launch one kernel for one problem: grid and block, dynamic shared memory the launch must
- * reserve (0 when the kernel's shared arrays are all static), and the values of the kernel's {@link
- * sirocco.api.Specialize} parameters, keyed by parameter name in declaration order. Every kernel in
- * this package declares its specialization parameters last, in this order, so {@link #arguments}
- * turns the runtime arguments into the full argument list. {@link #describe()} is what {@code
- * --explain} prints.
+ * How to launch one kernel for one problem: grid and block, the shared memory a block uses (every
+ * kernel in this package allocates it through {@code ctx.allocate*LocalArray} with lengths fixed by
+ * its specialization values, i.e. static {@code .shared} in the PTX, so the launch reserves no
+ * dynamic shared memory; the number is there for occupancy estimates), and the values of the
+ * kernel's {@link sirocco.api.Specialize} parameters, keyed by parameter name in declaration order.
+ * Every kernel in this package declares its specialization parameters last, in this order, so
+ * {@link #arguments} turns the runtime arguments into the full argument list. {@link #describe()}
+ * is what {@code --explain} prints.
  */
 public record LaunchPlan(
     String kernel, Dim3 grid, Dim3 block, int sharedBytes, Map<String, Integer> specialize) {

@@ -53,6 +53,15 @@ final class QmmCase {
     return new QmmCase(s, x, w, gs);
   }
 
+  /** MLX test_qmm's draw: x and w both normal / sqrt(k). */
+  static QmmCase mlxScaled(QmmShape s, long seed) {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    double sc = 1.0 / Math.sqrt(s.k());
+    float[] x = TestSupport.normal(rnd, s.rows() * s.k(), sc, s.dtype());
+    float[] w = TestSupport.normal(rnd, s.n() * s.k(), sc, s.dtype());
+    return new QmmCase(s, x, w, Quant.NO_GLOBAL_SCALE);
+  }
+
   Object xArg() {
     return s.dtype() == Quant.F32 ? x.clone() : QuantFormats.toHalfBits(s.dtype(), x);
   }
