@@ -36,16 +36,17 @@ import sirocco.runtime.Dim3;
  * dequantizing FMA per element. Per weight element this costs 3 instructions (shift, lop3, FFMA),
  * plus the x conversion and sum (2 per element) shared by the warp's rows.
  *
- * <h2>Expected cost (H200, bf16, 4 bits, g64, rowsPerWarp 2, 256 threads)</h2>
+ * <h2>Cost (H200, bf16, 4 bits, g64, 4096x12288)</h2>
  *
- * Bytes: exactly the weights, scales and biases once, plus x from L1. Loads in flight: per lane,
- * {@code rowsPerWarp} 16-byte weight loads and four 16-byte x loads are independent within an
- * iteration (straight-line code once {@code rowsPerWarp} and {@code bits} are folded, so ptxas can
- * issue them together). Registers: about 32 for x, 4·rowsPerWarp for words, ~20 other, ~60 in all,
- * which gives 4 blocks (32 warps) per SM. Issue: ~3.5 instructions per weight element, about 65% of
- * the SM's issue rate at the 3.5 TB/s floor, so rows=1 should land near (slightly above) the 8 µs
- * floor for 4096x12288; rows > 1 re-read the weights from L2 per row (grid.y) and scale linearly:
- * use {@link QmmMmaKernel} for 2+ rows with bf16/f16.
+ * Bytes: exactly the weights, scales and biases once, plus x from L1. Per lane and iteration,
+ * {@code rowsPerWarp} 16-byte weight loads and four 16-byte x loads are independent (straight-line
+ * code once {@code rowsPerWarp} and {@code bits} are folded). ~3.5 instructions per weight element.
+ * Measured through the CUDA C mirror ({@code proto/qmm_proto.cu}, README): 18.7 µs at 1 row with
+ * rowsPerWarp 2 (64 registers), 18.4 with 4 (80 registers), against an 8.7–8.9 µs read floor; 15.9
+ * µs when a lane issues all of its weight, scale and bias loads before any arithmetic (not done in
+ * this Java version). 6 rows: 75 µs (grid.y re-reads weights per row): use {@link QmmMmaKernel} for
+ * 2+ rows with bf16/f16. The 9 µs target at 1 row is NOT met; the kernel is latency-bound (1.5–3
+ * waves, a dependent DRAM round trip per unit).
  */
 public final class AffineQmvKernel {
   private AffineQmvKernel() {}

@@ -32,13 +32,14 @@ import sirocco.runtime.Dim3;
  * also checks for its NaN code. The group scale (E8M0, or E4M3 times the nvfp4 global factor)
  * multiplies the unit's dot product.
  *
- * <h2>Expected cost (H200, bf16, rowsPerWarp 2)</h2>
+ * <h2>Cost (H200, bf16, rowsPerWarp 2): not measured</h2>
  *
  * Bytes: codes once (half a byte or a byte per weight) plus one scale byte per group. Loads in
- * flight per lane: rowsPerWarp weight loads and up to four x loads per iteration. Registers ~60.
- * mxfp4/nvfp4 at 1 row: ~6.5 instructions per element is about 1.2x the issue rate the 3.5 TB/s
- * floor needs, so expect roughly 1.2–1.4x the floor (10–11 µs at 4096x12288); mxfp8 moves twice the
- * bytes per element and should sit at its (twice as long) floor.
+ * flight per lane: rowsPerWarp weight loads and up to four x loads per iteration; ~60 registers.
+ * About 6.5 instructions per fp4 element (versus ~3.5 for affine). Not measured: its affine twin
+ * {@link AffineQmvKernel}, measured through the CUDA C mirror, is latency-bound at ~18.7 µs for
+ * 4096x12288 (floor 8.7 µs); expect this one at least as slow, and issue-bound on top for mxfp4 and
+ * nvfp4.
  */
 public final class FpQmvKernel {
   private FpQmvKernel() {}

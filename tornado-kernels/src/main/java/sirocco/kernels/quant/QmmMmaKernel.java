@@ -61,21 +61,33 @@ import sirocco.runtime.Dim3;
  * {@code 8*nt} rows; a block has {@code wn} such warps side by side and {@code ks} warps splitting
  * k (interleaved chunks, reduced through shared memory at the end, conflict-free layout).
  *
- * <h2>Expected cost (H200, bf16, 4-bit g64, 4096x12288)</h2>
+ * <h2>Measured cost (H200, bf16, 4-bit g64, 4096x12288; CUDA C mirror, see the README)</h2>
+ *
+ * The JIT does not exist yet, so this design was measured through {@code proto/qmm_proto.cu}, a
+ * statement-for-statement CUDA C transliteration (same loads, unpacking and arithmetic), on
+ * 2026-12-01: mean of 40 back-to-back launches over 8 rotated weight copies, clocks warm. A
+ * read-only kernel moving the same bytes takes 8.7–8.9 µs; cuBLAS bf16 dense 28.3 µs (1 row) and
+ * 35.6 µs (256 rows).
  *
  * <ul>
- *   <li>1–8 rows (mt=1, nt=1, ks=8, 256 threads): per word and lane ~7 unpack + 8 x-repack + 1 x
- *       load + 4 mma (2 weight, 2 ones) ≈ 20 instructions for 16 weight elements (two rows per
- *       lane): ~1.3 per element, ~35% of the issue rate the floor needs. Loads in flight: 2 chunks
- *       x 2 rows x 8 bytes per lane; ~56 registers, 4 blocks (32 warps) per SM, ~32 KB in flight
- *       per SM. Expect near the floor: ≤ 9–10 µs.
- *   <li>16 rows (nt=2) and 32 rows (nt=4): A is reused for 2 or 4 x tiles; x repacking grows with
- *       nt; ~70 / ~90 registers. Expect ~10 and ~14 µs.
- *   <li>many rows (mt=2, nt=4, wn=4, ks=1, 128 threads): 32x32 per warp, 8 weight mmas per word
- *       against ~30 unpack/repack instructions; mma-bound, no shared-memory staging, x re-read from
- *       L1/L2 by each warp: a first version, expect roughly 1.5–2.5x cuBLAS bf16 at 256 rows until
- *       a staged (ldmatrix-style) variant exists.
+ *   <li>rows 1 / 6 / 8: 20.9 / 23.0 / 24.4 µs with mt=1, ks=8; 21.1 / – / 21.4 µs with mt=2, ks=4
+ *       (the plan's choice); 18.9–19.5 µs when each iteration also issues the following chunk's
+ *       loads (not expressed in this Java version yet). The time is nearly flat in the number of
+ *       rows (CUDA cores: 18.7 µs at 1 row, 75 µs at 6), which is the point of the design, but it
+ *       is about 2.2x the floor: targets (≤ 9 / ≤ 10 µs) are NOT met.
+ *   <li>rows 16: 25.2 µs (mt=2, nt=2, ks=4); rows 32: 34.6 µs (mt=2, nt=4, ks=4). Targets 14 and 24
+ *       µs: NOT met.
+ *   <li>rows 256: 192–203 µs (mt=2, nt=4, wn=2 or 4); target ≤ 61.8 µs: NOT met (5.5x cuBLAS).
  * </ul>
+ *
+ * A read-only kernel with exactly this kernel's access pattern (8-byte loads, 8 rows x 32 bytes per
+ * warp instruction) runs at 10.4–11.5 µs, so neither the access pattern nor the instruction count
+ * (~0.6 instructions per weight element) is the limit: the kernel is latency- and occupancy-bound
+ * (56–166 registers, 1–4 blocks per SM, 1.5–3 waves, one dependent round trip per chunk). What
+ * should close the gap, in order: a persistent grid (blocks = SMs x occupancy) streaming chunks of
+ * several tiles with the next loads always in flight; fewer registers; an asynchronous-copy
+ * intrinsic (cp.async) in kernel-api to keep many loads in flight without registers; for many rows,
+ * shared-memory staging of x and weight tiles.
  */
 public final class QmmMmaKernel {
   private QmmMmaKernel() {}
@@ -611,17 +623,21 @@ public final class QmmMmaKernel {
     return null;
   }
 
-  /** Tile sizes by rows: see the class comment. */
+  /**
+   * Tile sizes by rows, the best of the variants measured through the CUDA C mirror (class
+   * comment): up to 32 rows, two 16-feature tiles per warp and 4 warps splitting k; more rows,
+   * 32x32 per warp and 4 warps side by side.
+   */
   public static LaunchPlan plan(QmmShape s) {
     int wp = wordsPerLane(s);
     int chunks = s.k() / (4 * wp * (32 / s.bits()));
     if (s.rows() <= 32) {
       int nt = s.rows() <= 8 ? 1 : s.rows() <= 16 ? 2 : 4;
-      int ks = 8;
+      int ks = 4;
       while (ks > 1 && ks > chunks) {
         ks /= 2;
       }
-      return plan(s, 1, nt, 1, ks);
+      return plan(s, 2, nt, 1, ks);
     }
     return plan(s, 2, 4, 4, 1);
   }
