@@ -44,9 +44,11 @@ import sirocco.runtime.Dim3;
  * Measured through the CUDA C mirror ({@code proto/qmm_proto.cu}, README): 18.7 µs at 1 row with
  * rowsPerWarp 2 (64 registers), 18.4 with 4 (80 registers), against an 8.7–8.9 µs read floor; 15.9
  * µs when a lane issues all of its weight, scale and bias loads before any arithmetic (not done in
- * this Java version). 6 rows: 75 µs (grid.y re-reads weights per row): use {@link QmmMmaKernel} for
- * 2+ rows with bf16/f16. The 9 µs target at 1 row is NOT met; the kernel is latency-bound (1.5–3
- * waves, a dependent DRAM round trip per unit).
+ * this Java version). The Java kernel compiled by Sirocco's JIT (jit branch, 21e8302) runs
+ * correctly there and takes 19.8 µs at 1 row (56 registers), 81.8 µs at 6 rows. 6 rows (mirror): 75
+ * µs (grid.y re-reads weights per row): use {@link QmmMmaKernel} for 2+ rows with bf16/f16. The 9
+ * µs target at 1 row is NOT met; the kernel is latency-bound (1.5–3 waves, a dependent DRAM round
+ * trip per unit).
  */
 public final class AffineQmvKernel {
   private AffineQmvKernel() {}
