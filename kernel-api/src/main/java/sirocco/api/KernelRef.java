@@ -1,5 +1,8 @@
 package sirocco.api;
 
+import java.io.IOException;
+import java.io.ObjectOutputStream;
+import java.io.OutputStream;
 import java.io.Serializable;
 import java.lang.invoke.SerializedLambda;
 import java.lang.reflect.Method;
@@ -20,16 +23,11 @@ public final class KernelRef {
       throw new IllegalArgumentException(
           "reference must be a method reference such as MyKernels::add, not null");
     }
-    SerializedLambda lambda;
-    try {
-      Method writeReplace = reference.getClass().getDeclaredMethod("writeReplace");
-      writeReplace.setAccessible(true);
-      lambda = (SerializedLambda) writeReplace.invoke(reference);
-    } catch (ReflectiveOperationException | RuntimeException e) {
+    SerializedLambda lambda = serializedForm(reference);
+    if (lambda == null) {
       throw new IllegalArgumentException(
           "reference must be a method reference such as MyKernels::add, got "
-              + reference.getClass().getName(),
-          e);
+              + reference.getClass().getName());
     }
     if (lambda.getImplMethodKind() != java.lang.invoke.MethodHandleInfo.REF_invokeStatic
         || lambda.getImplMethodName().startsWith("lambda$")) {
@@ -59,6 +57,37 @@ public final class KernelRef {
             + lambda.getImplMethodName()
             + lambda.getImplMethodSignature()
             + " not found");
+  }
+
+  /**
+   * The {@link SerializedLambda} of a serializable method reference, captured through
+   * serialization's own replacement hook: the stream calls the lambda's private {@code
+   * writeReplace} with serialization's privileges, so no {@code setAccessible} is needed and the
+   * caller's module need not open its packages.
+   */
+  private static SerializedLambda serializedForm(Serializable reference) {
+    final class Capture extends ObjectOutputStream {
+      SerializedLambda lambda;
+
+      Capture() throws IOException {
+        super(OutputStream.nullOutputStream());
+        enableReplaceObject(true);
+      }
+
+      @Override
+      protected Object replaceObject(Object obj) {
+        if (lambda == null && obj instanceof SerializedLambda s) {
+          lambda = s;
+        }
+        return obj;
+      }
+    }
+    try (Capture c = new Capture()) {
+      c.writeObject(reference);
+      return c.lambda;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   private static String methodDescriptor(Method m) {

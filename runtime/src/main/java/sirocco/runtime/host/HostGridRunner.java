@@ -299,7 +299,15 @@ public final class HostGridRunner {
 
   private static MethodHandle spreader(Method kernel) {
     try {
-      MethodHandle mh = MethodHandles.publicLookup().unreflect(kernel);
+      // The kernel's module must export the kernel's package (at least to this module); reading it
+      // is
+      // ours to add, since the runtime cannot require modules that are written after it.
+      Module runtime = HostGridRunner.class.getModule();
+      Module owner = kernel.getDeclaringClass().getModule();
+      if (runtime.isNamed() && !runtime.canRead(owner)) {
+        runtime.addReads(owner);
+      }
+      MethodHandle mh = MethodHandles.lookup().unreflect(kernel);
       return mh.asSpreader(Object[].class, kernel.getParameterCount() - 1)
           .asType(MethodType.methodType(void.class, KernelContext.class, Object[].class));
     } catch (IllegalAccessException e) {
