@@ -466,6 +466,91 @@ abstract class AttentionContract {
     check(k);
   }
 
+  /**
+   * The fallback in chunks (score budget lowered through its property): whole batches, whole GQA
+   * groups, and one head × a block of queries with the causal horizon cut per block (including
+   * blocks that see no key), with sinks, broadcast masks and strided views.
+   */
+  @Test
+  void fallbackChunksItsScoreBuffer() {
+    String property = "sirocco.attention.maxScoreFloats";
+    String previous = System.getProperty(property);
+    try {
+      System.setProperty(property, "40"); // one batch of 2·2·5 = 20 scores: 2 batches per chunk
+      AttnSpec a = spec("fallback chunks of whole batches", "fallback");
+      a.batch = 3;
+      a.hq = 2;
+      a.hkv = 1;
+      a.lq = 2;
+      a.lkv = 5;
+      a.headDim = 16;
+      a.sinks = true;
+      a.maskKind = Mask.Kind.ADDITIVE;
+      a.maskShape = new long[] {3, 1, 2, 5};
+      a.maskFn = (b, h, i, j) -> 2 * (hash(13, b, h, i, j) - 0.5);
+      check(a);
+
+      System.setProperty(property, "35"); // a GQA group of 2·3·5 = 30 scores per chunk
+      AttnSpec g = spec("fallback chunks of GQA groups", "fallback");
+      g.dtype = DType.F16;
+      g.batch = 2;
+      g.hq = 4;
+      g.hkv = 2;
+      g.lq = 3;
+      g.lkv = 5;
+      g.headDim = 16;
+      g.sinks = true;
+      g.kvSeqMajor = true;
+      g.maskKind = Mask.Kind.BOOL;
+      g.maskShape = new long[] {1, 4, 1, 5};
+      g.maskFn = (b, h, i, j) -> hash(14, b, h, i, j) < 0.7 ? 1 : 0;
+      check(g);
+
+      System.setProperty(property, "15"); // 2 queries of 7 keys per chunk
+      AttnSpec q = spec("fallback chunks of query blocks, causal", "fallback");
+      q.dtype = DType.F32;
+      q.batch = 2;
+      q.hq = 2;
+      q.hkv = 1;
+      q.lq = 5;
+      q.lkv = 7;
+      q.headDim = 16;
+      q.sinks = true;
+      q.qDimMajor = true;
+      q.maskKind = Mask.Kind.CAUSAL;
+      check(q);
+
+      AttnSpec z = spec("fallback query blocks with Lq > Lkv, causal", "fallback");
+      z.hq = 2;
+      z.hkv = 2;
+      z.lq = 9;
+      z.lkv = 4;
+      z.headDim = 16;
+      z.maskKind = Mask.Kind.CAUSAL;
+      check(z);
+
+      AttnSpec m = spec("fallback query blocks, additive mask and Dv != D", "fallback");
+      m.hq = 2;
+      m.hkv = 1;
+      m.lq = 5;
+      m.lkv = 7;
+      m.headDim = 16;
+      m.valueDim = 8;
+      m.maskKind = Mask.Kind.ADDITIVE;
+      m.maskDtype = DType.BF16;
+      m.maskShape = new long[] {2, 5, 7};
+      m.maskTransposed = true;
+      m.maskFn = (b, h, i, j) -> 2 * (hash(15, b, h, i, j) - 0.5);
+      check(m);
+    } finally {
+      if (previous == null) {
+        System.clearProperty(property);
+      } else {
+        System.setProperty(property, previous);
+      }
+    }
+  }
+
   @Test
   void noKeysGivesZeros() {
     AttnSpec s = spec("fallback Lkv 0", "fallback");

@@ -170,8 +170,18 @@ public final class SdpaOp {
     return null;
   }
 
+  /**
+   * The fallback takes every validated call: its score buffer is chunked to {@link #scoreBudget()}
+   * floats, so only a single query row over more keys than a buffer can index could be refused.
+   */
   static String fallbackRejects(Call c) {
-    return SdpaUnfused.supports(c.shape(), c.kernelDtype());
+    FallbackChunks plan = chunks(c);
+    if (plan.maxScores() > Integer.MAX_VALUE - SdpaUnfused.THREADS) {
+      return "the unfused fallback needs "
+          + plan.maxScores()
+          + " float32 scores for one query row, more than one buffer can index";
+    }
+    return null;
   }
 
   // ---- entry ----
@@ -497,13 +507,61 @@ public final class SdpaOp {
     return l.done(out);
   }
 
+  /**
+   * The unfused kernels, in chunks when the score buffer would exceed {@link #scoreBudget()} floats
+   * ({@link FallbackChunks}): each chunk reuses one score buffer and writes a contiguous range of
+   * the output (through a staging buffer and a device copy unless it is the whole call).
+   */
   private static Tensor runFallback(Launcher l, Call c) {
-    SdpaShape shape = c.shape();
     Inputs in = l.inputs(c);
-    boolean f32 = c.kernelDtype() == Sdpa.F32;
+    FallbackChunks plan = chunks(c);
     boolean hasSinks = c.sinks() != null;
+    Tensor out = l.output(c.dtype(), c.outShape());
+    DeviceBuffer ob = l.bridge.buffer(out);
+    DeviceBuffer scores = l.temp(ElementType.F32, Math.max(1, plan.maxScores()));
+    if (plan.single()) {
+      launchUnfused(l, c, in, c.shape(), c.qs(), c.ks(), c.vs(), in.ms, in.sinks, scores, ob);
+      return l.done(out);
+    }
+    DeviceBuffer staged = l.temp(ob.type(), Math.max(1, plan.maxOut()));
+    DeviceBuffer sinks = hasSinks ? l.temp(ElementType.F32, plan.maxQHeads()) : in.sinks;
+    for (FallbackChunks.Chunk ch : plan.chunks()) {
+      SdpaShape shape =
+          new SdpaShape(
+              ch.batches(),
+              ch.qHeads(),
+              ch.kvHeads(),
+              ch.qLen(),
+              ch.kvLen(),
+              c.headDim(),
+              c.valueDim());
+      SdpaStrides qs = shift(c.qs(), ch.b0(), ch.qHead0(), ch.i0());
+      SdpaStrides ks = shift(c.ks(), ch.b0(), ch.kvHead0(), 0);
+      SdpaStrides vs = shift(c.vs(), ch.b0(), ch.kvHead0(), 0);
+      SdpaStrides ms = in.ms == null ? null : shift(in.ms, ch.b0(), ch.qHead0(), ch.i0());
+      if (hasSinks) {
+        l.device.copy(in.sinks, ch.qHead0(), sinks, 0, ch.qHeads(), l.stream);
+      }
+      launchUnfused(l, c, in, shape, qs, ks, vs, ms, sinks, scores, staged);
+      l.device.copy(staged, 0, ob, ch.outOffset(), ch.outCount(), l.stream);
+    }
+    return l.done(out);
+  }
+
+  private static void launchUnfused(
+      Launcher l,
+      Call c,
+      Inputs in,
+      SdpaShape shape,
+      SdpaStrides qs,
+      SdpaStrides ks,
+      SdpaStrides vs,
+      SdpaStrides ms,
+      DeviceBuffer sinks,
+      DeviceBuffer scores,
+      DeviceBuffer out) {
+    boolean f32 = c.kernelDtype() == Sdpa.F32;
     SdpaUnfused.Plan p = SdpaUnfused.plan(shape);
-    DeviceBuffer scores = l.temp(ElementType.F32, Math.max(1, p.scoreFloats()));
     l.launch(
         f32 ? SCORES32 : SCORES16,
         p.scoresGrid(),
@@ -515,9 +573,9 @@ public final class SdpaOp {
             in.maskBool,
             scores,
             shape,
-            c.qs(),
-            c.ks(),
-            in.ms,
+            qs,
+            ks,
+            ms,
             c.scale(),
             c.kernelDtype(),
             c.maskKind()));
@@ -525,14 +583,45 @@ public final class SdpaOp {
         SOFTMAX,
         p.softmaxGrid(),
         p.softmaxBlock(),
-        SdpaUnfused.softmaxArgs(scores, in.sinks, shape, hasSinks));
-    Tensor out = l.output(c.dtype(), c.outShape());
+        SdpaUnfused.softmaxArgs(scores, sinks, shape, c.sinks() != null));
     l.launch(
         f32 ? PV32 : PV16,
         p.pvGrid(),
         p.pvBlock(),
-        SdpaUnfused.pvArgs(scores, in.v, l.bridge.buffer(out), shape, c.vs(), c.kernelDtype()));
-    return l.done(out);
+        SdpaUnfused.pvArgs(scores, in.v, out, shape, vs, c.kernelDtype()));
+  }
+
+  /** {@code s} moved to batch {@code b}, head {@code h}, row {@code i} (same strides). */
+  private static SdpaStrides shift(SdpaStrides s, int b, int h, int i) {
+    long off = s.offset() + (long) b * s.batch() + (long) h * s.head() + (long) i * s.seq();
+    return new SdpaStrides((int) off, s.batch(), s.head(), s.seq(), s.dim());
+  }
+
+  /** Default of {@link #scoreBudget()}: 2^26 floats (256 MiB) of scores per fallback chunk. */
+  public static final long DEFAULT_SCORE_BUDGET = 1L << 26;
+
+  /** The property that overrides {@link #DEFAULT_SCORE_BUDGET}. */
+  public static final String SCORE_BUDGET_PROPERTY = "sirocco.attention.maxScoreFloats";
+
+  /**
+   * Float32 scores the fallback materialises at once: {@code -Dsirocco.attention.maxScoreFloats=N}
+   * (read per call), else {@link #DEFAULT_SCORE_BUDGET}; never more than one buffer can index.
+   */
+  static long scoreBudget() {
+    long b = Long.getLong(SCORE_BUDGET_PROPERTY, DEFAULT_SCORE_BUDGET);
+    return Math.max(1, Math.min(b, Integer.MAX_VALUE - SdpaUnfused.THREADS));
+  }
+
+  static FallbackChunks chunks(Call c) {
+    return FallbackChunks.of(
+        c.batch(),
+        c.qHeads(),
+        c.kvHeads(),
+        c.qLen(),
+        c.kvLen(),
+        c.valueDim(),
+        c.maskKind() == Sdpa.MASK_CAUSAL,
+        scoreBudget());
   }
 
   /** The buffers the kernels read, with the mask's strides as the kernels see them. */
