@@ -24,6 +24,9 @@ import sirocco.Sirocco;
 import sirocco.Tensor;
 import sirocco.dispatch.Decision;
 import sirocco.dispatch.Explain;
+import sirocco.kernels.attention.SdpaShape;
+import sirocco.kernels.attention.SdpaVector;
+import sirocco.runtime.Devices;
 
 /**
  * {@link Sirocco#scaledDotProductAttention} through the public API against {@link
@@ -195,15 +198,40 @@ abstract class AttentionContract {
     check(s);
   }
 
+  /** Multiprocessors of this backend's device: what the op sizes its split-K plans by. */
+  int multiprocessors() {
+    return (backend() == Backend.JAVA ? Devices.java() : Devices.cuda(0)).info().multiprocessors();
+  }
+
   @Test
   void vectorLq3CausalSplitK() {
-    // 200 keys over 4 key iterations of 64: the plan splits them on any machine with 2+ cores.
+    // 200 keys over 4 key iterations of 64: split on any device with 2+ multiprocessors.
     AttnSpec s = spec("vector Lq3 causal split-K", "vector");
     s.hq = 2;
     s.hkv = 1;
     s.lq = 3;
     s.lkv = 200;
     s.maskKind = Mask.Kind.CAUSAL;
+    if (multiprocessors() >= 2) {
+      assertTrue(SdpaVector.plan(SdpaShape.of(1, 2, 1, 3, 200, 64), multiprocessors()).partial());
+    }
+    check(s);
+  }
+
+  @Test
+  void vectorLq1SplitKWithSinksAndMask() {
+    // One row group and 5 key iterations: split on every device (at least 3 resident blocks).
+    AttnSpec s = spec("vector Lq1 split-K, sinks, additive [Lkv]", "vector");
+    s.dtype = DType.F16;
+    s.hq = 2;
+    s.hkv = 1;
+    s.lkv = 300;
+    s.sinks = true;
+    s.maskKind = Mask.Kind.ADDITIVE;
+    s.maskShape = new long[] {300};
+    s.maskFn = (b, h, i, j) -> j % 7 == 0 ? Double.NEGATIVE_INFINITY : hash(16, b, h, i, j);
+    SdpaVector.Plan p = SdpaVector.plan(SdpaShape.of(1, 2, 1, 1, 300, 64), multiprocessors());
+    assertTrue(p.partial(), "this case runs split-K: " + p);
     check(s);
   }
 
