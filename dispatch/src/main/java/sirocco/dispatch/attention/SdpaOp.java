@@ -378,6 +378,12 @@ public final class SdpaOp {
       throw new IllegalArgumentException(
           name + " must have rank 4 " + form + ", got shape " + str(t.shape()));
     }
+    for (long d : t.shape()) {
+      if (d > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            name + " " + form + " must have dimensions below 2^31, got " + str(t.shape()));
+      }
+    }
   }
 
   /**
