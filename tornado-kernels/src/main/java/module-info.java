@@ -13,4 +13,7 @@ module sirocco.kernels {
   exports sirocco.kernels.attention to
       sirocco,
       sirocco.runtime;
+  exports sirocco.kernels.util to
+      sirocco,
+      sirocco.runtime;
 }

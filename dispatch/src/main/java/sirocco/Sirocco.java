@@ -3,6 +3,7 @@ package sirocco;
 import java.util.Arrays;
 import sirocco.api.Bf16;
 import sirocco.dispatch.Internal;
+import sirocco.dispatch.attention.SdpaOp;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.Devices;
@@ -338,10 +339,50 @@ public final class Sirocco implements AutoCloseable {
     throw new UnsupportedOperationException("quantizedMatmul is not implemented yet");
   }
 
-  /** softmax(q·kᵀ·scale + mask)·v, as MLX's fast.scaled_dot_product_attention. */
+  /**
+   * {@code softmax(scale·q·kᵀ + mask)·v}, as MLX's {@code fast.scaled_dot_product_attention}, with
+   * {@link SdpaOptions#defaults()}; see {@link #scaledDotProductAttention(Tensor, Tensor, Tensor,
+   * float, Mask, SdpaOptions)}.
+   */
   public Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, float scale, Mask mask) {
+    return scaledDotProductAttention(q, k, v, scale, mask, SdpaOptions.defaults());
+  }
+
+  /**
+   * {@code softmax(scale·q·kᵀ + mask)·v}, as MLX's {@code fast.scaled_dot_product_attention}.
+   *
+   * <p>q {@code [B, Hq, Lq, D]}, k {@code [B, Hkv, Lkv, D]}, v {@code [B, Hkv, Lkv, Dv]}, all of
+   * one dtype (F32, F16 or BF16), {@code Hq} a multiple of {@code Hkv} (q head {@code h} reads kv
+   * head {@code h / (Hq/Hkv)}). Returns {@code [B, Hq, Lq, Dv]} in q's dtype. Masks ({@code null} =
+   * none): causal aligned bottom-right (query {@code i} sees keys {@code j <= i + Lkv - Lq}),
+   * additive (floating, broadcastable to {@code [B, Hq, Lq, Lkv]}), boolean (U8, nonzero = keep,
+   * same broadcasting). A row whose every key is masked is 0. Views (slices of a longer KV cache,
+   * transposes) are read in place. The kernel is chosen by a dispatch ladder (cuDNN, vector,
+   * fallback; see docs/ATTENTION.md) and the decision reported through the dispatch explain hook
+   * ({@code -Dsirocco.threadInfo=true} prints it).
+   *
+   * @throws IllegalArgumentException naming the argument and the expected form, before any work is
+   *     queued
+   * @throws UnsupportedOperationException with {@code options.forceFused()} when no fused kernel
+   *     can run the call, listing each one's reason
+   */
+  public Tensor scaledDotProductAttention(
+      Tensor q, Tensor k, Tensor v, float scale, Mask mask, SdpaOptions options) {
     checkOpen();
-    throw new UnsupportedOperationException("scaledDotProductAttention is not implemented yet");
+    checkMine(q, "q");
+    checkMine(k, "k");
+    checkMine(v, "v");
+    if (options == null) {
+      throw new IllegalArgumentException(
+          "options must not be null; use SdpaOptions.defaults() for none");
+    }
+    if (mask != null && mask.tensor() != null) {
+      checkMine(mask.tensor(), "mask");
+    }
+    if (options.sinks() != null) {
+      checkMine(options.sinks(), "sinks");
+    }
+    return SdpaOp.run(this, q, k, v, scale, mask, options.sinks(), options.forceFused());
   }
 
   // ---- user kernels ----

@@ -1,0 +1,860 @@
+package sirocco.attention;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.function.Executable;
+import sirocco.Backend;
+import sirocco.DType;
+import sirocco.Mask;
+import sirocco.SdpaOptions;
+import sirocco.Sirocco;
+import sirocco.Tensor;
+import sirocco.dispatch.Decision;
+import sirocco.dispatch.Explain;
+import sirocco.kernels.attention.SdpaShape;
+import sirocco.kernels.attention.SdpaVector;
+import sirocco.runtime.Devices;
+
+/**
+ * {@link Sirocco#scaledDotProductAttention} through the public API against {@link
+ * AttnSpec#reference()} (float64, from the math): every rung of the ladder, every mask kind and
+ * broadcast shape, GQA, sinks, cache slices and other views, fully masked rows, validation errors,
+ * {@code forceFused}, and the reported decisions. Subclasses pick the backend; the cases are the
+ * same on both.
+ *
+ * <p>Shapes are small: the Java backend runs every GPU thread, and the kernels themselves are
+ * tested at size in tornado-kernels.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AttentionContract {
+  static final String OP = "scaledDotProductAttention";
+
+  private Sirocco rt;
+  private final List<Decision> decisions = new ArrayList<>();
+  private AutoCloseable listener;
+
+  /** The backend the cases run on. */
+  abstract Backend backend();
+
+  @BeforeAll
+  void open() {
+    rt = Sirocco.open(backend());
+  }
+
+  @AfterAll
+  void close() {
+    if (rt != null) {
+      rt.close();
+    }
+  }
+
+  @BeforeEach
+  void listen() {
+    decisions.clear();
+    Consumer<Decision> l =
+        d -> {
+          if (OP.equals(d.op())) {
+            synchronized (decisions) {
+              decisions.add(d);
+            }
+          }
+        };
+    listener = Explain.listen(l);
+  }
+
+  @AfterEach
+  void unlisten() throws Exception {
+    listener.close();
+  }
+
+  /**
+   * The rung a case takes: exactly the expected one on the Java backend. A GPU build with the cuDNN
+   * path may legitimately take "cudnn" instead; the result is checked against the same reference.
+   */
+  void assertRung(String expected, Decision d, String what) {
+    if (backend() == Backend.CUDA && "cudnn".equals(d.chosen())) {
+      return;
+    }
+    assertEquals(expected, d.chosen(), what + ": " + d.explain());
+  }
+
+  // ---- running one case ----
+
+  /** Runs a case, checks shape, dtype, every element against the reference, and the rung. */
+  Decision check(AttnSpec s) {
+    AttnSpec.Call c = s.build(rt);
+    int before = decisions.size();
+    Tensor out =
+        rt.scaledDotProductAttention(c.q(), c.k(), c.v(), c.scale(), c.mask(), c.options());
+    assertArrayEquals(s.outShape(), out.shape(), "output shape of " + s);
+    assertEquals(s.dtype, out.dtype(), "output dtype of " + s);
+    float[] got = rt.toFloats(out);
+    double[] ref = s.reference();
+    assertEquals(ref.length, got.length);
+    double[] tol = s.tolerance();
+    int bad = 0;
+    int worst = -1;
+    double worstRatio = 0;
+    for (int i = 0; i < ref.length; i++) {
+      double err = Math.abs(got[i] - ref[i]);
+      double bound = tol[0] + tol[1] * Math.abs(ref[i]);
+      double ratio = Float.isNaN(got[i]) ? Double.POSITIVE_INFINITY : err / bound;
+      if (!(ratio <= 1)) {
+        bad++;
+      }
+      if (!(ratio <= worstRatio)) {
+        worstRatio = ratio;
+        worst = i;
+      }
+    }
+    if (bad > 0) {
+      fail(
+          s
+              + ": "
+              + bad
+              + " of "
+              + ref.length
+              + " elements out of bounds; worst at "
+              + worst
+              + ": got "
+              + got[worst]
+              + ", want "
+              + ref[worst]
+              + " (bound "
+              + tol[0]
+              + " + "
+              + tol[1]
+              + "·|ref|)");
+    }
+    assertEquals(before + 1, decisions.size(), "one decision reported for " + s);
+    Decision d = decisions.get(decisions.size() - 1);
+    if (s.expectRung != null) {
+      assertRung(s.expectRung, d, s.toString());
+    }
+    for (Tensor t : List.of(out, c.q(), c.k(), c.v())) {
+      t.close();
+    }
+    return d;
+  }
+
+  static AttnSpec spec(String name, String rung) {
+    AttnSpec s = new AttnSpec(name);
+    s.expectRung = rung;
+    return s;
+  }
+
+  /** A hash-uniform [0, 1) value of (seed, b, h, i, j): masks independent of draw order. */
+  static double hash(long seed, int b, int h, int i, int j) {
+    long x = seed * 0x9E3779B97F4A7C15L;
+    x = (x ^ b) * 0xBF58476D1CE4E5B9L;
+    x = (x ^ h) * 0x94D049BB133111EBL;
+    x = (x ^ i) * 0xBF58476D1CE4E5B9L;
+    x = (x ^ j) * 0x94D049BB133111EBL;
+    x ^= x >>> 31;
+    x *= 0xBF58476D1CE4E5B9L;
+    x ^= x >>> 29;
+    return (x >>> 11) * 0x1.0p-53;
+  }
+
+  // ---- the vector rung ----
+
+  @Test
+  void vectorDecodeLq1() {
+    AttnSpec s = spec("vector Lq1", "vector");
+    s.hq = 2;
+    s.hkv = 2;
+    s.lkv = 40;
+    Decision d = check(s);
+    if (backend() == Backend.JAVA) {
+      assertEquals(
+          "scaledDotProductAttention -> vector (rejected: cudnn: cuDNN path not available in this"
+              + " build)",
+          d.explain());
+    }
+  }
+
+  @Test
+  void vectorLq2CausalGqaF16() {
+    AttnSpec s = spec("vector Lq2 causal gqa", "vector");
+    s.dtype = DType.F16;
+    s.hq = 4;
+    s.hkv = 2;
+    s.lq = 2;
+    s.lkv = 50;
+    s.maskKind = Mask.Kind.CAUSAL;
+    check(s);
+  }
+
+  /** Multiprocessors of this backend's device: what the op sizes its split-K plans by. */
+  int multiprocessors() {
+    return (backend() == Backend.JAVA ? Devices.java() : Devices.cuda(0)).info().multiprocessors();
+  }
+
+  @Test
+  void vectorLq3CausalSplitK() {
+    // 200 keys over 4 key iterations of 64: split on any device with 2+ multiprocessors.
+    AttnSpec s = spec("vector Lq3 causal split-K", "vector");
+    s.hq = 2;
+    s.hkv = 1;
+    s.lq = 3;
+    s.lkv = 200;
+    s.maskKind = Mask.Kind.CAUSAL;
+    if (multiprocessors() >= 2) {
+      assertTrue(SdpaVector.plan(SdpaShape.of(1, 2, 1, 3, 200, 64), multiprocessors()).partial());
+    }
+    check(s);
+  }
+
+  @Test
+  void vectorLq1SplitKWithSinksAndMask() {
+    // One row group and 5 key iterations: split on every device (at least 3 resident blocks).
+    AttnSpec s = spec("vector Lq1 split-K, sinks, additive [Lkv]", "vector");
+    s.dtype = DType.F16;
+    s.hq = 2;
+    s.hkv = 1;
+    s.lkv = 300;
+    s.sinks = true;
+    s.maskKind = Mask.Kind.ADDITIVE;
+    s.maskShape = new long[] {300};
+    s.maskFn = (b, h, i, j) -> j % 7 == 0 ? Double.NEGATIVE_INFINITY : hash(16, b, h, i, j);
+    SdpaVector.Plan p = SdpaVector.plan(SdpaShape.of(1, 2, 1, 1, 300, 64), multiprocessors());
+    assertTrue(p.partial(), "this case runs split-K: " + p);
+    check(s);
+  }
+
+  @Test
+  void vectorHeadDim128AdditiveMaskBroadcastFromLqLkv() {
+    AttnSpec s = spec("vector D128 additive [Lq, Lkv]", "vector");
+    s.headDim = 128;
+    s.hq = 2;
+    s.hkv = 1;
+    s.lq = 2;
+    s.lkv = 24;
+    s.maskKind = Mask.Kind.ADDITIVE;
+    s.maskShape = new long[] {2, 24};
+    s.maskFn = (b, h, i, j) -> 3 * (hash(5, b, h, i, j) - 0.5);
+    check(s);
+  }
+
+  @Test
+  void vectorBoolMaskPerBatchBroadcastOverHeads() {
+    AttnSpec s = spec("vector bool [B, 1, Lq, Lkv]", "vector");
+    s.dtype = DType.F16;
+    s.batch = 2;
+    s.hq = 2;
+    s.hkv = 2;
+    s.lq = 1;
+    s.lkv = 33;
+    s.maskKind = Mask.Kind.BOOL;
+    s.maskShape = new long[] {2, 1, 1, 33};
+    s.maskFn = (b, h, i, j) -> hash(6, b, h, i, j) < 0.7 ? 1 : 0;
+    check(s);
+  }
+
+  @Test
+  void vectorAdditiveBf16MaskIsWidened() {
+    AttnSpec s = spec("vector additive bf16 [1, Hq, 1, Lkv]", "vector");
+    s.hq = 2;
+    s.hkv = 1;
+    s.lkv = 20;
+    s.maskKind = Mask.Kind.ADDITIVE;
+    s.maskDtype = DType.BF16;
+    s.maskShape = new long[] {1, 2, 1, 20};
+    s.maskFn = (b, h, i, j) -> 4 * (hash(7, b, h, i, j) - 0.5);
+    check(s);
+  }
+
+  @Test
+  void vectorSinksGqa() {
+    AttnSpec s = spec("vector sinks gqa 4:1", "vector");
+    s.hq = 4;
+    s.hkv = 1;
+    s.lkv = 30;
+    s.sinks = true;
+    check(s);
+  }
+
+  @Test
+  void vectorSinksInBf16AreWidened() {
+    AttnSpec s = spec("vector bf16 sinks, Lq 2 causal", "vector");
+    s.dtype = DType.F16;
+    s.hq = 2;
+    s.hkv = 2;
+    s.lq = 2;
+    s.lkv = 12;
+    s.maskKind = Mask.Kind.CAUSAL;
+    s.sinks = true;
+    s.sinksDtype = DType.BF16;
+    check(s);
+  }
+
+  @Test
+  void vectorReadsASliceOfALongerCacheInPlace() {
+    AttnSpec s = spec("vector cache slice [8, 78) of 96", "vector");
+    s.hq = 2;
+    s.hkv = 2;
+    s.lkv = 70;
+    s.cacheLen = 96;
+    s.cacheStart = 8;
+    check(s);
+  }
+
+  @Test
+  void vectorReadsSeqMajorStorageThroughATranspose() {
+    AttnSpec s = spec("vector k/v [B, L, H, D] transposed, prefix of a cache", "vector");
+    s.batch = 2;
+    s.hq = 4;
+    s.hkv = 2;
+    s.lq = 1;
+    s.lkv = 21;
+    s.cacheLen = 32;
+    s.kvSeqMajor = true;
+    s.qSeqMajor = true;
+    s.maskKind = Mask.Kind.CAUSAL;
+    check(s);
+  }
+
+  @Test
+  void vectorCopiesAQueryWhoseLastAxisIsStrided() {
+    AttnSpec s = spec("vector q dim-major (strided last axis)", "vector");
+    s.hq = 2;
+    s.hkv = 1;
+    s.lq = 3;
+    s.lkv = 10;
+    s.qDimMajor = true;
+    s.maskKind = Mask.Kind.CAUSAL;
+    check(s);
+  }
+
+  @Test
+  void vectorFullyMaskedRowsAreZero() {
+    // Row (h=1) is entirely masked by the boolean mask; h=0 keeps a few keys.
+    AttnSpec s = spec("vector fully masked row", "vector");
+    s.hq = 2;
+    s.hkv = 1;
+    s.lkv = 16;
+    s.maskKind = Mask.Kind.BOOL;
+    s.maskShape = new long[] {1, 2, 1, 16};
+    s.maskFn = (b, h, i, j) -> h == 1 ? 0 : (j % 5 == 0 ? 1 : 0);
+    check(s);
+    AttnSpec a = spec("vector additive -inf row and -inf keys", "vector");
+    a.hq = 2;
+    a.hkv = 2;
+    a.lkv = 16;
+    a.maskKind = Mask.Kind.ADDITIVE;
+    a.maskShape = new long[] {2, 1, 16};
+    a.maskFn = (b, h, i, j) -> h == 0 || j % 3 == 0 ? Double.NEGATIVE_INFINITY : 0.5;
+    check(a);
+  }
+
+  // ---- the fallback rung ----
+
+  @Test
+  void fallbackForLongerQueries() {
+    AttnSpec s = spec("fallback Lq 5 causal gqa", "fallback");
+    s.hq = 4;
+    s.hkv = 2;
+    s.lq = 5;
+    s.lkv = 9;
+    s.maskKind = Mask.Kind.CAUSAL;
+    Decision d = check(s);
+    assertTrue(
+        d.explain().contains("vector: vector SDPA takes at most 3 queries per head, got Lq = 5"),
+        d.explain());
+  }
+
+  @Test
+  void fallbackCausalWithMoreQueriesThanKeysZeroesTheHiddenRows() {
+    // Bottom-right causal: queries 0 and 1 of 6 see no key of 4.
+    AttnSpec s = spec("fallback causal Lq 6 > Lkv 4", "fallback");
+    s.dtype = DType.F16;
+    s.hq = 1;
+    s.hkv = 1;
+    s.lq = 6;
+    s.lkv = 4;
+    s.maskKind = Mask.Kind.CAUSAL;
+    check(s);
+  }
+
+  @Test
+  void fallbackForUnsupportedHeadDim() {
+    AttnSpec s = spec("fallback D 32", "fallback");
+    s.headDim = 32;
+    s.hq = 2;
+    s.hkv = 1;
+    s.lkv = 10;
+    Decision d = check(s);
+    assertTrue(d.explain().contains("head dims 64, 96, 128, 256 and 512, got 32"), d.explain());
+  }
+
+  @Test
+  void fallbackForFloat32() {
+    AttnSpec s = spec("fallback f32 Lq 1", "fallback");
+    s.dtype = DType.F32;
+    s.hq = 2;
+    s.hkv = 2;
+    s.lkv = 12;
+    Decision d = check(s);
+    assertTrue(d.explain().contains("vector SDPA takes bf16 or f16 (got f32)"), d.explain());
+  }
+
+  @Test
+  void fallbackForValueHeadDimOtherThanKeys() {
+    AttnSpec s = spec("fallback Dv 24 != D 64", "fallback");
+    s.valueDim = 24;
+    s.hq = 2;
+    s.hkv = 1;
+    s.lkv = 9;
+    s.maskKind = Mask.Kind.CAUSAL;
+    Decision d = check(s);
+    assertTrue(d.explain().contains("v's head dim (24)"), d.explain());
+  }
+
+  @Test
+  void fallbackF32SinksAndRank3AdditiveMask() {
+    AttnSpec s = spec("fallback f32 sinks, additive [Hq, Lq, Lkv]", "fallback");
+    s.dtype = DType.F32;
+    s.hq = 2;
+    s.hkv = 1;
+    s.lq = 4;
+    s.lkv = 7;
+    s.sinks = true;
+    s.maskKind = Mask.Kind.ADDITIVE;
+    s.maskShape = new long[] {2, 4, 7};
+    s.maskFn = (b, h, i, j) -> 2 * (hash(8, b, h, i, j) - 0.5);
+    check(s);
+  }
+
+  @Test
+  void fallbackForUnalignedKvView() {
+    // k/v rows sliced out of wider rows at element 4: not 16-byte aligned for the vector kernel.
+    AttnSpec s = spec("fallback unaligned k/v view", "fallback");
+    s.hq = 2;
+    s.hkv = 1;
+    s.lkv = 11;
+    s.kvDimPad = 6;
+    s.kvDimStart = 4;
+    Decision d = check(s);
+    assertTrue(d.explain().contains("multiples of 8"), d.explain());
+  }
+
+  @Test
+  void fallbackReadsStridedEverything() {
+    AttnSpec s = spec("fallback bf16 Lq 4, q dim-major, k/v seq-major cache slice", "fallback");
+    s.batch = 2;
+    s.hq = 2;
+    s.hkv = 1;
+    s.lq = 4;
+    s.lkv = 6;
+    s.cacheLen = 10;
+    s.cacheStart = 3;
+    s.kvSeqMajor = true;
+    s.qDimMajor = true;
+    s.maskKind = Mask.Kind.BOOL;
+    s.maskShape = new long[] {4, 6};
+    s.maskTransposed = true;
+    s.maskFn = (b, h, i, j) -> hash(9, b, h, i, j) < 0.6 ? 1 : 0;
+    check(s);
+  }
+
+  @Test
+  void fallbackFullyMaskedRowsAreZeroWithAndWithoutSinks() {
+    AttnSpec s = spec("fallback bool row fully masked", "fallback");
+    s.hq = 2;
+    s.hkv = 2;
+    s.lq = 4;
+    s.lkv = 5;
+    s.maskKind = Mask.Kind.BOOL;
+    s.maskShape = new long[] {4, 5};
+    s.maskFn = (b, h, i, j) -> i == 2 ? 0 : 1;
+    check(s);
+    AttnSpec k = spec("fallback additive -inf row with sinks", "fallback");
+    k.dtype = DType.F32;
+    k.hq = 2;
+    k.hkv = 1;
+    k.lq = 4;
+    k.lkv = 5;
+    k.sinks = true;
+    k.maskKind = Mask.Kind.ADDITIVE;
+    k.maskShape = new long[] {1, 1, 4, 5};
+    k.maskFn = (b, h, i, j) -> i == 1 || j == 3 ? Double.NEGATIVE_INFINITY : 0.25 * j;
+    check(k);
+  }
+
+  /**
+   * The fallback in chunks (score budget lowered through its property): whole batches, whole GQA
+   * groups, and one head × a block of queries with the causal horizon cut per block (including
+   * blocks that see no key), with sinks, broadcast masks and strided views.
+   */
+  @Test
+  void fallbackChunksItsScoreBuffer() {
+    String property = "sirocco.attention.maxScoreFloats";
+    String previous = System.getProperty(property);
+    try {
+      System.setProperty(property, "40"); // one batch of 2·2·5 = 20 scores: 2 batches per chunk
+      AttnSpec a = spec("fallback chunks of whole batches", "fallback");
+      a.batch = 3;
+      a.hq = 2;
+      a.hkv = 1;
+      a.lq = 2;
+      a.lkv = 5;
+      a.headDim = 16;
+      a.sinks = true;
+      a.maskKind = Mask.Kind.ADDITIVE;
+      a.maskShape = new long[] {3, 1, 2, 5};
+      a.maskFn = (b, h, i, j) -> 2 * (hash(13, b, h, i, j) - 0.5);
+      check(a);
+
+      System.setProperty(property, "35"); // a GQA group of 2·3·5 = 30 scores per chunk
+      AttnSpec g = spec("fallback chunks of GQA groups", "fallback");
+      g.dtype = DType.F16;
+      g.batch = 2;
+      g.hq = 4;
+      g.hkv = 2;
+      g.lq = 3;
+      g.lkv = 5;
+      g.headDim = 16;
+      g.sinks = true;
+      g.kvSeqMajor = true;
+      g.maskKind = Mask.Kind.BOOL;
+      g.maskShape = new long[] {1, 4, 1, 5};
+      g.maskFn = (b, h, i, j) -> hash(14, b, h, i, j) < 0.7 ? 1 : 0;
+      check(g);
+
+      System.setProperty(property, "15"); // 2 queries of 7 keys per chunk
+      AttnSpec q = spec("fallback chunks of query blocks, causal", "fallback");
+      q.dtype = DType.F32;
+      q.batch = 2;
+      q.hq = 2;
+      q.hkv = 1;
+      q.lq = 5;
+      q.lkv = 7;
+      q.headDim = 16;
+      q.sinks = true;
+      q.qDimMajor = true;
+      q.maskKind = Mask.Kind.CAUSAL;
+      check(q);
+
+      AttnSpec z = spec("fallback query blocks with Lq > Lkv, causal", "fallback");
+      z.hq = 2;
+      z.hkv = 2;
+      z.lq = 9;
+      z.lkv = 4;
+      z.headDim = 16;
+      z.maskKind = Mask.Kind.CAUSAL;
+      check(z);
+
+      AttnSpec m = spec("fallback query blocks, additive mask and Dv != D", "fallback");
+      m.hq = 2;
+      m.hkv = 1;
+      m.lq = 5;
+      m.lkv = 7;
+      m.headDim = 16;
+      m.valueDim = 8;
+      m.maskKind = Mask.Kind.ADDITIVE;
+      m.maskDtype = DType.BF16;
+      m.maskShape = new long[] {2, 5, 7};
+      m.maskTransposed = true;
+      m.maskFn = (b, h, i, j) -> 2 * (hash(15, b, h, i, j) - 0.5);
+      check(m);
+    } finally {
+      if (previous == null) {
+        System.clearProperty(property);
+      } else {
+        System.setProperty(property, previous);
+      }
+    }
+  }
+
+  @Test
+  void noKeysGivesZeros() {
+    AttnSpec s = spec("fallback Lkv 0", "fallback");
+    s.hq = 2;
+    s.hkv = 1;
+    s.lq = 2;
+    s.lkv = 0;
+    Decision d = check(s);
+    assertTrue(d.explain().contains("at least one key"), d.explain());
+    AttnSpec k = spec("fallback Lkv 0 with sinks", "fallback");
+    k.hq = 2;
+    k.hkv = 1;
+    k.lkv = 0;
+    k.sinks = true;
+    check(k);
+  }
+
+  @Test
+  void emptyOutputLaunchesNothing() {
+    AttnSpec s = spec("Lq 0", null);
+    s.lq = 0;
+    AttnSpec.Call c = s.build(rt);
+    Tensor out = rt.scaledDotProductAttention(c.q(), c.k(), c.v(), 1f, Mask.causal());
+    assertArrayEquals(new long[] {1, 1, 0, 64}, out.shape());
+    assertEquals(0, rt.toFloats(out).length);
+    assertEquals(0, decisions.size());
+  }
+
+  // ---- masks: every broadcast shape MLX allows ----
+
+  @Test
+  void additiveMaskBroadcastShapes() {
+    long[][] shapes = {
+      {7}, {1}, {3, 7}, {1, 7}, {2, 1, 7}, {1, 2, 3, 7}, {2, 2, 3, 7}, {2, 1, 1, 7}, {1, 1, 3, 1}
+    };
+    int n = 0;
+    for (long[] shape : shapes) {
+      for (String rung : new String[] {"vector", "fallback"}) {
+        AttnSpec s = spec("additive broadcast " + java.util.Arrays.toString(shape), rung);
+        s.batch = 2;
+        s.hq = 2;
+        s.hkv = 1;
+        s.lq = 3;
+        s.lkv = 7;
+        s.headDim = rung.equals("vector") ? 64 : 16; // D 16: no vector kernel
+        s.maskKind = Mask.Kind.ADDITIVE;
+        s.maskShape = shape;
+        s.maskOffset = (n % 3) * 5;
+        s.maskDtype = n % 2 == 0 ? DType.F32 : DType.F16;
+        s.maskFn = (b, h, i, j) -> 3 * (hash(10, b, h, i, j) - 0.5);
+        s.seed = n++;
+        check(s);
+      }
+    }
+  }
+
+  @Test
+  void boolMaskBroadcastShapesAndTransposedViews() {
+    long[][] shapes = {{5}, {2, 5}, {2, 1, 5}, {1, 2, 2, 5}, {2, 2, 2, 5}};
+    int n = 0;
+    for (long[] shape : shapes) {
+      for (boolean transposed : new boolean[] {false, true}) {
+        AttnSpec s = spec("bool broadcast " + java.util.Arrays.toString(shape), "vector");
+        s.batch = 2;
+        s.hq = 2;
+        s.hkv = 2;
+        s.lq = 2;
+        s.lkv = 5;
+        s.maskKind = Mask.Kind.BOOL;
+        s.maskShape = shape;
+        s.maskTransposed = transposed;
+        s.maskOffset = transposed ? 3 : 0;
+        s.maskFn = (b, h, i, j) -> hash(11, b, h, i, j) < 0.6 ? 1 : 0;
+        s.seed = 50 + n++;
+        check(s);
+      }
+    }
+  }
+
+  @Test
+  void transposedHalfPrecisionAdditiveMaskIsGatheredThenWidened() {
+    AttnSpec s = spec("additive bf16 mask, transposed view behind an offset", "fallback");
+    s.dtype = DType.F32;
+    s.hq = 2;
+    s.hkv = 2;
+    s.lq = 4;
+    s.lkv = 6;
+    s.maskKind = Mask.Kind.ADDITIVE;
+    s.maskDtype = DType.BF16;
+    s.maskShape = new long[] {2, 4, 6};
+    s.maskTransposed = true;
+    s.maskOffset = 7;
+    s.maskFn = (b, h, i, j) -> 3 * (hash(12, b, h, i, j) - 0.5);
+    check(s);
+  }
+
+  // ---- forceFused ----
+
+  @Test
+  void forceFusedRunsTheVectorKernelWhenItCan() {
+    AttnSpec s = spec("forced vector", "vector");
+    s.hq = 2;
+    s.hkv = 1;
+    s.lkv = 9;
+    AttnSpec.Call c = s.build(rt);
+    Tensor out =
+        rt.scaledDotProductAttention(
+            c.q(), c.k(), c.v(), c.scale(), c.mask(), c.options().withForceFused(true));
+    assertRung("vector", decisions.get(decisions.size() - 1), "forced");
+    float[] got = rt.toFloats(out);
+    double[] ref = s.reference();
+    for (int i = 0; i < ref.length; i++) {
+      assertTrue(Math.abs(got[i] - ref[i]) <= 1e-4 + 5e-3 * Math.abs(ref[i]), "element " + i);
+    }
+  }
+
+  @Test
+  void forceFusedThrowsWithEveryReasonInsteadOfFallingBack() {
+    AttnSpec s = spec("forced f32", null);
+    s.dtype = DType.F32;
+    s.lq = 5;
+    AttnSpec.Call c = s.build(rt);
+    rt.synchronize();
+    long used = rt.memoryBytes()[0];
+    UnsupportedOperationException e =
+        assertThrows(
+            UnsupportedOperationException.class,
+            () ->
+                rt.scaledDotProductAttention(
+                    c.q(),
+                    c.k(),
+                    c.v(),
+                    1f,
+                    Mask.none(),
+                    SdpaOptions.defaults().withForceFused(true)));
+    String m = e.getMessage();
+    if (backend() == Backend.JAVA) {
+      assertTrue(m.contains("cudnn: cuDNN path not available in this build"), m);
+    }
+    assertTrue(m.contains("vector: vector SDPA takes bf16 or f16 (got f32)"), m);
+    assertTrue(m.contains("fallback: not allowed (forced choice)"), m);
+    if (backend() == Backend.JAVA) {
+      assertEquals(used, rt.memoryBytes()[0], "nothing allocated by a refused call");
+    }
+  }
+
+  // ---- validation ----
+
+  /**
+   * The call throws IllegalArgumentException containing {@code fragment}, reports no decision and,
+   * on the Java backend (whose memory count no cleaner changes behind the test's back), allocates
+   * nothing.
+   */
+  private void assertRejects(String fragment, Executable call) {
+    long used = rt.memoryBytes()[0];
+    int before = decisions.size();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+    assertTrue(e.getMessage().contains(fragment), "'" + fragment + "' not in: " + e.getMessage());
+    if (backend() == Backend.JAVA) {
+      assertEquals(used, rt.memoryBytes()[0], "nothing allocated before rejecting: " + fragment);
+    }
+    assertEquals(before, decisions.size(), "no decision before rejecting: " + fragment);
+  }
+
+  private Tensor bf16(long... shape) {
+    return rt.zeros(DType.BF16, shape);
+  }
+
+  @Test
+  void everyValidationErrorNamesTheArgument() {
+    Tensor q = bf16(1, 4, 1, 64);
+    Tensor k = bf16(1, 2, 8, 64);
+    Tensor v = bf16(1, 2, 8, 64);
+    Tensor rank3 = bf16(4, 1, 64);
+    Tensor kRank3 = bf16(2, 8, 64);
+    Tensor rank5 = bf16(1, 1, 2, 8, 64);
+    Tensor kD32 = bf16(1, 2, 8, 32);
+    Tensor kv3 = bf16(1, 3, 8, 64);
+    Tensor v7 = bf16(1, 2, 7, 64);
+    Tensor kB2 = bf16(2, 2, 8, 64);
+    Tensor kF16 = rt.zeros(DType.F16, 1, 2, 8, 64);
+    Tensor qU8 = rt.zeros(DType.U8, 1, 4, 1, 64);
+    Tensor mask19 = rt.zeros(DType.F32, 1, 9);
+    Tensor mask5d = rt.zeros(DType.U8, 1, 1, 1, 1, 8);
+    Tensor mask218 = rt.zeros(DType.U8, 2, 1, 8);
+    Tensor f32x8 = rt.zeros(DType.F32, 8);
+    Tensor u8x8 = rt.zeros(DType.U8, 8);
+    Tensor sinks2 = rt.zeros(DType.F32, 2);
+    Tensor sinks14 = rt.zeros(DType.F32, 1, 4);
+    Tensor sinksI32 = rt.zeros(DType.I32, 4);
+    Tensor closed = bf16(1, 2, 8, 64);
+    closed.close();
+    Mask none = Mask.none();
+    SdpaOptions defaults = SdpaOptions.defaults();
+    rt.synchronize();
+    assertRejects(
+        "q must have rank 4 [B, Hq, Lq, D], got shape [4, 1, 64]",
+        () -> rt.scaledDotProductAttention(rank3, k, v, 1f, none));
+    assertRejects(
+        "k must have rank 4 [B, Hkv, Lkv, D], got shape [2, 8, 64]",
+        () -> rt.scaledDotProductAttention(q, kRank3, v, 1f, none));
+    assertRejects(
+        "v must have rank 4 [B, Hkv, Lkv, Dv], got shape [1, 1, 2, 8, 64]",
+        () -> rt.scaledDotProductAttention(q, k, rank5, 1f, none));
+    assertRejects(
+        "k's head dim must equal q's", () -> rt.scaledDotProductAttention(q, kD32, v, 1f, none));
+    assertRejects(
+        "q's head count Hq = 4 must be a multiple of k and v's head count Hkv = 3",
+        () -> rt.scaledDotProductAttention(q, kv3, kv3, 1f, none));
+    assertRejects(
+        "v must have k's heads and length", () -> rt.scaledDotProductAttention(q, k, v7, 1f, none));
+    assertRejects(
+        "k's batch size must equal q's", () -> rt.scaledDotProductAttention(q, kB2, v, 1f, none));
+    assertRejects(
+        "k must have q's dtype BF16, got F16",
+        () -> rt.scaledDotProductAttention(q, kF16, v, 1f, none));
+    assertRejects(
+        "q must be F32, F16 or BF16, got U8",
+        () -> rt.scaledDotProductAttention(qU8, k, v, 1f, none));
+    assertRejects(
+        "scale must be finite", () -> rt.scaledDotProductAttention(q, k, v, Float.NaN, none));
+    assertRejects(
+        "mask of shape [1, 9] is not broadcastable to [B, Hq, Lq, Lkv] = [1, 4, 1, 8]",
+        () -> rt.scaledDotProductAttention(q, k, v, 1f, Mask.additive(mask19)));
+    assertRejects(
+        "mask of shape [1, 1, 1, 1, 8] is not broadcastable",
+        () -> rt.scaledDotProductAttention(q, k, v, 1f, Mask.bool(mask5d)));
+    assertRejects(
+        "mask of shape [2, 1, 8] is not broadcastable",
+        () -> rt.scaledDotProductAttention(q, k, v, 1f, Mask.bool(mask218)));
+    assertRejects(
+        "mask must be U8",
+        () ->
+            rt.scaledDotProductAttention(q, k, v, 1f, new Mask.WithTensor(Mask.Kind.BOOL, f32x8)));
+    assertRejects(
+        "mask must be F32, F16 or BF16",
+        () ->
+            rt.scaledDotProductAttention(
+                q, k, v, 1f, new Mask.WithTensor(Mask.Kind.ADDITIVE, u8x8)));
+    assertRejects(
+        "mask tensor must not be null",
+        () ->
+            rt.scaledDotProductAttention(
+                q, k, v, 1f, new Mask.WithTensor(Mask.Kind.ADDITIVE, null)));
+    assertRejects(
+        "sinks must have shape [Hq] = [4], got [2]",
+        () -> rt.scaledDotProductAttention(q, k, v, 1f, none, defaults.withSinks(sinks2)));
+    assertRejects(
+        "sinks must have shape [Hq] = [4], got [1, 4]",
+        () -> rt.scaledDotProductAttention(q, k, v, 1f, none, defaults.withSinks(sinks14)));
+    assertRejects(
+        "sinks must be F32, F16 or BF16",
+        () -> rt.scaledDotProductAttention(q, k, v, 1f, none, defaults.withSinks(sinksI32)));
+    assertRejects(
+        "options must not be null", () -> rt.scaledDotProductAttention(q, k, v, 1f, none, null));
+    assertRejects("q must not be null", () -> rt.scaledDotProductAttention(null, k, v, 1f, none));
+    assertRejects("k is closed", () -> rt.scaledDotProductAttention(q, closed, v, 1f, none));
+    try (Sirocco other = Sirocco.open(Backend.JAVA)) {
+      Tensor foreign = other.zeros(DType.BF16, 1, 2, 8, 64);
+      other.synchronize();
+      assertRejects(
+          "v belongs to another Sirocco instance",
+          () -> rt.scaledDotProductAttention(q, k, foreign, 1f, none));
+    }
+  }
+
+  @Test
+  void nullMaskMeansNone() {
+    AttnSpec s = spec("null mask", "vector");
+    s.lkv = 5;
+    AttnSpec.Call c = s.build(rt);
+    Tensor out = rt.scaledDotProductAttention(c.q(), c.k(), c.v(), c.scale(), null);
+    float[] got = rt.toFloats(out);
+    double[] ref = s.reference();
+    for (int i = 0; i < ref.length; i++) {
+      assertTrue(Math.abs(got[i] - ref[i]) <= 1e-4 + 5e-3 * Math.abs(ref[i]), "element " + i);
+    }
+  }
+}
