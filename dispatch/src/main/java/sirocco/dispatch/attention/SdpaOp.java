@@ -785,7 +785,8 @@ public final class SdpaOp {
       case I16 -> COPY16;
       case I32 -> COPY32;
       case F32 -> COPYF32;
-      case I64 -> throw new IllegalArgumentException("no strided copy for 64-bit elements");
+      case I64, F64, U16, BOOL ->
+          throw new IllegalArgumentException("no strided copy for " + et + " elements");
     };
   }
 
