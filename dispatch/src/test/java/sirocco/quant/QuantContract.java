@@ -435,6 +435,30 @@ public abstract class QuantContract {
     }
   }
 
+  /** nvfp4 with a global scale (max|w|) through both fp paths: fp-qmv (3 rows), qmm-mma (9). */
+  @Test
+  public void nvfp4WithAGlobalScale() {
+    float[] wv = QTest.normal(60, 48 * 256, 0.05, DType.BF16);
+    float amax = 0;
+    for (float v : wv) {
+      amax = Math.max(amax, Math.abs(v));
+    }
+    QTest.Weights w =
+        QTest.quantize(rt, wv, new long[] {48, 256}, DType.BF16, QuantMode.NVFP4, 16, 4, amax);
+    assertTrue(w.q().globalScale() != null);
+    for (int rows : new int[] {3, 9}) {
+      List<String> ch =
+          mm(
+              w,
+              QTest.normal(61 + rows, rows * 256, 1, DType.BF16),
+              new long[] {rows, 256},
+              DType.BF16,
+              true,
+              "nvfp4 global scale rows=" + rows);
+      assertEquals(List.of(rows < 8 ? "fp-qmv" : "qmm-mma"), ch);
+    }
+  }
+
   // ---- shapes ----
 
   /** x's leading axes fold into rows of one launch with 2-D weights: [2, 1, K] is 2 rows. */
