@@ -329,7 +329,12 @@ public final class QmmOp {
    */
   public static Tensor run(Sirocco rt, Tensor x, Quantized wq, boolean transpose) {
     Call c = validate(x, wq, transpose);
-    if (c.n() * c.k() >= Integer.MAX_VALUE) {
+    long size = 1;
+    for (long d : c.outShape()) {
+      size *= d;
+    }
+    boolean compute = size > 0 && c.k() > 0;
+    if (compute && c.n() * c.k() >= Integer.MAX_VALUE) {
       throw new UnsupportedOperationException(
           "w holds "
               + c.n()
@@ -339,12 +344,11 @@ public final class QmmOp {
     }
     try (OpLauncher l = new OpLauncher(rt)) {
       Tensor out = l.output(c.outType(), c.outShape());
-      long size = out.size();
       if (size == 0) {
         return l.done(out); // empty: nothing to compute, nothing launched
       }
-      if (c.k() == 0) {
-        l.device.zero(l.buffer(out), l.stream); // an empty sum
+      if (!compute) {
+        l.device.zero(l.buffer(out), l.stream); // K = 0: every output is an empty sum
         return l.done(out);
       }
       QuantArgs.Weights w = c.w();
