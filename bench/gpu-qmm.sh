@@ -12,7 +12,8 @@
 #            rows 1 and 6)
 #   tests    the @GpuTest classes of sirocco.dispatch.quant (public API on CUDA vs float64)
 # Knobs: BUDGET_S [175] total seconds (each phase gets at most what is left), ROWS_S [70], FORMATS_S [70],
-# TESTS_S [120] per-phase caps, REPEATS [25], COPIES [8].
+# TESTS_S [120] per-phase caps, REPEATS [25], COPIES [8]; for a dry run of the script elsewhere:
+# BACKEND [cuda], N [12288], K [4096], ROWS [1,2,4,6,7,8,16,32,256] (e.g. BACKEND=java N=256 K=512 ROWS=1,2).
 #
 # What to read afterwards:
 #   qmm-rows.log     one line per (rows, kernel): us p50 (p10-p90), GB/s, % of floor, PyTorch refs, target
@@ -36,6 +37,10 @@ ROWS_S="${ROWS_S:-70}"
 FORMATS_S="${FORMATS_S:-70}"
 TESTS_S="${TESTS_S:-120}"
 REPEATS="${REPEATS:-25}"
+BACKEND="${BACKEND:-cuda}"
+N="${N:-12288}"
+K="${K:-4096}"
+ROWS="${ROWS:-1,2,4,6,7,8,16,32,256}"
 COPIES="${COPIES:-8}"
 out="${OUT:-bench/results/tmp/qmm-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$out"
@@ -70,21 +75,22 @@ run_phase() { # name seconds logfile command...
 
 if has rows; then
   run_phase "bench qmm rows sweep" "$(cap "$ROWS_S")" "$out/qmm-rows.log" \
-    "$t" --backend cuda bench qmm --kernel all --rows 1,2,4,6,7,8,16,32,256 --n 12288 --k 4096 \
+    "$t" --backend "$BACKEND" bench qmm --kernel all --rows "$ROWS" --n "$N" --k "$K" \
       --group 64 --bits 4 --mode affine --dtype bf16 --copies "$COPIES" --repeats "$REPEATS" \
       --json "$out/qmm-rows.json"
   [ -f "$out/qmm-rows.log" ] && cat "$out/qmm-rows.log"
 fi
 if has formats; then
   run_phase "bench qmm formats sweep" "$(cap "$FORMATS_S")" "$out/qmm-formats.log" \
-    "$t" --backend cuda bench qmm --sweep-formats --kernel all --n 12288 --k 4096 --group 64 --dtype bf16 \
+    "$t" --backend "$BACKEND" bench qmm --sweep-formats --kernel all --n "$N" --k "$K" --group 64 --dtype bf16 \
       --copies "$COPIES" --repeats "$REPEATS" --copy-mib 0 --json "$out/qmm-formats.json"
   [ -f "$out/qmm-formats.log" ] && cat "$out/qmm-formats.log"
 fi
 if has tests; then
   # No --reports-dir: the bundled jlink JDK has no java.xml, which the XML reports need.
   run_phase "op GPU tests (sirocco.dispatch.quant)" "$(cap "$TESTS_S")" "$out/test-gpu-qmm.log" \
-    .gpu/bin/test-gpu --select-package sirocco.dispatch.quant --include-tag gpu
+    .gpu/bin/test-gpu --select-class sirocco.dispatch.quant.QuantOpGpuTest \
+      --select-class sirocco.dispatch.quant.QuantizeGpuTest
   grep -E "tests (successful|failed|skipped|aborted)|✘|MethodSource" "$out/test-gpu-qmm.log" | tail -n 40
 fi
 {
