@@ -20,6 +20,7 @@ import sirocco.bench.BenchRecords;
       BenchWorkerCommand.class,
       BenchSyncCommand.class,
       BenchMemoryCommand.class,
+      BenchSdpaCommand.class,
       BenchCompareCommand.class
     })
 final class BenchCommand implements Runnable {

@@ -80,6 +80,9 @@ public final class SdpaOp {
 
   /** The reason the cuDNN rung gives until the cuDNN path is merged. */
 
+  /** System property naming the only rung the ladder may choose (for benchmarks and diagnosis). */
+  public static final String RUNG_PROPERTY = "sirocco.attention.rung";
+
   /** The fused rungs {@code forceFused} allows. */
   public static final Set<String> FUSED = Set.of(CUDNN, VECTOR);
 
@@ -233,7 +236,14 @@ public final class SdpaOp {
     if (c.empty()) {
       return bridge.empty(rt, c.dtype(), c.outShape());
     }
-    Decision d = forceFused ? LADDER.chooseAmong(c, FUSED) : LADDER.choose(c);
+    // -Dsirocco.attention.rung=NAME restricts the ladder to one rung (benchmarks, diagnosis); it
+    // throws
+    // with the reasons when that rung cannot run the call.
+    String only = System.getProperty(RUNG_PROPERTY);
+    Decision d =
+        only != null && !only.isBlank()
+            ? LADDER.chooseAmong(c, Set.of(only.trim()))
+            : forceFused ? LADDER.chooseAmong(c, FUSED) : LADDER.choose(c);
     if (!d.chosen().equals(CUDNN)) {
       Explain.report(d); // a cuDNN decision is reported once the graph has run (or was refused)
     }
