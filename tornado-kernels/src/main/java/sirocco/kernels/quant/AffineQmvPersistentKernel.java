@@ -25,27 +25,25 @@ import sirocco.runtime.Dim3;
  *
  * <h2>Software pipelining with rotating registers</h2>
  *
- * A lane holds {@code cpl} (4) chunk registers {@code w0..w3} plus their scale/bias. In each
- * step, right after chunk j's dot product has consumed {@code wj}, the lane issues the load of
- * chunk j of the <em>next</em> step (the next feature) into {@code wj}. So while the step's
- * arithmetic runs, the next step's loads are already in flight, and when the step ends all 4 are
- * outstanding — the same 4 × 16 B per lane as variant A, but continuously, with no block launch,
- * no x restaging and no tail of half-empty blocks. The last step re-loads its own (cached) lines
- * instead of branching. The x offset of a step is one register; every shared load is that
- * register plus a constant.
+ * A lane holds {@code cpl} (4) chunk registers {@code w0..w3} plus their scale/bias. In each step,
+ * right after chunk j's dot product has consumed {@code wj}, the lane issues the load of chunk j of
+ * the <em>next</em> step (the next feature) into {@code wj}. So while the step's arithmetic runs,
+ * the next step's loads are already in flight, and when the step ends all 4 are outstanding — the
+ * same 4 × 16 B per lane as variant A, but continuously, with no block launch, no x restaging and
+ * no tail of half-empty blocks. The last step re-loads its own (cached) lines instead of branching.
+ * The x offset of a step is one register; every shared load is that register plus a constant.
  *
  * <h2>Cost at n = 12288, k = 4096, 4-bit g64 bf16, 1 row (H200, 132 SMs)</h2>
  *
  * <ul>
- *   <li>Bytes: weights/scales/biases once from DRAM; x once per block (528 blocks × 8 KiB = 4.3
- *       MB from L2, a third of variant A's).
- *   <li>Registers (ptxas 12.0, sm_90): see the README table; the plan assumes {@link
- *       #REGISTERS} to size the grid (4 blocks of 256 threads per SM at ≤ 64 registers: 32 warps,
- *       64 KiB of weight loads in flight per SM at all times, 3× the ≈21 KiB Little's law asks
- *       for).
+ *   <li>Bytes: weights/scales/biases once from DRAM; x once per block (528 blocks × 8 KiB = 4.3 MB
+ *       from L2, a third of variant A's).
+ *   <li>Registers (ptxas 12.0, sm_90): see the README table; the plan assumes {@link #REGISTERS} to
+ *       size the grid (4 blocks of 256 threads per SM at ≤ 64 registers: 32 warps, 64 KiB of weight
+ *       loads in flight per SM at all times, 3× the ≈21 KiB Little's law asks for).
  *   <li>Work per warp: ⌈12288 / (132·4·8)⌉ = 3 features (2.91 on average: 3% imbalance).
- *   <li>Instructions per weight element ≈ 3.9 (as A, SASS-measured: IMAD.SHL/SHF + LOP3 + FFMA
- *       per code, 8 LDS.128 + fold + the 3 loads per 32 codes) plus 5 shuffles per feature.
+ *   <li>Instructions per weight element ≈ 3.9 (as A, SASS-measured: IMAD.SHL/SHF + LOP3 + FFMA per
+ *       code, 8 LDS.128 + fold + the 3 loads per 32 codes) plus 5 shuffles per feature.
  *   <li><b>Predicted: 9.5–11 µs</b>, the best of the three at 1 row. Falsified if it is not faster
  *       than A by ≥ 0.5 µs: then block churn and x restaging were not what limited A, and the
  *       remaining gap to 8 µs is issue (≈ 5.9 µs of pure issue at 3.9 instructions per element)
@@ -144,7 +142,20 @@ public final class AffineQmvPersistentKernel {
     }
 
     QmvChunks.stageTile(
-        x, xsh, xpart, ctx.localIdx, 32 * WARPS, row, m, k, 0, chunks, cap, cap * cs, bits, 1,
+        x,
+        xsh,
+        xpart,
+        ctx.localIdx,
+        32 * WARPS,
+        row,
+        m,
+        k,
+        0,
+        chunks,
+        cap,
+        cap * cs,
+        bits,
+        1,
         dtype);
     ctx.localBarrier();
 
@@ -169,8 +180,14 @@ public final class AffineQmvPersistentKernel {
       int xo = c * cs;
 
       Float4 d = QmvChunks.dotChunk(w0, xsh, xo, 0, bits, one, 1, zf);
-      float t = QmvChunks.fold(acc, d.x(), QmvChunks.chunkSum(xpart, c * ppc, bits),
-          QuantMath.halfToFloat(s0, dtype), QuantMath.halfToFloat(b0, dtype), bits);
+      float t =
+          QmvChunks.fold(
+              acc,
+              d.x(),
+              QmvChunks.chunkSum(xpart, c * ppc, bits),
+              QuantMath.halfToFloat(s0, dtype),
+              QuantMath.halfToFloat(b0, dtype),
+              bits);
       acc = c <= last ? t : acc;
       int n0 = Math.min(cn, last);
       w0 = Vec.ldg4(wq, wb + 4 * n0);
@@ -178,8 +195,14 @@ public final class AffineQmvPersistentKernel {
       b0 = Vec.ldg(biases, sb + (n0 >> gsh));
       if (cpl > 1) {
         d = QmvChunks.dotChunk(w1, xsh, xo + 32 * cs, 0, bits, one, 1, zf);
-        t = QmvChunks.fold(acc, d.x(), QmvChunks.chunkSum(xpart, (c + 32) * ppc, bits),
-            QuantMath.halfToFloat(s1, dtype), QuantMath.halfToFloat(b1, dtype), bits);
+        t =
+            QmvChunks.fold(
+                acc,
+                d.x(),
+                QmvChunks.chunkSum(xpart, (c + 32) * ppc, bits),
+                QuantMath.halfToFloat(s1, dtype),
+                QuantMath.halfToFloat(b1, dtype),
+                bits);
         acc = c + 32 <= last ? t : acc;
         int n1 = Math.min(cn + 32, last);
         w1 = Vec.ldg4(wq, wb + 4 * n1);
@@ -188,8 +211,14 @@ public final class AffineQmvPersistentKernel {
       }
       if (cpl > 2) {
         d = QmvChunks.dotChunk(w2, xsh, xo + 64 * cs, 0, bits, one, 1, zf);
-        t = QmvChunks.fold(acc, d.x(), QmvChunks.chunkSum(xpart, (c + 64) * ppc, bits),
-            QuantMath.halfToFloat(s2, dtype), QuantMath.halfToFloat(b2, dtype), bits);
+        t =
+            QmvChunks.fold(
+                acc,
+                d.x(),
+                QmvChunks.chunkSum(xpart, (c + 64) * ppc, bits),
+                QuantMath.halfToFloat(s2, dtype),
+                QuantMath.halfToFloat(b2, dtype),
+                bits);
         acc = c + 64 <= last ? t : acc;
         int n2 = Math.min(cn + 64, last);
         w2 = Vec.ldg4(wq, wb + 4 * n2);
@@ -197,8 +226,14 @@ public final class AffineQmvPersistentKernel {
         b2 = Vec.ldg(biases, sb + (n2 >> gsh));
 
         d = QmvChunks.dotChunk(w3, xsh, xo + 96 * cs, 0, bits, one, 1, zf);
-        t = QmvChunks.fold(acc, d.x(), QmvChunks.chunkSum(xpart, (c + 96) * ppc, bits),
-            QuantMath.halfToFloat(s3, dtype), QuantMath.halfToFloat(b3, dtype), bits);
+        t =
+            QmvChunks.fold(
+                acc,
+                d.x(),
+                QmvChunks.chunkSum(xpart, (c + 96) * ppc, bits),
+                QuantMath.halfToFloat(s3, dtype),
+                QuantMath.halfToFloat(b3, dtype),
+                bits);
         acc = c + 96 <= last ? t : acc;
         int n3 = Math.min(cn + 96, last);
         w3 = Vec.ldg4(wq, wb + 4 * n3);
@@ -262,8 +297,8 @@ public final class AffineQmvPersistentKernel {
   }
 
   /**
-   * Blocks of 8 warps resident per SM at {@link #REGISTERS} registers per thread and this
-   * shape's shared memory (228 KiB per SM on Hopper, 1 KiB reserved per block), at most 8.
+   * Blocks of 8 warps resident per SM at {@link #REGISTERS} registers per thread and this shape's
+   * shared memory (228 KiB per SM on Hopper, 1 KiB reserved per block), at most 8.
    */
   static int blocksPerSm(QmmShape s) {
     int byRegs = 65536 / (REGISTERS * 32 * WARPS);

@@ -27,8 +27,8 @@ import sirocco.runtime.Dim3;
  *       each warp instruction reads 512 contiguous bytes) and its {@code cpl} scale and bias loads
  *       — all before the barrier, so they are in flight while x is staged;
  *   <li>the block stages the tile's x ({@code rows × 32·cpl} chunks, one task per thread): 16-byte
- *       bf16/f16 loads (L2/L1 hits after the first block), converted once to float32, stored in
- *       the padded layout (conflict-free 16-byte reads), plus each chunk's float sum;
+ *       bf16/f16 loads (L2/L1 hits after the first block), converted once to float32, stored in the
+ *       padded layout (conflict-free 16-byte reads), plus each chunk's float sum;
  *   <li>after the barrier each lane computes {@code d = Σ(1+q/2^b)·x} per chunk and row (codes
  *       extracted once for all rows: 2 integer ops per code + 1 FFMA per row), folds scale/bias
  *       with the chunk sum.
@@ -41,24 +41,24 @@ import sirocco.runtime.Dim3;
  * <h2>Cost at n = 12288, k = 4096, 4-bit g64 bf16, 1 row (H200, 132 SMs)</h2>
  *
  * <ul>
- *   <li>Bytes: 25.2 MB weights + 3.1 MB scales/biases from DRAM once; x (8 KiB) once per block
- *       from L2 (1536 blocks of 8 features: 12.6 MB of L2 reads, ≈45% on top of the DRAM stream;
- *       {@code warps = 16} halves it).
+ *   <li>Bytes: 25.2 MB weights + 3.1 MB scales/biases from DRAM once; x (8 KiB) once per block from
+ *       L2 (1536 blocks of 8 features: 12.6 MB of L2 reads, ≈45% on top of the DRAM stream; {@code
+ *       warps = 16} halves it).
  *   <li>Loads in flight: 4 × 16 B weights + 8 × 2 B scale/bias per lane = 2 KiB + 512 B per warp
  *       from the start of the block. ptxas (12.0, sm_90): <b>40 registers</b>, 18,944 B shared per
- *       block → 6 blocks (48 warps) per SM by registers: up to 96 KiB of weight loads in flight
- *       per SM (≥ 21 KiB needed at 3.5 TB/s × ~800 ns).
- *   <li>Instructions per weight element ≈ 3.3 (shift + lop3 + FFMA, plus 8 {@code ld.shared.v4}
- *       and ~8 fold/scale instructions per 32 codes); 5 shuffles per feature. At the memory floor
- *       that is ≈ 60% of the SMs' issue rate; the integer ops (~1.1 per element after ptxas turns
- *       left shifts into IMAD.SHL) fit the half-rate ALU pipe.
+ *       block → 6 blocks (48 warps) per SM by registers: up to 96 KiB of weight loads in flight per
+ *       SM (≥ 21 KiB needed at 3.5 TB/s × ~800 ns).
+ *   <li>Instructions per weight element ≈ 3.3 (shift + lop3 + FFMA, plus 8 {@code ld.shared.v4} and
+ *       ~8 fold/scale instructions per 32 codes); 5 shuffles per feature. At the memory floor that
+ *       is ≈ 60% of the SMs' issue rate; the integer ops (~1.1 per element after ptxas turns left
+ *       shifts into IMAD.SHL) fit the half-rate ALU pipe.
  *   <li><b>Predicted: 10.5–12 µs</b> (floor 8.0; today 19.8). Falsified if ≥ 14 µs: then the
  *       per-block serial chain (stage x → barrier → wait for weights → compute → exit) is not
- *       hidden by 6 co-resident blocks and the persistent variant C should win clearly; if C is
- *       not faster either, the loss is in issue (check {@code sm__inst_executed} per element).
+ *       hidden by 6 co-resident blocks and the persistent variant C should win clearly; if C is not
+ *       faster either, the loss is in issue (check {@code sm__inst_executed} per element).
  *   <li>Rows 2 / 4 (cpl 4 / 2): codes extracted once, so per element 2 + 1.25·rows instructions:
- *       predicted 12–13 µs (2 rows) and 14–16 µs (4 rows), against 25 µs for {@code
- *       QmmMmaKernel}. Falsified if 4 rows ≥ 20 µs (issue-bound worse than modelled).
+ *       predicted 12–13 µs (2 rows) and 14–16 µs (4 rows), against 25 µs for {@code QmmMmaKernel}.
+ *       Falsified if 4 rows ≥ 20 µs (issue-bound worse than modelled).
  * </ul>
  */
 public final class AffineQmvWarpKernel {
@@ -158,8 +158,21 @@ public final class AffineQmvWarpKernel {
         ctx.localBarrier(); // every warp is done reading the previous tile
       }
       QmvChunks.stageTile(
-          x, xsh, xpart, tid, 32 * warps, m0, m, k, t0, chunks, tileChunks, rowStride, bits,
-          rows, dtype);
+          x,
+          xsh,
+          xpart,
+          tid,
+          32 * warps,
+          m0,
+          m,
+          k,
+          t0,
+          chunks,
+          tileChunks,
+          rowStride,
+          bits,
+          rows,
+          dtype);
       ctx.localBarrier();
 
       // 3. Dot products, one chunk at a time, all rows at once.
@@ -168,60 +181,152 @@ public final class AffineQmvWarpKernel {
         Float4 d = QmvChunks.dotChunk(w0, xsh, xoff, rowStride, bits, one, rows, zf);
         float sc = QuantMath.halfToFloat(s0, dtype);
         float bi = QuantMath.halfToFloat(b0, dtype);
-        acc0 = QmvChunks.fold(acc0, d.x(), QmvChunks.chunkSum(xpart, (lane) * ppc, bits), sc, bi, bits);
+        acc0 =
+            QmvChunks.fold(
+                acc0, d.x(), QmvChunks.chunkSum(xpart, (lane) * ppc, bits), sc, bi, bits);
         if (rows > 1) {
-          acc1 = QmvChunks.fold(acc1, d.y(), QmvChunks.chunkSum(xpart, (tileChunks + lane) * ppc, bits), sc, bi, bits);
+          acc1 =
+              QmvChunks.fold(
+                  acc1,
+                  d.y(),
+                  QmvChunks.chunkSum(xpart, (tileChunks + lane) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
         if (rows > 2) {
-          acc2 = QmvChunks.fold(acc2, d.z(), QmvChunks.chunkSum(xpart, (2 * tileChunks + lane) * ppc, bits), sc, bi, bits);
+          acc2 =
+              QmvChunks.fold(
+                  acc2,
+                  d.z(),
+                  QmvChunks.chunkSum(xpart, (2 * tileChunks + lane) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
         if (rows > 3) {
-          acc3 = QmvChunks.fold(acc3, d.w(), QmvChunks.chunkSum(xpart, (3 * tileChunks + lane) * ppc, bits), sc, bi, bits);
+          acc3 =
+              QmvChunks.fold(
+                  acc3,
+                  d.w(),
+                  QmvChunks.chunkSum(xpart, (3 * tileChunks + lane) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
       }
       if (cpl > 1 && c1 < chunks) {
         Float4 d = QmvChunks.dotChunk(w1, xsh, xoff + 32 * cs, rowStride, bits, one, rows, zf);
         float sc = QuantMath.halfToFloat(s1, dtype);
         float bi = QuantMath.halfToFloat(b1, dtype);
-        acc0 = QmvChunks.fold(acc0, d.x(), QmvChunks.chunkSum(xpart, (lane + 32) * ppc, bits), sc, bi, bits);
+        acc0 =
+            QmvChunks.fold(
+                acc0, d.x(), QmvChunks.chunkSum(xpart, (lane + 32) * ppc, bits), sc, bi, bits);
         if (rows > 1) {
-          acc1 = QmvChunks.fold(acc1, d.y(), QmvChunks.chunkSum(xpart, (tileChunks + lane + 32) * ppc, bits), sc, bi, bits);
+          acc1 =
+              QmvChunks.fold(
+                  acc1,
+                  d.y(),
+                  QmvChunks.chunkSum(xpart, (tileChunks + lane + 32) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
         if (rows > 2) {
-          acc2 = QmvChunks.fold(acc2, d.z(), QmvChunks.chunkSum(xpart, (2 * tileChunks + lane + 32) * ppc, bits), sc, bi, bits);
+          acc2 =
+              QmvChunks.fold(
+                  acc2,
+                  d.z(),
+                  QmvChunks.chunkSum(xpart, (2 * tileChunks + lane + 32) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
         if (rows > 3) {
-          acc3 = QmvChunks.fold(acc3, d.w(), QmvChunks.chunkSum(xpart, (3 * tileChunks + lane + 32) * ppc, bits), sc, bi, bits);
+          acc3 =
+              QmvChunks.fold(
+                  acc3,
+                  d.w(),
+                  QmvChunks.chunkSum(xpart, (3 * tileChunks + lane + 32) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
       }
       if (cpl > 2 && c2 < chunks) {
         Float4 d = QmvChunks.dotChunk(w2, xsh, xoff + 64 * cs, rowStride, bits, one, rows, zf);
         float sc = QuantMath.halfToFloat(s2, dtype);
         float bi = QuantMath.halfToFloat(b2, dtype);
-        acc0 = QmvChunks.fold(acc0, d.x(), QmvChunks.chunkSum(xpart, (lane + 64) * ppc, bits), sc, bi, bits);
+        acc0 =
+            QmvChunks.fold(
+                acc0, d.x(), QmvChunks.chunkSum(xpart, (lane + 64) * ppc, bits), sc, bi, bits);
         if (rows > 1) {
-          acc1 = QmvChunks.fold(acc1, d.y(), QmvChunks.chunkSum(xpart, (tileChunks + lane + 64) * ppc, bits), sc, bi, bits);
+          acc1 =
+              QmvChunks.fold(
+                  acc1,
+                  d.y(),
+                  QmvChunks.chunkSum(xpart, (tileChunks + lane + 64) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
         if (rows > 2) {
-          acc2 = QmvChunks.fold(acc2, d.z(), QmvChunks.chunkSum(xpart, (2 * tileChunks + lane + 64) * ppc, bits), sc, bi, bits);
+          acc2 =
+              QmvChunks.fold(
+                  acc2,
+                  d.z(),
+                  QmvChunks.chunkSum(xpart, (2 * tileChunks + lane + 64) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
         if (rows > 3) {
-          acc3 = QmvChunks.fold(acc3, d.w(), QmvChunks.chunkSum(xpart, (3 * tileChunks + lane + 64) * ppc, bits), sc, bi, bits);
+          acc3 =
+              QmvChunks.fold(
+                  acc3,
+                  d.w(),
+                  QmvChunks.chunkSum(xpart, (3 * tileChunks + lane + 64) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
       }
       if (cpl > 2 && c3 < chunks) {
         Float4 d = QmvChunks.dotChunk(w3, xsh, xoff + 96 * cs, rowStride, bits, one, rows, zf);
         float sc = QuantMath.halfToFloat(s3, dtype);
         float bi = QuantMath.halfToFloat(b3, dtype);
-        acc0 = QmvChunks.fold(acc0, d.x(), QmvChunks.chunkSum(xpart, (lane + 96) * ppc, bits), sc, bi, bits);
+        acc0 =
+            QmvChunks.fold(
+                acc0, d.x(), QmvChunks.chunkSum(xpart, (lane + 96) * ppc, bits), sc, bi, bits);
         if (rows > 1) {
-          acc1 = QmvChunks.fold(acc1, d.y(), QmvChunks.chunkSum(xpart, (tileChunks + lane + 96) * ppc, bits), sc, bi, bits);
+          acc1 =
+              QmvChunks.fold(
+                  acc1,
+                  d.y(),
+                  QmvChunks.chunkSum(xpart, (tileChunks + lane + 96) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
         if (rows > 2) {
-          acc2 = QmvChunks.fold(acc2, d.z(), QmvChunks.chunkSum(xpart, (2 * tileChunks + lane + 96) * ppc, bits), sc, bi, bits);
+          acc2 =
+              QmvChunks.fold(
+                  acc2,
+                  d.z(),
+                  QmvChunks.chunkSum(xpart, (2 * tileChunks + lane + 96) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
         if (rows > 3) {
-          acc3 = QmvChunks.fold(acc3, d.w(), QmvChunks.chunkSum(xpart, (3 * tileChunks + lane + 96) * ppc, bits), sc, bi, bits);
+          acc3 =
+              QmvChunks.fold(
+                  acc3,
+                  d.w(),
+                  QmvChunks.chunkSum(xpart, (3 * tileChunks + lane + 96) * ppc, bits),
+                  sc,
+                  bi,
+                  bits);
         }
       }
     }
@@ -295,9 +400,9 @@ public final class AffineQmvWarpKernel {
   }
 
   /**
-   * The plan: 8 warps (features) per block, up to 4 rows per block, {@link #chunksPerLane}. The
-   * SM count is not needed (a non-persistent grid: {@code ⌈n/8⌉ · ⌈m/4⌉} blocks); it is taken
-   * for the uniform ladder signature.
+   * The plan: 8 warps (features) per block, up to 4 rows per block, {@link #chunksPerLane}. The SM
+   * count is not needed (a non-persistent grid: {@code ⌈n/8⌉ · ⌈m/4⌉} blocks); it is taken for the
+   * uniform ladder signature.
    */
   public static LaunchPlan plan(QmmShape s, int smCount) {
     return plan(s, rowsPerBlock(s), 8);

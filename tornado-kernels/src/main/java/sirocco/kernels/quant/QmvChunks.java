@@ -16,8 +16,8 @@ import sirocco.api.Vec;
  *
  * A <em>chunk</em> is 16 bytes of one packed weight row: 4 u32 words, {@code E = 128/bits} codes
  * (32 at 4 bits, 16 at 8, 64 at 2), always inside one quantization group when {@code E <=
- * groupSize}. It is read with one {@code ld.global.nc.v4.u32}. Its x values are {@code E} floats
- * = {@code E/4} float4 <em>slots</em>.
+ * groupSize}. It is read with one {@code ld.global.nc.v4.u32}. Its x values are {@code E} floats =
+ * {@code E/4} float4 <em>slots</em>.
  *
  * <h2>Padded shared layout of x</h2>
  *
@@ -30,18 +30,22 @@ import sirocco.api.Vec;
  *
  * <h2>Arithmetic</h2>
  *
- * A code q becomes the float {@code 1 + q/2^b} by moving its bits to the top of the mantissa of
- * 1.0 (shift + lop3, no int-to-float conversion); {@code d = sum (1 + q/2^b) x} over a chunk, and
- * with the chunk's x sum {@code xs} (computed once when x is staged) the chunk contributes {@code
- * scale * sum q x + bias * xs = S*d + (bias - S)*xs}, {@code S = scale * 2^b}: 3 instructions per
- * weight element (shift, lop3, FFMA) plus 2 FMAs per chunk.
+ * A code q becomes the float {@code 1 + q/2^b} by moving its bits to the top of the mantissa of 1.0
+ * (shift + lop3, no int-to-float conversion); {@code d = sum (1 + q/2^b) x} over a chunk, and with
+ * the chunk's x sum {@code xs} (computed once when x is staged) the chunk contributes {@code scale
+ * * sum q x + bias * xs = S*d + (bias - S)*xs}, {@code S = scale * 2^b}: 3 instructions per weight
+ * element (shift, lop3, FFMA) plus 2 FMAs per chunk.
  */
 final class QmvChunks {
   private QmvChunks() {}
 
   /** log2 of a power of two up to 2^8 (folds for constants). */
   static int log2(int v) {
-    return v == 1 ? 0 : v == 2 ? 1 : v == 4 ? 2 : v == 8 ? 3 : v == 16 ? 4 : v == 32 ? 5 : v == 64 ? 6 : v == 128 ? 7 : 8;
+    return v == 1
+        ? 0
+        : v == 2
+            ? 1
+            : v == 4 ? 2 : v == 8 ? 3 : v == 16 ? 4 : v == 32 ? 5 : v == 64 ? 6 : v == 128 ? 7 : 8;
   }
 
   /** Codes (and x elements) per 16-byte chunk. */
@@ -77,8 +81,8 @@ final class QmvChunks {
 
   /**
    * {@link #ONE} as a value ptxas cannot fold ({@code n > 0} always): with the constant in a
-   * register, {@code (moved & mask) | one} is one LOP3 instead of two (a LOP3 takes one
-   * immediate). Measured with ptxas 13.0 on sm_90: two LOP3.LUT per code with the literal.
+   * register, {@code (moved & mask) | one} is one LOP3 instead of two (a LOP3 takes one immediate).
+   * Measured with ptxas 13.0 on sm_90: two LOP3.LUT per code with the literal.
    */
   static int opaqueOne(int n) {
     return ONE | (n >>> 31);
@@ -89,8 +93,8 @@ final class QmvChunks {
   }
 
   /**
-   * Codes {@code p .. p+3} of word {@code w} against one float4 of x per row: component r of
-   * {@code d} accumulates row r ({@code rows} of 1–4; the codes are extracted once for all rows).
+   * Codes {@code p .. p+3} of word {@code w} against one float4 of x per row: component r of {@code
+   * d} accumulates row r ({@code rows} of 1–4; the codes are extracted once for all rows).
    */
   static Float4 slot(
       int w,
@@ -228,7 +232,8 @@ final class QmvChunks {
       int row = m0 + r;
       if (row < m && t0 + cc < chunks) {
         xpart[task] =
-            stage16(x, row * k + (t0 + cc) * e + 16 * h, xsh, r * rowStride + cc * cs + 16 * h, dtype);
+            stage16(
+                x, row * k + (t0 + cc) * e + 16 * h, xsh, r * rowStride + cc * cs + 16 * h, dtype);
       }
     }
   }
@@ -294,7 +299,10 @@ final class QmvChunks {
     }
     int e = elems(s.bits());
     if (s.groupSize() < e) {
-      return "a 16-byte chunk (" + e + " codes) must lie in one group, got groupSize " + s.groupSize();
+      return "a 16-byte chunk ("
+          + e
+          + " codes) must lie in one group, got groupSize "
+          + s.groupSize();
     }
     if (s.k() % e != 0) {
       return "k must be a multiple of " + e + " (whole 16-byte chunks per row), got " + s.k();

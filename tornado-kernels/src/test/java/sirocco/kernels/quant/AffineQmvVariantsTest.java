@@ -59,6 +59,13 @@ class AffineQmvVariantsTest {
           AffineQmvPersistentKernel::supports,
           s -> AffineQmvPersistentKernel.plan(s, SMS));
 
+  static final Variant SPLITK =
+      new V(
+          "splitk",
+          AffineQmvSplitKKernel.class,
+          AffineQmvSplitKKernel::supports,
+          s -> AffineQmvSplitKKernel.plan(s, SMS));
+
   static float[] run(QmmCase c, Class<?> owner, LaunchPlan plan) {
     Object out = c.outArg();
     TestSupport.run(
@@ -91,8 +98,8 @@ class AffineQmvVariantsTest {
 
   /**
    * Bits 2/4/8 × bf16/f16; n = 37 leaves a partial block (8 features per block); k = 1152 is 36
-   * chunks at 4 bits (lanes 0–3 have two chunks, the rest one: not a multiple of the tile), 72 at
-   * 8 bits, 18 at 2 bits.
+   * chunks at 4 bits (lanes 0–3 have two chunks, the rest one: not a multiple of the tile), 72 at 8
+   * bits, 18 at 2 bits.
    */
   @Test
   void warpEveryWidthAndDtype() {
@@ -181,15 +188,70 @@ class AffineQmvVariantsTest {
 
   @Test
   void persistentPlanOnH200() {
-    LaunchPlan p = AffineQmvPersistentKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 4096), SMS);
+    LaunchPlan p =
+        AffineQmvPersistentKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 4096), SMS);
     System.out.println("persistent plan at 12288x4096: " + p.describe());
     int warps = p.grid().x() * 8;
-    assertTrue(p.grid().x() <= SMS * AffineQmvPersistentKernel.blocksPerSm(
-        QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 4096)), p.describe());
+    assertTrue(
+        p.grid().x()
+            <= SMS
+                * AffineQmvPersistentKernel.blocksPerSm(
+                    QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 4096)),
+        p.describe());
     assertEquals(3, (12288 + warps - 1) / warps, p.describe());
     assertNull(AffineQmvPersistentKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 1, 64, 8192)));
-    assertTrue(AffineQmvPersistentKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 1, 64, 16384))
-        .contains("k too large"));
+    assertTrue(
+        AffineQmvPersistentKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 1, 64, 16384))
+            .contains("k too large"));
+  }
+
+  // ---- B: split-K, x in registers ----
+
+  /**
+   * Bits 4/8 × bf16/f16 × every group; k = 1152 is 36 chunks at 4 bits (two warps, the second with
+   * 4 live threads), 72 at 8 bits; n = 37 is not a multiple of the 4-feature batch.
+   */
+  @Test
+  void splitKEveryWidthAndDtype() {
+    long seed = 200;
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      for (int bits : new int[] {4, 8}) {
+        for (int g : new int[] {32, 64, 128}) {
+          check(SPLITK, QmmShape.affine(bits, g, dtype, 1, 37, 1152), seed++);
+        }
+      }
+    }
+  }
+
+  /** Many batches per block (1–3 blocks), every batch size, rows on grid.y, one-chunk rows. */
+  @Test
+  void splitKWalksBatches() {
+    long seed = 220;
+    for (int fb : new int[] {1, 2, 4}) {
+      for (int blocks : new int[] {1, 3}) {
+        QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 1, 29, 512);
+        check(s, seed++, AffineQmvSplitKKernel.class, AffineQmvSplitKKernel.plan(s, blocks, fb));
+      }
+    }
+    QmmShape s = QmmShape.affine(8, 32, Quant.F16, 3, 22, 320);
+    check(s, seed++, AffineQmvSplitKKernel.class, AffineQmvSplitKKernel.plan(s, 2, 4));
+    s = QmmShape.affine(4, 32, Quant.BF16, 2, 9, 32);
+    check(SPLITK, s, seed++);
+    LaunchPlan p =
+        AffineQmvSplitKKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 4096), SMS);
+    System.out.println("splitk plan at 12288x4096: " + p.describe());
+    assertEquals(4, p.get("warps"));
+  }
+
+  @Test
+  void splitKSupports() {
+    assertTrue(
+        AffineQmvSplitKKernel.supports(QmmShape.affine(2, 64, Quant.BF16, 1, 8, 128))
+            .contains("bits"));
+    assertNull(AffineQmvSplitKKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 1, 8, 16384)));
+    assertTrue(
+        AffineQmvSplitKKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 1, 8, 32768))
+            .contains("k too large"));
   }
 
   // ---- shared checks ----
@@ -198,6 +260,7 @@ class AffineQmvVariantsTest {
     List<Variant> l = new ArrayList<>();
     l.add(WARP);
     l.add(PERSISTENT);
+    l.add(SPLITK);
     return l;
   }
 
@@ -261,8 +324,7 @@ class AffineQmvVariantsTest {
               .contains("transpose"),
           v.name());
       assertTrue(
-          v.supports(QmmShape.fp(Quant.MXFP4, Quant.BF16, 1, 8, 128)).contains("affine"),
-          v.name());
+          v.supports(QmmShape.fp(Quant.MXFP4, Quant.BF16, 1, 8, 128)).contains("affine"), v.name());
       assertTrue(
           v.supports(QmmShape.affine(4, 64, Quant.BF16, 1, 8, 96)).contains("multiple"), v.name());
     }
