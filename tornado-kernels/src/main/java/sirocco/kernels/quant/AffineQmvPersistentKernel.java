@@ -38,17 +38,21 @@ import sirocco.runtime.Dim3;
  * <ul>
  *   <li>Bytes: weights/scales/biases once from DRAM; x once per block (528 blocks × 8 KiB = 4.3 MB
  *       from L2, a third of variant A's).
- *   <li>Registers (ptxas 12.0, sm_90): see the README table; the plan assumes {@link #REGISTERS} to
- *       size the grid (4 blocks of 256 threads per SM at ≤ 64 registers: 32 warps, 64 KiB of weight
- *       loads in flight per SM at all times, 3× the ≈21 KiB Little's law asks for).
- *   <li>Work per warp: ⌈12288 / (132·4·8)⌉ = 3 features (2.91 on average: 3% imbalance).
- *   <li>Instructions per weight element ≈ 3.9 (as A, SASS-measured: IMAD.SHL/SHF + LOP3 + FFMA per
- *       code, 8 LDS.128 + fold + the 3 loads per 32 codes) plus 5 shuffles per feature.
- *   <li><b>Predicted: 9.5–11 µs</b>, the best of the three at 1 row. Falsified if it is not faster
- *       than A by ≥ 0.5 µs: then block churn and x restaging were not what limited A, and the
- *       remaining gap to 8 µs is issue (≈ 5.9 µs of pure issue at 3.9 instructions per element)
- *       overlapping imperfectly with memory — the next step would be fewer instructions per code
- *       (packed half2 math needs new intrinsics), not more loads in flight.
+ *   <li><b>Registers: 64</b> (ptxas 12.0 sm_90; 70 on sm_80; ptxas 13.0 sm_90: 64), 19,456 B
+ *       shared: 4 blocks of 256 threads per SM (exactly 65,536 registers): 32 warps, 64 KiB of
+ *       weight loads in flight per SM at all times, 3× the ≈ 21 KiB Little's law asks for. The plan
+ *       assumes {@link #REGISTERS}; if the driver's JIT allocates more than 64, only 3 blocks fit
+ *       and the grid (sized for 4) runs in 1.33 waves — re-plan with the measured count.
+ *   <li>Work per warp: 3 features (the plan picks 512 blocks = 4096 warps × 3 = 12288 exactly).
+ *   <li>Instructions per weight element ≈ 3.9 (as A: IMAD.SHL/SHF + LOP3 + FFMA per code, 8 LDS.128
+ *       + fold + 3 loads per 32 codes) plus 5 shuffles per feature: ≈ 5.8 µs of issue;
+ *       shared-memory x reads ≈ 6.4 µs of the shared pipe (4 B per code), both under the 8.1 µs
+ *       memory time.
+ *   <li><b>Predicted: 10–11 µs</b>. Falsified if it is not faster than A by ≥ 0.5 µs: then block
+ *       churn and x restaging were not what limited A, and the remaining gap to 8 µs is the overlap
+ *       of issue, shared pipe and memory (B, without shared x, should then be the faster one). If C
+ *       is at ≤ 9.5 µs the loads-in-flight model is right and the remaining work is instruction
+ *       count.
  * </ul>
  */
 public final class AffineQmvPersistentKernel {
@@ -58,8 +62,8 @@ public final class AffineQmvPersistentKernel {
   public static final int WARPS = 8;
 
   /**
-   * Registers per thread the plan assumes to size the grid (the most ptxas 12.0 reports for the
-   * validated sets on sm_90, rounded up; see the README).
+   * Registers per thread the plan assumes to size the grid: the most ptxas 12.0 reports for the
+   * validated sets on sm_90 (64; README).
    */
   public static final int REGISTERS = 64;
 

@@ -44,17 +44,23 @@ import sirocco.runtime.Dim3;
  *   <li>Bytes: weights/scales/biases once; x once per block (8 KiB, ≈ 7 blocks per SM: 7.6 MB of L2
  *       reads).
  *   <li>No shared-memory traffic for x at all (A and C read 4 bytes of shared memory per code: ≈
- *       107 B/clk/SM at the memory floor, near the 128 B/clk limit); no x loads per code: ≈ 3.6
- *       instructions per weight element (3 per code + fold + loads), the fewest of the three.
- *   <li>Loads in flight: {@code fb} = 4 × 16 B per thread, always (rotating); registers (ptxas):
- *       see the README table — x in registers costs ~33 of them, so fewer warps per SM than C
- *       (4-warp blocks, 7 per SM at ≤ 72 registers: 28 warps, 56 KiB in flight).
+ *       6.4 µs of the shared pipe at 1 row, close to the 8 µs memory floor) and no x load
+ *       instructions per code. The instruction count did not come out lower than A's, though: SASS
+ *       (ptxas 13.0) grows by 152 instructions per extra feature from fb = 2 to 4 (≈ 4.7 per code,
+ *       against ≈ 3.9 for A's chunk; the difference includes that feature's prologue loads and
+ *       reduction step, and ~37 register moves ptxas adds for the rotating registers at 95
+ *       registers).
+ *   <li>Loads in flight: {@code fb} = 4 × 16 B per thread, always (rotating). <b>Registers: 95</b>
+ *       at 4 bits (ptxas 12.0 sm_90; 82 on sm_80; ptxas 13.0 sm_90: 88), 72 at 8 bits: x in
+ *       registers costs 33 of them, so 5 blocks of 4 warps per SM (20 warps, 40 KiB of weight loads
+ *       in flight: still ≈ 2× what Little's law asks for). 615 blocks of 5 batches each.
  *   <li>Per batch of 4 features: 6 shuffles, ~8 selects, 1 barrier per block: ≈ 0.2 instructions
  *       per code, but a barrier every 4 features couples the 4 warps of a block (a slow warp stalls
  *       the others).
- *   <li><b>Predicted: 10–12 µs.</b> Falsified (the barrier coupling or the lower warp count
- *       dominates) if it is slower than C by more than 1 µs; if it beats C, the shared-memory x
- *       traffic of A/C was a real limit and a rows &gt; 1 version of this layout is the next step.
+ *   <li><b>Predicted: 10–12 µs.</b> Falsified (the barrier coupling, the moves or the lower warp
+ *       count dominate) if it is slower than C by more than 1 µs; if it beats C, the shared-memory
+ *       x traffic of A/C was the binding limit, and cutting B's register moves (or a rows &gt; 1
+ *       form of this layout at 8 bits, where x is 16 registers per row) is the next step.
  * </ul>
  */
 public final class AffineQmvSplitKKernel {

@@ -45,20 +45,32 @@ import sirocco.runtime.Dim3;
  *       L2 (1536 blocks of 8 features: 12.6 MB of L2 reads, ≈45% on top of the DRAM stream; {@code
  *       warps = 16} halves it).
  *   <li>Loads in flight: 4 × 16 B weights + 8 × 2 B scale/bias per lane = 2 KiB + 512 B per warp
- *       from the start of the block. ptxas (12.0, sm_90): <b>40 registers</b>, 18,944 B shared per
- *       block → 6 blocks (48 warps) per SM by registers: up to 96 KiB of weight loads in flight per
- *       SM (≥ 21 KiB needed at 3.5 TB/s × ~800 ns).
- *   <li>Instructions per weight element ≈ 3.3 (shift + lop3 + FFMA, plus 8 {@code ld.shared.v4} and
- *       ~8 fold/scale instructions per 32 codes); 5 shuffles per feature. At the memory floor that
- *       is ≈ 60% of the SMs' issue rate; the integer ops (~1.1 per element after ptxas turns left
- *       shifts into IMAD.SHL) fit the half-rate ALU pipe.
- *   <li><b>Predicted: 10.5–12 µs</b> (floor 8.0; today 19.8). Falsified if ≥ 14 µs: then the
- *       per-block serial chain (stage x → barrier → wait for weights → compute → exit) is not
- *       hidden by 6 co-resident blocks and the persistent variant C should win clearly; if C is not
- *       faster either, the loss is in issue (check {@code sm__inst_executed} per element).
- *   <li>Rows 2 / 4 (cpl 4 / 2): codes extracted once, so per element 2 + 1.25·rows instructions:
- *       predicted 12–13 µs (2 rows) and 14–16 µs (4 rows), against 25 µs for {@code QmmMmaKernel}.
- *       Falsified if 4 rows ≥ 20 µs (issue-bound worse than modelled).
+ *       from the start of the block. <b>Registers: 56</b> (ptxas 12.0 sm_90 and sm_80; ptxas 13.0
+ *       sm_90: 56), 19,456 B shared per block → 4 blocks (32 warps) per SM, by registers: up to 64
+ *       KiB of weight loads in flight per SM (≥ 21 KiB needed at 3.5 TB/s × ~800 ns). The brief's ≤
+ *       40 registers is not reachable without a register cap ({@code .maxnreg} / {@code
+ *       .minnctapersm}, which the JIT does not emit): 4 chunks + their scales/biases are 24
+ *       registers, and ptxas hoists the shared-memory x loads.
+ *   <li>Instructions (SASS, ptxas 13.0, measured as the difference between cpl 2 and 4): ≈ 124 per
+ *       chunk of 32 codes = <b>3.9 per weight element</b>: per code IMAD.SHL or SHF + one LOP3 +
+ *       FFMA (with the literal 1.0f ptxas used two LOP3s per code, see {@link
+ *       QmvChunks#opaqueOne}), plus 8 LDS.128, the fold and the three loads per chunk. At 1 row
+ *       that is ≈ 5.8 µs of pure issue over 132 SMs.
+ *   <li>Shared-memory bandwidth: 4 bytes of x per code (8 LDS.128 of 512 B per warp-chunk): ≈ 6.4
+ *       µs of the SMs' 128 B/clk at 1 row — as close to the 8 µs memory floor as the issue time. A,
+ *       like C, needs memory, issue and the shared pipe all ≈ 75–80% busy to reach 8 µs.
+ *   <li><b>Predicted at 1 row: 11–12.5 µs</b> (floor 8.0; today 19.8). Falsified if ≥ 14 µs: then
+ *       the per-block serial chain (stage x → barrier → wait for weights → compute → exit) is not
+ *       hidden by 4 co-resident blocks and C should be clearly faster; if C is not faster either,
+ *       the loss is issue/shared-pipe overlap (check {@code smsp__inst_executed} and the MIO
+ *       throttle stall reason).
+ *   <li>Rows &gt; 1 (cpl 4 for 2 rows, 2 for 3–4 rows at 4 bits): codes are extracted once, but
+ *       each row needs its own x from shared memory (4 B per code and row) and its own FFMA: SASS
+ *       per chunk 136 / 176 / 224 / 272 at 1 / 2 / 3 / 4 rows. The shared pipe then binds: ≈ 12.8
+ *       µs at 2 rows and ≈ 25.6 µs at 4 rows. <b>Predicted: 13–15 µs at 2 rows, 26–29 µs at 4
+ *       rows</b> (no better than {@code QmmMmaKernel}'s 25 µs: use tensor cores from 3 rows).
+ *       Falsified if 4 rows runs below 20 µs (then the shared pipe is faster than 128 B/clk for
+ *       this pattern and the 1-row predictions of A/C are pessimistic).
  * </ul>
  */
 public final class AffineQmvWarpKernel {
