@@ -315,8 +315,17 @@ public final class AffineQmvPersistentKernel {
    * every warp walks ⌈n / warps⌉ or one fewer features; grid.y = rows of x.
    */
   public static LaunchPlan plan(QmmShape s, int smCount) {
+    return plan(s, smCount, blocksPerSm(s));
+  }
+
+  /**
+   * As {@link #plan(QmmShape, int)} with an explicit number of resident blocks per SM, e.g. from
+   * the loaded function's register count ({@code 65536 / (registers × 256)}, and the shared
+   * memory), when the driver's JIT does not give the 64 registers {@link #REGISTERS} assumes.
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount, int blocksPerSm) {
     int kt = kTiles(s);
-    int maxBlocks = Math.max(1, smCount) * blocksPerSm(s);
+    int maxBlocks = Math.max(1, smCount) * Math.max(1, blocksPerSm);
     int needed = (s.n() + WARPS - 1) / WARPS; // one feature per warp
     int blocks = Math.min(maxBlocks, needed);
     int perWarp = (s.n() + blocks * WARPS - 1) / (blocks * WARPS);

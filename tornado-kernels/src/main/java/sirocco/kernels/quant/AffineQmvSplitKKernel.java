@@ -359,11 +359,20 @@ public final class AffineQmvSplitKKernel {
    * #FB} features), balanced so every block walks the same number of batches (±1); grid.y = rows.
    */
   public static LaunchPlan plan(QmmShape s, int smCount) {
-    int batches = (s.n() + FB - 1) / FB;
-    int blocks = Math.min(Math.max(1, smCount) * blocksPerSm(s), batches);
+    return plan(s, smCount, blocksPerSm(s), FB);
+  }
+
+  /**
+   * A one-wave plan for an explicit number of resident blocks per SM (e.g. from the loaded
+   * function's register count when the driver's JIT differs from {@link #registers}) and batch size
+   * {@code fb} (1, 2, 4).
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount, int blocksPerSm, int fb) {
+    int batches = (s.n() + fb - 1) / fb;
+    int blocks = Math.min(Math.max(1, smCount) * Math.max(1, blocksPerSm), batches);
     int per = (batches + blocks - 1) / blocks;
     blocks = (batches + per - 1) / per;
-    return plan(s, blocks, FB);
+    return plan(s, blocks, fb);
   }
 
   /**

@@ -184,6 +184,11 @@ class AffineQmvVariantsTest {
     check(s, 104, AffineQmvPersistentKernel.class, AffineQmvPersistentKernel.plan(s, 2));
     s = QmmShape.affine(4, 32, Quant.F16, 3, 50, 512);
     check(s, 105, AffineQmvPersistentKernel.class, AffineQmvPersistentKernel.plan(s, 1));
+    // Re-planned for 3 resident blocks per SM (a driver JIT with more than 64 registers).
+    s = QmmShape.affine(4, 64, Quant.BF16, 1, 97, 256);
+    p = AffineQmvPersistentKernel.plan(s, 1, 3);
+    assertTrue(p.grid().x() <= 3, p.describe());
+    check(s, 106, AffineQmvPersistentKernel.class, p);
   }
 
   @Test
@@ -241,6 +246,11 @@ class AffineQmvVariantsTest {
         AffineQmvSplitKKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 4096), SMS);
     System.out.println("splitk plan at 12288x4096: " + p.describe());
     assertEquals(4, p.get("warps"));
+    // Re-planned for 3 resident blocks per SM (a driver JIT with more registers): still one wave.
+    s = QmmShape.affine(8, 64, Quant.F16, 1, 77, 256);
+    p = AffineQmvSplitKKernel.plan(s, 1, 3, 2);
+    assertTrue(p.grid().x() <= 3, p.describe());
+    check(s, seed++, AffineQmvSplitKKernel.class, p);
   }
 
   @Test
