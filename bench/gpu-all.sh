@@ -3,11 +3,11 @@
 # logs go to a work folder and come back as one archive, $OUT/gpu-all.tgz, with a summary printed last.
 #   bench/gpu-all.sh                 # everything
 #   PARTS="diff runtime" bench/gpu-all.sh
-# Knobs: PARTS [demo diff runtime cudnn ops bench], EXIT_REPEAT (runtime script), CUDNN_TIMEOUT_S [240].
+# Knobs: PARTS [demo diff runtime cudnn ops qmm sdpa], EXIT_REPEAT (runtime script), CUDNN_TIMEOUT_S [240].
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-PARTS="${PARTS:-demo diff runtime cudnn ops bench}"
+PARTS="${PARTS:-demo diff runtime cudnn ops qmm sdpa}"
 final_out="${OUT:-$root/bench/results/tmp/gpu-all-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$final_out"
 work="$(mktemp -d /tmp/sirocco-gpu-all.XXXX)"
@@ -35,16 +35,20 @@ if has cudnn; then
 fi
 if has ops; then
   stamp "op-level GPU tests (public API on CUDA vs float64 references)"
-  .gpu/bin/test-gpu --select-package sirocco.dispatch.attention --select-package sirocco.dispatch.quant \
-    > "$work/ops.log" 2>&1
+  timeout 150 .gpu/bin/test-gpu --select-package sirocco.dispatch.quant > "$work/ops.log" 2>&1
 fi
-if has bench && [ -x bench/gpu-kernels.sh ]; then
-  stamp "kernel benchmarks"
-  OUT="$work/bench" bench/gpu-kernels.sh > "$work/bench.log" 2>&1
+if has qmm && [ -x bench/gpu-qmm.sh ]; then
+  stamp "quantized matmul: GPU tests and bench qmm"
+  OUT="$work/qmm" bench/gpu-qmm.sh > "$work/qmm.log" 2>&1
+fi
+if has sdpa; then
+  stamp "attention: GPU tests, bench sdpa, PyTorch reference"
+  OUT="$work/sdpa" bench/gpu-sdpa.sh > "$work/sdpa.log" 2>&1
 fi
 stamp "done"
 tar czf "$final_out/gpu-all.tgz" -C "$work" .
-for f in "$work"/*.log; do
+for f in "$work"/*.log "$work"/*/*.log; do
+  [ -f "$f" ] || continue
   echo "===== $(basename "$f") (tail)"
   grep -E "tests (successful|failed|skipped)|✘|FAIL|MISSED|rc=|passed|OK|exception|Exception" "$f" | tail -n 25
 done

@@ -21,6 +21,7 @@ import sirocco.bench.BenchRecords;
       BenchSyncCommand.class,
       BenchMemoryCommand.class,
       BenchQmmCommand.class,
+      BenchSdpaCommand.class,
       BenchCompareCommand.class
     })
 final class BenchCommand implements Runnable {

@@ -42,8 +42,8 @@ class AttentionJavaTest extends AttentionContract {
     String printed = captured.toString(StandardCharsets.UTF_8);
     assertTrue(
         printed.contains(
-            "sirocco dispatch scaledDotProductAttention -> fallback (rejected: cudnn: cuDNN path"
-                + " not available in this build; vector: vector SDPA takes bf16 or f16 (got f32)"),
+            "sirocco dispatch scaledDotProductAttention -> fallback (rejected: cudnn: cuDNN runs only"
+                + " on CUDA devices; vector: vector SDPA takes bf16 or f16 (got f32)"),
         printed);
   }
 }

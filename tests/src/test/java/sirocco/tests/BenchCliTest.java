@@ -122,4 +122,40 @@ class BenchCliTest {
     assertEquals(2, r.status());
     assertTrue(r.err().contains("x.json"), r.err());
   }
+
+  @Test
+  void sdpaBenchRunsOnTheJavaBackendAndChecksItsOutputs(@TempDir Path dir) {
+    String json = dir.resolve("sdpa.json").toString();
+    Ran r =
+        tornado(
+            "--backend",
+            "java",
+            "bench",
+            "sdpa",
+            "--seq",
+            "48",
+            "--head-dim",
+            "64",
+            "--lq",
+            "1,4",
+            "--hq",
+            "4",
+            "--hkv",
+            "2",
+            "--kernel",
+            "all",
+            "--samples",
+            "2",
+            "--json",
+            json);
+    assertEquals(0, r.status(), r.out() + r.err());
+    assertTrue(r.out().contains("vector") && r.out().contains("ok (max abs err"), r.out());
+    assertTrue(r.out().contains("n/a: "), "a rung that cannot run says why: " + r.out());
+    BenchRecord rec = BenchRecords.read(Path.of(json));
+    assertTrue(rec.cases().size() >= 3, rec.cases().toString());
+    for (var c : rec.cases()) {
+      assertTrue(String.valueOf(c.parameters().get("check")).startsWith("ok"), c.toString());
+      assertTrue(c.median() > 0);
+    }
+  }
 }

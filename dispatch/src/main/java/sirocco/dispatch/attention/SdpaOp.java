@@ -16,6 +16,7 @@ import sirocco.dispatch.Decision;
 import sirocco.dispatch.Explain;
 import sirocco.dispatch.Internal;
 import sirocco.dispatch.Ladder;
+import sirocco.dispatch.cudnn.CudnnSdpa;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaSplitK;
@@ -25,6 +26,7 @@ import sirocco.kernels.attention.SdpaVector;
 import sirocco.kernels.util.StridedCopy;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
+import sirocco.runtime.DeviceInfo;
 import sirocco.runtime.Dim3;
 import sirocco.runtime.ElementType;
 import sirocco.runtime.KernelLaunch;
@@ -37,9 +39,10 @@ import sirocco.runtime.Stream;
  * <h2>Ladder</h2>
  *
  * <ol>
- *   <li>{@value #CUDNN}: a placeholder until the cuDNN path lands; rejects with "{@value
- *       #CUDNN_UNAVAILABLE}". Its policy (never for {@code 1 < Lq < 16}, whose graphs would be
- *       rebuilt at every decode step) is {@link #cudnnPolicyRejects}.
+ *   <li>{@value #CUDNN}: {@link CudnnSdpa} (cuDNN's fused flash attention through FFM) after the
+ *       op's policy {@link #cudnnPolicyRejects} (never for {@code 1 < Lq < 16}, whose graphs would
+ *       be rebuilt at every decode step) and no sinks; when cuDNN cannot build or plan a graph at
+ *       run time the reason is recorded and the next rung runs.
  *   <li>{@value #VECTOR}: {@link SdpaVector} (one pass, or split-K pass 1 plus {@link
  *       SdpaSplitK#combine}); {@link SdpaVector#supports} decides (bf16/f16, D = Dv ∈ {64, 96, 128,
  *       256, 512}, Lq ≤ 3, Lkv ≥ 1, k/v rows contiguous and 8-element aligned), plus the CUDA grid
@@ -76,7 +79,9 @@ public final class SdpaOp {
   public static final String FALLBACK = "fallback";
 
   /** The reason the cuDNN rung gives until the cuDNN path is merged. */
-  public static final String CUDNN_UNAVAILABLE = "cuDNN path not available in this build";
+
+  /** System property naming the only rung the ladder may choose (for benchmarks and diagnosis). */
+  public static final String RUNG_PROPERTY = "sirocco.attention.rung";
 
   /** The fused rungs {@code forceFused} allows. */
   public static final Set<String> FUSED = Set.of(CUDNN, VECTOR);
@@ -139,9 +144,31 @@ public final class SdpaOp {
 
   // ---- the rungs' predicates ----
 
-  /** The cuDNN rung: not in this build. The cuDNN path replaces this predicate. */
+  /**
+   * The cuDNN rung: the op's policy (never 1 < Lq < 16), no sinks (cuDNN's graph has no sink
+   * logit), then the cuDNN path's own rules (library present and enabled, cc ≥ 8, f16/bf16, head
+   * dims, masks, strides).
+   */
   static String cudnnRejects(Call c) {
-    return CUDNN_UNAVAILABLE;
+    String policy = cudnnPolicyRejects(c.qLen());
+    if (policy != null) {
+      return policy;
+    }
+    if (c.sinks() != null) {
+      return "attention sinks are not part of cuDNN's SDPA graph";
+    }
+    DeviceInfo device = Internal.bridge().device(c.q().owner()).info();
+    return CudnnSdpa.supports(CudnnSdpa.Problem.of(c.q(), c.k(), c.v(), mask(c), null), device);
+  }
+
+  /** The public mask the call was made with, rebuilt from its validated form. */
+  static Mask mask(Call c) {
+    return switch (c.maskKind()) {
+      case Sdpa.MASK_CAUSAL -> Mask.causal();
+      case Sdpa.MASK_ADDITIVE -> Mask.additive(c.mask());
+      case Sdpa.MASK_BOOL -> Mask.bool(c.mask());
+      default -> Mask.none();
+    };
   }
 
   /**
@@ -209,9 +236,36 @@ public final class SdpaOp {
     if (c.empty()) {
       return bridge.empty(rt, c.dtype(), c.outShape());
     }
-    Decision d = forceFused ? LADDER.chooseAmong(c, FUSED) : LADDER.choose(c);
-    Explain.report(d);
+    // -Dsirocco.attention.rung=NAME restricts the ladder to one rung (benchmarks, diagnosis); it
+    // throws
+    // with the reasons when that rung cannot run the call.
+    String only = System.getProperty(RUNG_PROPERTY);
+    Decision d =
+        only != null && !only.isBlank()
+            ? LADDER.chooseAmong(c, Set.of(only.trim()))
+            : forceFused ? LADDER.chooseAmong(c, FUSED) : LADDER.choose(c);
+    if (!d.chosen().equals(CUDNN)) {
+      Explain.report(d); // a cuDNN decision is reported once the graph has run (or was refused)
+    }
     try (Launcher l = new Launcher(rt, bridge)) {
+      if (d.chosen().equals(CUDNN)) {
+        Tensor out = l.output(c.dtype(), c.outShape());
+        CudnnSdpa.Attempt a = CudnnSdpa.run(c.q(), c.k(), c.v(), c.scale(), mask(c), out);
+        if (a.ran()) {
+          Explain.report(d);
+          return l.done(out);
+        }
+        // The graph could not be built or planned for this shape: record why and take the next
+        // rung.
+        out.close();
+        l.pendingOut = null;
+        List<Decision.Rejection> rejected = new ArrayList<>(d.rejected());
+        rejected.add(new Decision.Rejection(CUDNN, a.reason()));
+        Decision next =
+            LADDER.chooseAmong(c, forceFused ? Set.of(VECTOR) : Set.of(VECTOR, FALLBACK));
+        d = new Decision(OP, next.chosen(), rejected);
+        Explain.report(d);
+      }
       return switch (d.chosen()) {
         case VECTOR -> runVector(l, c);
         case FALLBACK -> runFallback(l, c);

@@ -1,0 +1,141 @@
+package sirocco.bench;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import sirocco.runtime.Device;
+import sirocco.runtime.DeviceBuffer;
+import sirocco.runtime.Dim3;
+import sirocco.runtime.ElementType;
+import sirocco.runtime.Event;
+import sirocco.runtime.KernelLaunch;
+import sirocco.runtime.Stream;
+
+/**
+ * Device-side timing for the kernel benchmarks, following the method in the tool library's
+ * METHOD.md: events around each call after a warm-up, median of many, inputs filled on the device
+ * with random data, and the two ceilings measured on the same device (copy bandwidth, and a
+ * read-only kernel over the same bytes).
+ */
+public final class GpuTiming {
+  private GpuTiming() {}
+
+  /** Work to time: queues one call on the stream. */
+  @FunctionalInterface
+  public interface Call {
+    void run(int iteration);
+  }
+
+  /**
+   * Device time of each call (events recorded right before and after it on {@code stream}), in µs.
+   * Stops early once {@code maxSeconds} of wall time have been spent and at least 5 samples exist.
+   */
+  public static Stats perCall(
+      Device device, Stream stream, int warmup, int samples, double maxSeconds, Call call) {
+    for (int i = 0; i < warmup; i++) {
+      call.run(i);
+    }
+    stream.synchronize();
+    List<Event[]> pairs = new ArrayList<>();
+    long deadline = System.nanoTime() + (long) (maxSeconds * 1e9);
+    for (int i = 0; i < samples; i++) {
+      Event a = stream.record();
+      call.run(warmup + i);
+      Event b = stream.record();
+      pairs.add(new Event[] {a, b});
+      if (i >= 4 && System.nanoTime() > deadline) {
+        break;
+      }
+    }
+    stream.synchronize();
+    double[] us = new double[pairs.size()];
+    for (int i = 0; i < us.length; i++) {
+      us[i] = pairs.get(i)[1].elapsedMillisSince(pairs.get(i)[0]) * 1000.0;
+    }
+    return Stats.of(us);
+  }
+
+  private static Method kernel(String name) {
+    for (Method m : BenchKernels.class.getMethods()) {
+      if (m.getName().equals(name)) {
+        return m;
+      }
+    }
+    throw new IllegalStateException("BenchKernels." + name);
+  }
+
+  private static Dim3 gridFor(Device device, long elements) {
+    int sms = Math.max(1, device.info().multiprocessors());
+    return Dim3.of((int) Math.max(1, Math.min((elements + 255) / 256, 8L * sms)));
+  }
+
+  /** Fills a 16-bit buffer with random bf16 values in [-scale, scale). */
+  public static void fillBf16(Device d, Stream s, DeviceBuffer buf, int seed, float scale) {
+    int n = Math.toIntExact(buf.length());
+    d.launch(
+        KernelLaunch.of(kernel("fillBf16"), gridFor(d, n), Dim3.of(256), buf, seed, scale, n), s);
+  }
+
+  /** Fills a 32-bit buffer with random words. */
+  public static void fillWords(Device d, Stream s, DeviceBuffer buf, int seed) {
+    int n = Math.toIntExact(buf.length());
+    d.launch(KernelLaunch.of(kernel("fillWords"), gridFor(d, n), Dim3.of(256), buf, seed, n), s);
+  }
+
+  /**
+   * Device-to-device copy bandwidth in GB/s, counting bytes read plus bytes written, for a copy of
+   * {@code bytes} (median of a few).
+   */
+  public static double copyBandwidthGBs(Device d, long bytes) {
+    Stream s = d.defaultStream();
+    long words = bytes / 4;
+    try (DeviceBuffer a = d.allocate(ElementType.I32, words, s);
+        DeviceBuffer b = d.allocate(ElementType.I32, words, s)) {
+      fillWords(d, s, a, 7);
+      Stats t = perCall(d, s, 2, 10, 5, i -> d.copy(a, 0, b, 0, words, s));
+      return 2.0 * words * 4 / (t.median() * 1e-6) / 1e9;
+    }
+  }
+
+  /**
+   * Time of a read-only kernel over {@code bytes} of data spread over {@code copies} buffers (one
+   * per call, rotated, so the L2 cache does not serve them), in µs per call.
+   */
+  public static Stats readFloor(Device d, long bytes, int copies, int samples) {
+    Stream s = d.defaultStream();
+    long words = (bytes / 16) * 4;
+    List<DeviceBuffer> bufs = new ArrayList<>();
+    try (DeviceBuffer sink = d.allocate(ElementType.I32, 1, s)) {
+      for (int c = 0; c < copies; c++) {
+        DeviceBuffer b = d.allocate(ElementType.I32, words, s);
+        fillWords(d, s, b, 100 + c);
+        bufs.add(b);
+      }
+      int w = Math.toIntExact(words);
+      int sms = Math.max(1, d.info().multiprocessors());
+      int blocks = (int) Math.max(1, Math.min((words / 16 + 255) / 256, 8L * sms));
+      Method floor = kernel("readFloor");
+      return perCall(
+          d,
+          s,
+          3,
+          samples,
+          5,
+          i ->
+              d.launch(
+                  KernelLaunch.of(
+                      floor, Dim3.of(blocks), Dim3.of(256), bufs.get(i % copies), sink, w),
+                  s));
+    } finally {
+      bufs.forEach(DeviceBuffer::close);
+    }
+  }
+
+  /**
+   * How many copies of a {@code bytes} working set rotate past the L2 cache: enough for 256 MiB, at
+   * most 32.
+   */
+  public static int copiesFor(long bytes) {
+    return (int) Math.max(1, Math.min(32, ((256L << 20) + bytes - 1) / Math.max(1, bytes)));
+  }
+}

@@ -1,0 +1,245 @@
+package sirocco.bench;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import sirocco.DType;
+import sirocco.Mask;
+import sirocco.Sirocco;
+import sirocco.Tensor;
+import sirocco.dispatch.Decision;
+import sirocco.dispatch.Explain;
+import sirocco.dispatch.Internal;
+import sirocco.dispatch.attention.SdpaOp;
+import sirocco.dispatch.cudnn.CudnnSdpa;
+import sirocco.runtime.Device;
+import sirocco.runtime.Stream;
+
+/**
+ * {@code tornado bench sdpa}: attention through the public op, timed on the device.
+ *
+ * <p>Decode (default): B = 1, bf16, {@code --lq} query rows, Hq/Hkv heads, every (sequence length,
+ * head dim) cell; K/V filled with random data on the device and rotated over enough copies to
+ * exceed the L2 cache. Each cell reports the kernel the ladder chose (or the one forced with {@code
+ * --kernel}), device µs per call (events around each call; median, p10, p90), K/V GB/s, % of the
+ * floor (K/V bytes at the measured copy bandwidth), the time a read-only kernel takes for the same
+ * bytes, and the PyTorch 2.11 figure from the issue. {@code --prefill}: Lq = Lkv, causal and not,
+ * cuDNN against the unfused fallback.
+ *
+ * <p>Every cell's output is checked against a float64 reference on sampled heads; a wrong cell says
+ * FAILED.
+ */
+public final class SdpaBench {
+  /**
+   * PyTorch 2.11 decode references from the attention issue (µs, kernel time, CUDA graphs), by S
+   * then D.
+   */
+  static final Map<String, Double> TORCH_DECODE =
+      Map.of(
+          "1024/64",
+          5.5,
+          "1024/128",
+          6.6,
+          "1024/256",
+          8.9,
+          "8192/64",
+          8.7,
+          "8192/128",
+          11.1,
+          "8192/256",
+          32.0,
+          "32768/64",
+          21.7,
+          "32768/128",
+          37.7,
+          "32768/256",
+          79.1);
+
+  /** Options. */
+  public record Options(
+      List<Integer> seq,
+      List<Integer> headDims,
+      List<Integer> lq,
+      int hq,
+      int hkv,
+      String kernel,
+      boolean prefill,
+      int samples,
+      double maxSecondsPerCell) {}
+
+  private SdpaBench() {}
+
+  public static BenchRecord run(Sirocco rt, Options o, PrintWriter out) {
+    Device d = Internal.bridge().device(rt);
+    Stream s = Internal.bridge().stream(rt);
+    boolean gpu = d.kind() == Device.Kind.CUDA;
+    double copyGBs = gpu ? GpuTiming.copyBandwidthGBs(d, 1L << 30) : Double.NaN;
+    out.printf(
+        Locale.ROOT,
+        "bench sdpa on %s; device copy bandwidth %.0f GB/s%n",
+        d.info().name(),
+        copyGBs);
+    List<String> kernels =
+        o.kernel().equals("all")
+            ? (o.prefill() ? List.of("cudnn", "fallback") : List.of("auto", "vector", "cudnn"))
+            : List.of(o.kernel());
+    List<BenchCase> cases = new ArrayList<>();
+    out.printf(
+        Locale.ROOT,
+        "%-28s %-9s %-9s %9s %9s %9s %8s %7s %9s %8s %s%n",
+        "cell",
+        "asked",
+        "ran",
+        "p50 us",
+        "p10 us",
+        "p90 us",
+        "GB/s",
+        "%floor",
+        "read us",
+        "torch",
+        "check");
+    List<int[]> cells = new ArrayList<>();
+    for (int seq : o.seq()) {
+      for (int hd : o.headDims()) {
+        for (int lq : o.prefill() ? List.of(seq) : o.lq()) {
+          for (int causal : o.prefill() ? List.of(0, 1) : List.of(0)) {
+            cells.add(new int[] {seq, hd, lq, causal});
+          }
+        }
+      }
+    }
+    for (int[] cell : cells) {
+      int seq = cell[0];
+      int hd = cell[1];
+      int lq = cell[2];
+      boolean causal = cell[3] == 1;
+      long kvBytes = 2L * seq * o.hkv() * hd * 2;
+      int copies = gpu ? GpuTiming.copiesFor(kvBytes) : 1;
+      Stats read = gpu ? GpuTiming.readFloor(d, kvBytes, copies, 20) : null;
+      List<Tensor[]> kv = new ArrayList<>();
+      Tensor q = rt.zeros(DType.BF16, 1, o.hq(), lq, hd);
+      GpuTiming.fillBf16(d, s, Internal.bridge().buffer(q), 11, 1f);
+      for (int c = 0; c < copies; c++) {
+        Tensor k = rt.zeros(DType.BF16, 1, o.hkv(), seq, hd);
+        Tensor v = rt.zeros(DType.BF16, 1, o.hkv(), seq, hd);
+        GpuTiming.fillBf16(d, s, Internal.bridge().buffer(k), 1000 + 2 * c, 1f);
+        GpuTiming.fillBf16(d, s, Internal.bridge().buffer(v), 1001 + 2 * c, 1f);
+        kv.add(new Tensor[] {k, v});
+      }
+      Mask mask = causal ? Mask.causal() : Mask.none();
+      float scale = (float) (1 / Math.sqrt(hd));
+      String label =
+          String.format(Locale.ROOT, "S=%d D=%d Lq=%d%s", seq, hd, lq, causal ? " causal" : "");
+      for (String k : kernels) {
+        String ran;
+        Stats t;
+        String check;
+        String previousRung = System.getProperty(SdpaOp.RUNG_PROPERTY);
+        String previousCudnn = System.getProperty(CudnnSdpa.DISABLE_PROPERTY);
+        List<String> chosen = new ArrayList<>();
+        try (AutoCloseable listen = Explain.listen(dec -> chosen.add(dec.chosen()))) {
+          if (!k.equals("auto")) {
+            System.setProperty(SdpaOp.RUNG_PROPERTY, k);
+          }
+          Tensor first = rt.scaledDotProductAttention(q, kv.get(0)[0], kv.get(0)[1], scale, mask);
+          check = AttentionCheck.check(rt, q, kv.get(0)[0], kv.get(0)[1], scale, causal, first);
+          first.close();
+          ran = chosen.isEmpty() ? "?" : chosen.get(chosen.size() - 1);
+          t =
+              GpuTiming.perCall(
+                  d,
+                  s,
+                  3,
+                  o.samples(),
+                  o.maxSecondsPerCell(),
+                  i -> {
+                    Tensor[] c = kv.get(i % kv.size());
+                    rt.scaledDotProductAttention(q, c[0], c[1], scale, mask).close();
+                  });
+        } catch (UnsupportedOperationException e) {
+          out.printf(
+              Locale.ROOT, "%-28s %-9s %-9s n/a: %s%n", label, k, "-", firstLine(e.getMessage()));
+          continue;
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        } finally {
+          restore(SdpaOp.RUNG_PROPERTY, previousRung);
+          restore(CudnnSdpa.DISABLE_PROPERTY, previousCudnn);
+        }
+        double gbs = kvBytes / (t.median() * 1e-6) / 1e9;
+        double floorPct =
+            gpu ? 100.0 * (kvBytes / (copyGBs * 1e9)) / (t.median() * 1e-6) : Double.NaN;
+        Double torch = o.prefill() || lq != 1 ? null : TORCH_DECODE.get(seq + "/" + hd);
+        out.printf(
+            Locale.ROOT,
+            "%-28s %-9s %-9s %9.2f %9.2f %9.2f %8.0f %6.1f%% %9.2f %8s %s%n",
+            label,
+            k,
+            ran,
+            t.median(),
+            t.p10(),
+            t.p90(),
+            gbs,
+            floorPct,
+            read == null ? Double.NaN : read.median(),
+            torch == null ? "-" : String.format(Locale.ROOT, "%.1f", torch),
+            check);
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("seq", seq);
+        params.put("headDim", hd);
+        params.put("lq", lq);
+        params.put("hq", o.hq());
+        params.put("hkv", o.hkv());
+        params.put("causal", causal);
+        params.put("asked", k);
+        params.put("kernel", ran);
+        params.put("gbPerS", gbs);
+        params.put("percentOfCopyFloor", floorPct);
+        params.put("readOnlyMicros", read == null ? null : read.median());
+        params.put("check", check);
+        cases.add(
+            new BenchCase(
+                (o.prefill() ? "sdpa-prefill/" : "sdpa/") + label.replace(' ', '/') + "/" + k,
+                params,
+                "us",
+                t.median(),
+                t.p10(),
+                t.p90(),
+                t.samples(),
+                torch,
+                torch == null ? null : "PyTorch 2.11 on the H200 (attention issue)",
+                false));
+      }
+      q.close();
+      kv.forEach(
+          p -> {
+            p[0].close();
+            p[1].close();
+          });
+    }
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("copyBandwidthGBs", copyGBs);
+    params.put("prefill", o.prefill());
+    return BenchRecord.of("bench sdpa", d.info(), params, cases);
+  }
+
+  private static String firstLine(String s) {
+    return s == null ? "" : s.lines().findFirst().orElse("");
+  }
+
+  private static void restore(String key, String value) {
+    if (value == null) {
+      System.clearProperty(key);
+    } else {
+      System.setProperty(key, value);
+    }
+  }
+
+  /** Keeps the decision type referenced (the listener's argument). */
+  static String describe(Decision d) {
+    return d.explain();
+  }
+}
