@@ -4,16 +4,18 @@
 # with the .gpu/ bundle present (bin/gpu-bundle here, then carry .gpu). About 2-3 minutes.
 #
 #   bench/gpu-qmm.sh                          # writes logs and JSON records to $OUT, else bench/results/tmp/qmm-<date>/
-#   PHASES="rows formats" bench/gpu-qmm.sh    # the benchmarks only (e.g. when gpu-all.sh's "ops" part ran the tests)
+#   QMM_PHASES="rows formats" bench/gpu-qmm.sh    # the benchmarks only (e.g. when gpu-all.sh's "ops" part ran the tests)
 #
-# Phases (PHASES, default "rows formats tests", run in that order so the numbers come first):
+# Phases (QMM_PHASES, default "rows formats tests", run in that order so the numbers come first):
 #   rows     tornado bench qmm --kernel all (rows 1,2,4,6,7,8,16,32,256; n=12288 k=4096 4-bit g64 bf16)
 #   formats  tornado bench qmm --sweep-formats --kernel all (affine 2,3,4,5,6,8-bit g64, mxfp4, nvfp4, mxfp8;
 #            rows 1 and 6)
 #   tests    the @GpuTest classes of sirocco.dispatch.quant (public API on CUDA vs float64)
-# Knobs: BUDGET_S [175] total seconds (each phase gets at most what is left), ROWS_S [70], FORMATS_S [70],
-# TESTS_S [120] per-phase caps, REPEATS [25], COPIES [8]; for a dry run of the script elsewhere:
-# BACKEND [cuda], N [12288], K [4096], ROWS [1,2,4,6,7,8,16,32,256] (e.g. BACKEND=java N=256 K=512 ROWS=1,2).
+# Knobs: QMM_BUDGET_S [175] total seconds (each phase gets at most what is left), QMM_ROWS_S [70], QMM_FORMATS_S [70],
+# QMM_TESTS_S [120] per-phase caps, QMM_REPEATS [25], QMM_COPIES [8]; for a dry run of the script elsewhere:
+# QMM_BACKEND [cuda], QMM_N [12288], QMM_K [4096], QMM_ROWS [1,2,4,6,7,8,16,32,256]
+# (e.g. QMM_BACKEND=java QMM_N=64 QMM_K=256 QMM_ROWS=1,2 QMM_REPEATS=1 QMM_COPIES=2). All knobs are prefixed
+# QMM_ so that gpu-all.sh's other parts (gpu-runtime.sh reads PHASES) cannot leak into this one.
 #
 # What to read afterwards:
 #   qmm-rows.log     one line per (rows, kernel): us p50 (p10-p90), GB/s, % of floor, PyTorch refs, target
@@ -31,34 +33,34 @@ if [ ! -x "$t" ] || [ ! -x .gpu/bin/test-gpu ]; then
   echo "gpu-qmm: .gpu/ bundle missing: run bin/gpu-bundle on the build machine and carry .gpu" >&2
   exit 2
 fi
-PHASES="${PHASES:-rows formats tests}"
-BUDGET_S="${BUDGET_S:-175}"
-ROWS_S="${ROWS_S:-70}"
-FORMATS_S="${FORMATS_S:-70}"
-TESTS_S="${TESTS_S:-120}"
-REPEATS="${REPEATS:-25}"
-BACKEND="${BACKEND:-cuda}"
-N="${N:-12288}"
-K="${K:-4096}"
-ROWS="${ROWS:-1,2,4,6,7,8,16,32,256}"
-COPIES="${COPIES:-8}"
+QMM_PHASES="${QMM_PHASES:-rows formats tests}"
+QMM_BUDGET_S="${QMM_BUDGET_S:-175}"
+QMM_ROWS_S="${QMM_ROWS_S:-70}"
+QMM_FORMATS_S="${QMM_FORMATS_S:-70}"
+QMM_TESTS_S="${QMM_TESTS_S:-120}"
+QMM_REPEATS="${QMM_REPEATS:-25}"
+QMM_BACKEND="${QMM_BACKEND:-cuda}"
+QMM_N="${QMM_N:-12288}"
+QMM_K="${QMM_K:-4096}"
+QMM_ROWS="${QMM_ROWS:-1,2,4,6,7,8,16,32,256}"
+QMM_COPIES="${QMM_COPIES:-8}"
 out="${OUT:-bench/results/tmp/qmm-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$out"
 start=$(date +%s)
 status=0
-has() { case " $PHASES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+has() { case " $QMM_PHASES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 stamp() { echo "[$(date -u +%H:%M:%S)] $*"; }
-left() { echo $(( BUDGET_S - ($(date +%s) - start) )); }
+left() { echo $(( QMM_BUDGET_S - ($(date +%s) - start) )); }
 cap() { local l; l=$(left); [ "$l" -lt "$1" ] && echo "$l" || echo "$1"; }
 
-stamp "gpu-qmm: commit $(cat .gpu/COMMIT 2>/dev/null || echo unknown), output in $out, phases: $PHASES"
+stamp "gpu-qmm: commit $(cat .gpu/COMMIT 2>/dev/null || echo unknown), output in $out, phases: $QMM_PHASES"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv > "$out/nvidia-smi.txt" 2>&1 || true
 
 run_phase() { # name seconds logfile command...
   local name=$1 secs=$2 log=$3; shift 3
   if [ "$secs" -le 5 ]; then
-    echo "gpu-qmm: $name skipped: ${secs}s left of its cap and the ${BUDGET_S}s budget" | tee -a "$out/summary.txt"
+    echo "gpu-qmm: $name skipped: ${secs}s left of its cap and the ${QMM_BUDGET_S}s budget" | tee -a "$out/summary.txt"
     status=1
     return
   fi
@@ -74,21 +76,21 @@ run_phase() { # name seconds logfile command...
 }
 
 if has rows; then
-  run_phase "bench qmm rows sweep" "$(cap "$ROWS_S")" "$out/qmm-rows.log" \
-    "$t" --backend "$BACKEND" bench qmm --kernel all --rows "$ROWS" --n "$N" --k "$K" \
-      --group 64 --bits 4 --mode affine --dtype bf16 --copies "$COPIES" --repeats "$REPEATS" \
+  run_phase "bench qmm rows sweep" "$(cap "$QMM_ROWS_S")" "$out/qmm-rows.log" \
+    "$t" --backend "$QMM_BACKEND" bench qmm --kernel all --rows "$QMM_ROWS" --n "$QMM_N" --k "$QMM_K" \
+      --group 64 --bits 4 --mode affine --dtype bf16 --copies "$QMM_COPIES" --repeats "$QMM_REPEATS" \
       --json "$out/qmm-rows.json"
   [ -f "$out/qmm-rows.log" ] && cat "$out/qmm-rows.log"
 fi
 if has formats; then
-  run_phase "bench qmm formats sweep" "$(cap "$FORMATS_S")" "$out/qmm-formats.log" \
-    "$t" --backend "$BACKEND" bench qmm --sweep-formats --kernel all --n "$N" --k "$K" --group 64 --dtype bf16 \
-      --copies "$COPIES" --repeats "$REPEATS" --copy-mib 0 --json "$out/qmm-formats.json"
+  run_phase "bench qmm formats sweep" "$(cap "$QMM_FORMATS_S")" "$out/qmm-formats.log" \
+    "$t" --backend "$QMM_BACKEND" bench qmm --sweep-formats --kernel all --n "$QMM_N" --k "$QMM_K" --group 64 --dtype bf16 \
+      --copies "$QMM_COPIES" --repeats "$QMM_REPEATS" --copy-mib 0 --json "$out/qmm-formats.json"
   [ -f "$out/qmm-formats.log" ] && cat "$out/qmm-formats.log"
 fi
 if has tests; then
   # No --reports-dir: the bundled jlink JDK has no java.xml, which the XML reports need.
-  run_phase "op GPU tests (sirocco.dispatch.quant)" "$(cap "$TESTS_S")" "$out/test-gpu-qmm.log" \
+  run_phase "op GPU tests (sirocco.dispatch.quant)" "$(cap "$QMM_TESTS_S")" "$out/test-gpu-qmm.log" \
     .gpu/bin/test-gpu --select-class sirocco.dispatch.quant.QuantOpGpuTest \
       --select-class sirocco.dispatch.quant.QuantizeGpuTest
   grep -E "tests (successful|failed|skipped|aborted)|✘|MethodSource" "$out/test-gpu-qmm.log" | tail -n 40

@@ -249,7 +249,7 @@ public final class QmmBench {
     float[] w = weights(o.n(), o.k(), o.dtype(), 12345);
     Tensor wt = upload(rt, w, o.dtype(), o.n(), o.k());
     w = null; // the host copy is not needed again (the reference decodes the packed words)
-    String fmt = "%-18s %5s %-8s %1s %9s %17s %8s %7s %9s %9s %9s %-8s %s%n";
+    String fmt = "%-18s %5s %-14s %1s %9s %17s %8s %7s %9s %9s %9s %-12s %s%n";
     for (Format f : o.formats()) {
       out.println();
       out.printf(
@@ -337,7 +337,7 @@ public final class QmmBench {
       for (String rung : rungs) {
         String why = QmmOp.kernelRejects(rung, s);
         if (why != null) {
-          out.printf(Locale.ROOT, "%-18s %5d %-8s   not run: %s%n", f, rows, rung, why);
+          out.printf(Locale.ROOT, "%-18s %5d %-14s   not run: %s%n", f, rows, rung, why);
           continue;
         }
         KernelLaunch[] launches = new KernelLaunch[o.copies()];

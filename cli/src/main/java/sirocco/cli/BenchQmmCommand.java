@@ -57,7 +57,7 @@ final class BenchQmmCommand implements Callable<Integer> {
       names = "--kernel",
       description =
           "auto (the op's choice), all (every kernel that supports the shape) or one of"
-              + " qmm-mma, qmv, fp-qmv (default: auto).")
+              + " qmm-mma, qmv-warp, qmv-persistent, qmv-splitk, qmv, fp-qmv (default: auto).")
   String kernel = "auto";
 
   @Option(names = "--copies", description = "Weight copies rotated through (default: 8).")

@@ -673,39 +673,105 @@ public abstract class QuantContract {
 
   // ---- the ladder ----
 
+  /** The reason the default policy gives each vector-path variant it does not use. */
+  static final String VARIANTS_OFF =
+      "qmv-warp: policy: the vector path uses qmv (-Dsirocco.qmm.qmvVariant); qmv-persistent:"
+          + " policy: the vector path uses qmv (-Dsirocco.qmm.qmvVariant); qmv-splitk: policy: the"
+          + " vector path uses qmv (-Dsirocco.qmm.qmvVariant)";
+
   /** Each rung, and the decision as reported (chosen kernel and every earlier rejection). */
   @Test
   public void eachLadderPathReportsItsDecision() {
     QTest.Weights a4 = weights(30, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 4);
     assertEquals(
         "quantizedMatmul -> qmv (rejected: qmm-mma: policy: affine weights use the vector path"
-            + " below 2 rows (rows=1))",
+            + " below 2 rows (rows=1); "
+            + VARIANTS_OFF
+            + ")",
         explain(a4, DType.BF16, 1, true));
     assertEquals("quantizedMatmul -> qmm-mma", explain(a4, DType.BF16, 2, true));
-    assertEquals(
-        "quantizedMatmul -> qvm (rejected: qmm-mma: transposed weights only (w [n, k]); qmv:"
-            + " transposed weights only (w [n, k]); transpose=false uses AffineQvmKernel; fp-qmv:"
-            + " fp modes only (affine uses AffineQmvKernel))",
+    String qvm =
         explain(
             weights(31, new long[] {128, 32}, 0.1, DType.BF16, QuantMode.AFFINE, 32, 4),
             DType.BF16,
             3,
-            false));
-    QTest.Weights a3 = weights(32, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 3);
+            false);
     assertTrue(
-        explain(a3, DType.BF16, 4, true)
-            .startsWith("quantizedMatmul -> qmv (rejected: qmm-mma: affine bits 4 and 8 only"));
+        qvm.startsWith("quantizedMatmul -> qvm (rejected: qmm-mma: transposed weights only"), qvm);
+    assertTrue(
+        qvm.endsWith(
+            "qmv: transposed weights only (w [n, k]); transpose=false uses AffineQvmKernel; fp-qmv:"
+                + " fp modes only (affine uses AffineQmvKernel))"),
+        qvm);
+    QTest.Weights a3 = weights(32, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 3);
+    String three = explain(a3, DType.BF16, 4, true);
+    assertTrue(
+        three.startsWith("quantizedMatmul -> qmv (rejected: qmm-mma: affine bits 4 and 8 only"),
+        three);
+    assertTrue(three.contains("qmv-warp: bits 2, 4 or 8 only"), three);
     QTest.Weights f = weights(33, new long[] {32, 128}, 0.1, DType.F32, QuantMode.AFFINE, 64, 4);
-    assertEquals(
-        "quantizedMatmul -> qmv (rejected: qmm-mma: bf16/f16 activations only (tensor cores); f32"
-            + " uses the vector path)",
-        explain(f, DType.F32, 4, true));
+    String f32 = explain(f, DType.F32, 4, true);
+    assertTrue(
+        f32.startsWith(
+            "quantizedMatmul -> qmv (rejected: qmm-mma: bf16/f16 activations only (tensor cores);"
+                + " f32 uses the vector path; qmv-warp: bf16/f16 activations only"),
+        f32);
     QTest.Weights nv = weights(34, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.NVFP4, 16, 4);
-    assertEquals(
-        "quantizedMatmul -> fp-qmv (rejected: qmm-mma: policy: fp-mode weights use the vector path"
-            + " below 8 rows (rows=7); qmv: affine mode only (fp modes use FpQmvKernel))",
-        explain(nv, DType.BF16, 7, true));
+    String fp = explain(nv, DType.BF16, 7, true);
+    assertTrue(
+        fp.startsWith(
+            "quantizedMatmul -> fp-qmv (rejected: qmm-mma: policy: fp-mode weights use the vector"
+                + " path below 8 rows (rows=7); qmv-warp: affine mode only"),
+        fp);
+    assertTrue(fp.endsWith("qmv: affine mode only (fp modes use FpQmvKernel))"), fp);
     assertEquals("quantizedMatmul -> qmm-mma", explain(nv, DType.BF16, 8, true));
+  }
+
+  /**
+   * The faster vector-path variants (qperf), each switched on by the policy property and run
+   * through the op: affine 2/4/8-bit (split-K: 4/8) in bf16 and f16 at 1 to 3 rows (tensor cores
+   * held off with the row threshold), every element against float64.
+   */
+  @Test
+  public void qmvVariantsThroughTheOp() {
+    long seed = 90;
+    try {
+      System.setProperty("sirocco.qmm.mmaMinRows.affine", "1000");
+      for (String v : new String[] {"qmv-warp", "qmv-persistent", "qmv-splitk"}) {
+        System.setProperty("sirocco.qmm.qmvVariant", v);
+        for (int bits : new int[] {2, 4, 8}) {
+          if (bits == 2 && v.equals("qmv-splitk")) {
+            continue;
+          }
+          for (DType t : new DType[] {DType.BF16, DType.F16}) {
+            QTest.Weights w =
+                weights(
+                    seed++,
+                    new long[] {40, 1152},
+                    1 / Math.sqrt(1152),
+                    t,
+                    QuantMode.AFFINE,
+                    64,
+                    bits);
+            for (int rows : new int[] {1, 3}) {
+              List<String> ch =
+                  mm(
+                      w,
+                      QTest.normal(seed++, rows * 1152, 1, t),
+                      new long[] {rows, 1152},
+                      t,
+                      true,
+                      v + " bits=" + bits + " " + t + " rows=" + rows);
+              assertEquals(List.of(v), ch);
+            }
+            close(w.q());
+          }
+        }
+      }
+    } finally {
+      System.clearProperty("sirocco.qmm.qmvVariant");
+      System.clearProperty("sirocco.qmm.mmaMinRows.affine");
+    }
   }
 
   /** The policy's row thresholds can be changed without rebuilding (system properties). */

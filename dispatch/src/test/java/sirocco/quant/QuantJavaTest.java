@@ -44,7 +44,7 @@ class QuantJavaTest extends QuantContract {
     assertTrue(
         printed.contains(
             "sirocco dispatch quantizedMatmul -> qmv (rejected: qmm-mma: policy: affine weights"
-                + " use the vector path below 2 rows (rows=1))"),
+                + " use the vector path below 2 rows (rows=1); qmv-warp: policy:"),
         printed);
   }
 }

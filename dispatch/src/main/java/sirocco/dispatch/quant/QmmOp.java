@@ -13,6 +13,9 @@ import sirocco.dispatch.Decision;
 import sirocco.dispatch.Explain;
 import sirocco.dispatch.Ladder;
 import sirocco.kernels.quant.AffineQmvKernel;
+import sirocco.kernels.quant.AffineQmvPersistentKernel;
+import sirocco.kernels.quant.AffineQmvSplitKKernel;
+import sirocco.kernels.quant.AffineQmvWarpKernel;
 import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
@@ -34,6 +37,11 @@ import sirocco.runtime.KernelLaunch;
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from 2 rows, fp modes from 8 rows.
+ *   <li>{@value #QMV_WARP}, {@value #QMV_PERSISTENT}, {@value #QMV_SPLITK}: the faster vector-path
+ *       variants ({@link AffineQmvWarpKernel}, {@link AffineQmvPersistentKernel}, {@link
+ *       AffineQmvSplitKKernel}: transposed affine 2/4/8-bit (split-K: 4/8), bf16/f16) — then the
+ *       policy, which uses at most one of them ({@link QmmPolicy#QMV_VARIANT}; none by default
+ *       until a GPU run measures them).
  *   <li>{@value #QMV}: {@link AffineQmvKernel} — transposed affine weights, any width, group and
  *       dtype (CUDA cores, one pass over the weights per row of x).
  *   <li>{@value #FP_QMV}: {@link FpQmvKernel} — transposed fp-mode weights, any dtype.
@@ -62,6 +70,9 @@ public final class QmmOp {
   public static final String OP = "quantizedMatmul";
 
   public static final String QMM_MMA = "qmm-mma";
+  public static final String QMV_WARP = "qmv-warp";
+  public static final String QMV_PERSISTENT = "qmv-persistent";
+  public static final String QMV_SPLITK = "qmv-splitk";
   public static final String QMV = "qmv";
   public static final String FP_QMV = "fp-qmv";
   public static final String QVM = "qvm";
@@ -76,9 +87,18 @@ public final class QmmOp {
                     String why = QmmMmaKernel.supports(s);
                     return why != null ? why : QmmPolicy.mmaRejects(s);
                   }),
+              new Ladder.Rung<>(QMV_WARP, s -> variant(QMV_WARP, s)),
+              new Ladder.Rung<>(QMV_PERSISTENT, s -> variant(QMV_PERSISTENT, s)),
+              new Ladder.Rung<>(QMV_SPLITK, s -> variant(QMV_SPLITK, s)),
               new Ladder.Rung<>(QMV, AffineQmvKernel::supports),
               new Ladder.Rung<>(FP_QMV, FpQmvKernel::supports),
               new Ladder.Rung<>(QVM, QvmKernel::supports)));
+
+  /** A vector-path variant rung: its kernel's support, then the policy's choice of variant. */
+  private static String variant(String rung, QmmShape s) {
+    String why = kernelRejects(rung, s);
+    return why != null ? why : QmmPolicy.qmvVariantRejects(rung);
+  }
 
   /** The rung names in order of preference. */
   public static List<String> rungs() {
@@ -96,6 +116,9 @@ public final class QmmOp {
   public static String kernelRejects(String rung, QmmShape s) {
     return switch (rung) {
       case QMM_MMA -> QmmMmaKernel.supports(s);
+      case QMV_WARP -> AffineQmvWarpKernel.supports(s);
+      case QMV_PERSISTENT -> AffineQmvPersistentKernel.supports(s);
+      case QMV_SPLITK -> AffineQmvSplitKKernel.supports(s);
       case QMV -> AffineQmvKernel.supports(s);
       case FP_QMV -> FpQmvKernel.supports(s);
       case QVM -> QvmKernel.supports(s);
@@ -116,10 +139,16 @@ public final class QmmOp {
     return out;
   }
 
-  /** The launch plan of rung {@code rung} for {@code s} (which the rung's kernel must support). */
-  public static LaunchPlan plan(String rung, QmmShape s) {
+  /**
+   * The launch plan of rung {@code rung} for {@code s} (which the rung's kernel must support) on a
+   * device of {@code smCount} multiprocessors (the persistent variants size their grids by it).
+   */
+  public static LaunchPlan plan(String rung, QmmShape s, int smCount) {
     return switch (rung) {
       case QMM_MMA -> QmmMmaKernel.plan(s);
+      case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
+      case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
+      case QMV_SPLITK -> AffineQmvSplitKKernel.plan(s, smCount);
       case QMV -> AffineQmvKernel.plan(s);
       case FP_QMV -> FpQmvKernel.plan(s);
       case QVM -> QvmKernel.plan(s);
@@ -151,7 +180,7 @@ public final class QmmOp {
     if (why != null) {
       throw new IllegalArgumentException(rung + " cannot compute " + s + ": " + why);
     }
-    LaunchPlan p = plan(rung, s);
+    LaunchPlan p = plan(rung, s, device.info().multiprocessors());
     boolean affine = s.mode() == Quant.AFFINE;
     DeviceBuffer gs =
         o.globalScale() != null ? o.globalScale() : QuantKernels.noGlobalScale(device);
@@ -159,6 +188,8 @@ public final class QmmOp {
     int k = s.k();
     return switch (rung) {
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
+      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK ->
+          QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case FP_QMV -> QuantKernels.launch(p, o.wq(), o.scales(), gs, o.x(), o.out(), n, k);
       default -> {
         // qmm-mma and qvm share a parameter list: both modes' scale arrays, the unused ones

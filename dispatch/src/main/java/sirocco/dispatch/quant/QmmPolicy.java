@@ -35,6 +35,34 @@ public final class QmmPolicy {
   /** The system property overriding {@link #FP_MMA_MIN_ROWS}. */
   public static final String FP_PROPERTY = "sirocco.qmm.mmaMinRows.fp";
 
+  /**
+   * Which CUDA-core kernel serves affine weights on the vector path: {@value QmmOp#QMV} (the
+   * measured {@code AffineQmvKernel}) until the faster variants ({@value QmmOp#QMV_WARP}, {@value
+   * QmmOp#QMV_PERSISTENT}, {@value QmmOp#QMV_SPLITK}; merged, not yet run on a GPU) are measured.
+   * {@code tornado bench qmm --kernel all} times all of them whatever this says.
+   */
+  public static final String QMV_VARIANT = QmmOp.QMV;
+
+  /** The system property overriding {@link #QMV_VARIANT}. */
+  public static final String QMV_VARIANT_PROPERTY = "sirocco.qmm.qmvVariant";
+
+  /** The vector-path variant in force. */
+  public static String qmvVariant() {
+    return System.getProperty(QMV_VARIANT_PROPERTY, QMV_VARIANT);
+  }
+
+  /**
+   * Why the policy does not use vector-path variant {@code rung} (one of the {@code qmv-*} rungs),
+   * or null when it is the variant in force. A shape the chosen variant cannot take falls through
+   * to the next rung (in the end {@value QmmOp#QMV}, which takes every affine shape).
+   */
+  public static String qmvVariantRejects(String rung) {
+    String v = qmvVariant();
+    return rung.equals(v)
+        ? null
+        : "policy: the vector path uses " + v + " (-D" + QMV_VARIANT_PROPERTY + ")";
+  }
+
   /** The row threshold in force for {@code mode} ({@link Quant#AFFINE} or an fp mode). */
   public static int mmaMinRows(int mode) {
     return mode == Quant.AFFINE

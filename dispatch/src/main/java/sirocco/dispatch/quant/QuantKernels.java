@@ -8,6 +8,9 @@ import sirocco.api.KernelContext;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.quant.AffineDequantizeKernel;
 import sirocco.kernels.quant.AffineQmvKernel;
+import sirocco.kernels.quant.AffineQmvPersistentKernel;
+import sirocco.kernels.quant.AffineQmvSplitKKernel;
+import sirocco.kernels.quant.AffineQmvWarpKernel;
 import sirocco.kernels.quant.AffineQuantizeKernel;
 import sirocco.kernels.quant.FpDequantizeKernel;
 import sirocco.kernels.quant.FpQmvKernel;
@@ -39,6 +42,9 @@ final class QuantKernels {
           FpQuantizeKernel.class,
           FpDequantizeKernel.class,
           AffineQmvKernel.class,
+          AffineQmvWarpKernel.class,
+          AffineQmvPersistentKernel.class,
+          AffineQmvSplitKKernel.class,
           FpQmvKernel.class,
           QmmMmaKernel.class,
           QvmKernel.class,

@@ -49,15 +49,40 @@ class QmmOpTest {
     assertEquals("qvm", QmmOp.decide(affine(4, Quant.BF16, 6).withTranspose(false)).chosen());
   }
 
+  /** The vector-path variant is the policy's: AffineQmvKernel by default, another by property. */
+  @Test
+  void qmvVariantPolicy() {
+    assertEquals("qmv", QmmPolicy.QMV_VARIANT);
+    try {
+      for (String v : new String[] {"qmv-warp", "qmv-persistent", "qmv-splitk"}) {
+        System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, v);
+        assertEquals(v, QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+        assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 2)).chosen());
+        assertEquals("qmv", QmmOp.decide(affine(3, Quant.BF16, 1)).chosen(), "3-bit falls through");
+        assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 1)).chosen(), "f32 falls through");
+      }
+      System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, "qmv-splitk");
+      assertEquals("qmv", QmmOp.decide(affine(2, Quant.BF16, 1)).chosen(), "split-K: 4/8-bit");
+    } finally {
+      System.clearProperty(QmmPolicy.QMV_VARIANT_PROPERTY);
+    }
+  }
+
   @Test
   void candidatesLeaveThePolicyOut() {
-    assertEquals(List.of("qmm-mma", "qmv"), QmmOp.candidates(affine(4, Quant.BF16, 1)));
+    assertEquals(
+        List.of("qmm-mma", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv"),
+        QmmOp.candidates(affine(4, Quant.BF16, 1)));
+    assertEquals(
+        List.of("qmv-warp", "qmv-persistent", "qmv"), QmmOp.candidates(affine(2, Quant.F16, 1)));
     assertEquals(
         List.of("qmm-mma", "fp-qmv"),
         QmmOp.candidates(QmmShape.fp(Quant.NVFP4, Quant.BF16, 6, 12288, 4096)));
     assertEquals(List.of("qmv"), QmmOp.candidates(affine(3, Quant.BF16, 6)));
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
-    assertEquals(List.of("qmm-mma", "qmv", "fp-qmv", "qvm"), QmmOp.rungs());
+    assertEquals(
+        List.of("qmm-mma", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv", "fp-qmv", "qvm"),
+        QmmOp.rungs());
     assertThrows(
         IllegalArgumentException.class, () -> QmmOp.kernelRejects("nope", affine(4, 0, 1)));
   }
