@@ -316,6 +316,31 @@ public final class QmmBench {
             + (double) o.n() * (o.k() / f.group()) * (affine ? 2 * db : 1);
     int dtypeCode = o.dtype() == DType.BF16 ? Quant.BF16 : Quant.F16;
     boolean tracked = issueShape && affine && f.bits() == 4 && f.group() == 64;
+    if (device.kind() == Device.Kind.CUDA) {
+      // The other ceiling, measured here: a read-only kernel over the same weight bytes, rotated.
+      Stats read = GpuTiming.readFloor(device, (long) weightBytes, o.copies(), 20);
+      out.printf(
+          Locale.ROOT,
+          "%-18s read-only kernel over the same %.1f MB: %.2f us p50 (%.2f TB/s); floor%% below"
+              + " uses %.1f TB/s%n",
+          f,
+          weightBytes / 1e6,
+          read.median(),
+          weightBytes / (read.median() * 1e-6) / 1e12,
+          FLOOR_BYTES_PER_SECOND / 1e12);
+      Map<String, Object> rp = new LinkedHashMap<>();
+      rp.put("mode", f.mode().name().toLowerCase(Locale.ROOT));
+      rp.put("bits", f.bits());
+      rp.put("group", f.group());
+      rp.put("n", o.n());
+      rp.put("k", o.k());
+      cases.add(
+          BenchCase.of("qmm/read-floor", rp, "us", read)
+              .withReference(
+                  weightBytes / FLOOR_BYTES_PER_SECOND * 1e6,
+                  "read-only kernel over the packed weights + scales + biases (GpuTiming.readFloor);"
+                      + " reference = the same bytes at 3.5 TB/s"));
+    }
     for (int rows : o.rows()) {
       QmmShape s =
           new QmmShape(mode(f.mode()), f.bits(), f.group(), dtypeCode, rows, o.n(), o.k(), true);
