@@ -18,11 +18,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 if has demo; then
   stamp "demo on CUDA"
-  .gpu/bin/tornado --backend cuda demo > "$work/demo.log" 2>&1; echo "demo rc=$?" >> "$work/demo.log"
+  timeout 60 .gpu/bin/tornado --backend cuda demo > "$work/demo.log" 2>&1; echo "demo rc=$?" >> "$work/demo.log"
 fi
 if has diff; then
   stamp "GPU differential suite (JIT test kernels vs Java backend)"
-  .gpu/bin/test-gpu --select-class sirocco.jit.GpuDifferentialTest > "$work/diff.log" 2>&1
+  timeout 60 .gpu/bin/test-gpu --select-class sirocco.jit.GpuDifferentialTest > "$work/diff.log" 2>&1
 fi
 if has runtime; then
   stamp "runtime: tests, exit variants, bench worker/sync/memory"
