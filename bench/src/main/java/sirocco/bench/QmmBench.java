@@ -246,6 +246,7 @@ public final class QmmBench {
         "floor = bytes / %.1f TB/s (the H200's measured read rate for this size)%n",
         FLOOR_BYTES_PER_SECOND / 1e12);
     List<Result> results = new ArrayList<>();
+    List<String> errors = new ArrayList<>();
     float[] w = weights(o.n(), o.k(), o.dtype(), 12345);
     Tensor wt = upload(rt, w, o.dtype(), o.n(), o.k());
     w = null; // the host copy is not needed again (the reference decodes the packed words)
@@ -268,15 +269,26 @@ public final class QmmBench {
           "cuBLAS",
           "target",
           "check");
-      results.addAll(runFormat(rt, device, stream, o, f, wt, issueShape, cases, out, fmt));
+      try {
+        results.addAll(
+            runFormat(rt, device, stream, o, f, wt, issueShape, cases, errors, out, fmt));
+      } catch (RuntimeException e) {
+        errors.add(f + ": " + e);
+        out.printf(Locale.ROOT, "%-18s ERROR (FAILED): %s%n", f, e);
+        out.flush();
+        settle(stream);
+      }
     }
     wt.close();
-    boolean passed = results.stream().allMatch(Result::passed);
+    boolean passed = errors.isEmpty() && results.stream().allMatch(Result::passed);
     out.println();
     out.println(
         passed
             ? "all outputs matched the float64 reference"
-            : "FAILED: some outputs did not match the float64 reference (see check column)");
+            : "FAILED: "
+                + (errors.isEmpty() ? "" : errors.size() + " case(s) raised an error; ")
+                + "check the check column and ERROR lines");
+    params.put("errors", errors);
     out.flush();
     BenchRecord r = BenchRecord.of("tornado bench qmm", device.info(), params, cases);
     return new Outcome(r, results, passed);
@@ -291,6 +303,7 @@ public final class QmmBench {
       Tensor wt,
       boolean issueShape,
       List<BenchCase> cases,
+      List<String> errors,
       PrintWriter out,
       String fmt) {
     List<Result> results = new ArrayList<>();
@@ -365,37 +378,47 @@ public final class QmmBench {
           out.printf(Locale.ROOT, "%-18s %5d %-14s   not run: %s%n", f, rows, rung, why);
           continue;
         }
-        KernelLaunch[] launches = new KernelLaunch[o.copies()];
-        for (int c = 0; c < o.copies(); c++) {
-          launches[c] =
-              QmmOp.launch(
-                  device,
+        try {
+          KernelLaunch[] launches = new KernelLaunch[o.copies()];
+          for (int c = 0; c < o.copies(); c++) {
+            launches[c] =
+                QmmOp.launch(
+                    device,
+                    rung,
+                    s,
+                    new QmmOp.Operands(wq[c], sc[c], bi[c], null, bridge.buffer(xt), ob));
+          }
+          poison(device, stream, ob, rows * o.n());
+          Timed t = time(device, stream, launches, o);
+          short[] got = new short[rows * o.n()];
+          device.download(ob, 0, got, 0, got.length, stream);
+          Check chk = ref.check(x, rows, got, o.dtype());
+          Result r =
+              new Result(
+                  f,
+                  rows,
                   rung,
-                  s,
-                  new QmmOp.Operands(wq[c], sc[c], bi[c], null, bridge.buffer(xt), ob));
+                  rung.equals(auto),
+                  t.stats(),
+                  bytes,
+                  bytes / (t.stats().median() * 1e-6) / 1e9,
+                  floorUs,
+                  chk.maxError(),
+                  chk.worstRatio(),
+                  chk.passed(),
+                  t.launchesPerSample());
+          results.add(r);
+          print(out, fmt, r, tiny, cub, tgt, chk);
+          record(cases, o, r, tiny, cub, tgt, auto);
+        } catch (RuntimeException e) {
+          // One rung failing (e.g. a kernel the JIT or the driver refuses) must not hide the
+          // others.
+          String msg = f + " rows=" + rows + " " + rung + ": " + e;
+          errors.add(msg);
+          out.printf(Locale.ROOT, "%-18s %5d %-14s   ERROR (FAILED): %s%n", f, rows, rung, e);
+          out.flush();
+          settle(stream);
         }
-        poison(device, stream, ob, rows * o.n());
-        Timed t = time(device, stream, launches, o);
-        short[] got = new short[rows * o.n()];
-        device.download(ob, 0, got, 0, got.length, stream);
-        Check chk = ref.check(x, rows, got, o.dtype());
-        Result r =
-            new Result(
-                f,
-                rows,
-                rung,
-                rung.equals(auto),
-                t.stats(),
-                bytes,
-                bytes / (t.stats().median() * 1e-6) / 1e9,
-                floorUs,
-                chk.maxError(),
-                chk.worstRatio(),
-                chk.passed(),
-                t.launchesPerSample());
-        results.add(r);
-        print(out, fmt, r, tiny, cub, tgt, chk);
-        record(cases, o, r, tiny, cub, tgt, auto);
       }
       ob.close();
       xt.close();
@@ -504,6 +527,16 @@ public final class QmmBench {
       cases.add(
           BenchCase.of("qmm/auto", p, "us", r.micros())
               .withReference(tgt, "the op's choice: " + auto + "; " + note));
+    }
+  }
+
+  /** After a failed case: wait for the stream and drop the failure it reports, if it can. */
+  private static void settle(Stream stream) {
+    try {
+      stream.synchronize();
+    } catch (RuntimeException ignored) {
+      // The failure was reported with the case; a CUDA error that poisons the context will show
+      // again in every later case.
     }
   }
 
