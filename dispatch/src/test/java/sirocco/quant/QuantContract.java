@@ -419,19 +419,48 @@ public abstract class QuantContract {
       {QuantMode.AFFINE, 6}, {QuantMode.AFFINE, 8}, {QuantMode.MXFP4, 4}, {QuantMode.NVFP4, 4},
       {QuantMode.MXFP8, 8}
     };
+    List<String> failures = new java.util.ArrayList<>();
     for (Object[] f : formats) {
       QuantMode mode = (QuantMode) f[0];
       int bits = (int) f[1];
-      QTest.Weights w =
-          QTest.quantize(rt, wv, new long[] {n, k}, DType.BF16, mode, group(mode, 64), bits);
       String what = mode + (mode == QuantMode.AFFINE ? " " + bits + "-bit" : "");
-      List<String> c1 = mm(w, x1, new long[] {1, k}, DType.BF16, true, what + " rows 1");
-      List<String> c6 = mm(w, x6, new long[] {6, k}, DType.BF16, true, what + " rows 6");
-      boolean affine = mode == QuantMode.AFFINE;
-      assertEquals(List.of(affine ? "qmv" : "fp-qmv"), c1, what);
-      assertEquals(
-          List.of(affine ? (bits == 4 || bits == 8 ? "qmm-mma" : "qmv") : "fp-qmv"), c6, what);
-      close(w.q());
+      collect(
+          failures,
+          what,
+          () -> {
+            QTest.Weights w =
+                QTest.quantize(rt, wv, new long[] {n, k}, DType.BF16, mode, group(mode, 64), bits);
+            List<String> c1 = mm(w, x1, new long[] {1, k}, DType.BF16, true, what + " rows 1");
+            List<String> c6 = mm(w, x6, new long[] {6, k}, DType.BF16, true, what + " rows 6");
+            boolean affine = mode == QuantMode.AFFINE;
+            assertEquals(List.of(affine ? "qmv" : "fp-qmv"), c1, what);
+            assertEquals(
+                List.of(affine ? (bits == 4 || bits == 8 ? "qmm-mma" : "qmv") : "fp-qmv"),
+                c6,
+                what);
+            close(w.q());
+          });
+    }
+    report(failures);
+  }
+
+  /**
+   * Runs one case of a sweep, keeping its failure instead of stopping the sweep, so that one GPU
+   * run reports every failing case at once.
+   */
+  protected static void collect(List<String> failures, String what, Runnable body) {
+    try {
+      body.run();
+    } catch (AssertionError | RuntimeException e) {
+      failures.add(what + ": " + e);
+    }
+  }
+
+  /** Fails with every collected failure, one per line. */
+  protected static void report(List<String> failures) {
+    if (!failures.isEmpty()) {
+      throw new AssertionError(
+          failures.size() + " case(s) failed:\n  " + String.join("\n  ", failures));
     }
   }
 
@@ -737,6 +766,7 @@ public abstract class QuantContract {
     long seed = 90;
     try {
       System.setProperty("sirocco.qmm.mmaMinRows.affine", "1000");
+      List<String> failures = new java.util.ArrayList<>();
       for (String v : new String[] {"qmv-warp", "qmv-persistent", "qmv-splitk"}) {
         System.setProperty("sirocco.qmm.qmvVariant", v);
         for (int bits : new int[] {2, 4, 8}) {
@@ -744,30 +774,34 @@ public abstract class QuantContract {
             continue;
           }
           for (DType t : new DType[] {DType.BF16, DType.F16}) {
-            QTest.Weights w =
-                weights(
-                    seed++,
-                    new long[] {40, 1152},
-                    1 / Math.sqrt(1152),
-                    t,
-                    QuantMode.AFFINE,
-                    64,
-                    bits);
-            for (int rows : new int[] {1, 3}) {
-              List<String> ch =
-                  mm(
-                      w,
-                      QTest.normal(seed++, rows * 1152, 1, t),
-                      new long[] {rows, 1152},
-                      t,
-                      true,
-                      v + " bits=" + bits + " " + t + " rows=" + rows);
-              assertEquals(List.of(v), ch);
-            }
-            close(w.q());
+            long sd = seed;
+            seed += 3;
+            String what = v + " bits=" + bits + " " + t;
+            collect(
+                failures,
+                what,
+                () -> {
+                  QTest.Weights w =
+                      weights(
+                          sd,
+                          new long[] {40, 1152},
+                          1 / Math.sqrt(1152),
+                          t,
+                          QuantMode.AFFINE,
+                          64,
+                          bits);
+                  for (int rows : new int[] {1, 3}) {
+                    float[] x = QTest.normal(sd + rows, rows * 1152, 1, t);
+                    List<String> ch =
+                        mm(w, x, new long[] {rows, 1152}, t, true, what + " rows=" + rows);
+                    assertEquals(List.of(v), ch, what);
+                  }
+                  close(w.q());
+                });
           }
         }
       }
+      report(failures);
     } finally {
       System.clearProperty("sirocco.qmm.qmvVariant");
       System.clearProperty("sirocco.qmm.mmaMinRows.affine");
