@@ -4,6 +4,8 @@ import java.util.Arrays;
 import sirocco.api.Bf16;
 import sirocco.dispatch.Internal;
 import sirocco.dispatch.attention.SdpaOp;
+import sirocco.dispatch.quant.QmmOp;
+import sirocco.dispatch.quant.QuantizeOp;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.Devices;
@@ -313,30 +315,87 @@ public final class Sirocco implements AutoCloseable {
   // ---- ops ----
 
   /**
-   * Quantizes the rows of {@code w} ({@code [N, K]}, floating point) in groups along K, as MLX
-   * does.
+   * Quantizes {@code w} ({@code [..., rows, K]}, F32, F16 or BF16) in groups of {@code groupSize}
+   * along its last axis, as MLX's {@code quantize} does, bit for bit: {@code wq} U32 {@code [...,
+   * K*bits/32]}, {@code scales} {@code [..., K/groupSize]} (affine: w's dtype, with {@code biases}
+   * alike; fp modes: U8 scale codes, no biases). Affine: bits 2, 3, 4, 5, 6, 8 and groups 32, 64,
+   * 128; MXFP4 and MXFP8 take group 32 (bits 4, 8), NVFP4 group 16 (bits 4).
+   *
+   * @throws IllegalArgumentException naming the argument and the expected form, before any work is
+   *     queued
    */
   public Quantized quantize(Tensor w, int groupSize, int bits, QuantMode mode) {
-    checkOpen();
-    throw new UnsupportedOperationException("quantize is not implemented yet");
+    return quantize(w, groupSize, bits, mode, null);
   }
 
   /**
-   * The floating-point matrix a quantized one stands for (bf16 for fp modes, the scales' dtype for
-   * affine).
+   * {@link #quantize(Tensor, int, int, QuantMode)} with nvfp4's optional global scale: one F32
+   * element (e.g. {@code max|w|}), kept in the result (null: none; other modes take none).
+   */
+  public Quantized quantize(Tensor w, int groupSize, int bits, QuantMode mode, Tensor globalScale) {
+    checkOpen();
+    checkMine(w, "w");
+    if (globalScale != null) {
+      checkMine(globalScale, "globalScale");
+    }
+    return QuantizeOp.quantize(this, w, groupSize, bits, mode, globalScale);
+  }
+
+  /**
+   * The floating-point matrix a quantized one stands for, {@code [..., rows, K]}: in the scales'
+   * dtype for affine, BF16 for fp modes (MLX's defaults).
+   *
+   * @throws IllegalArgumentException naming the component of {@code q} that is malformed
    */
   public Tensor dequantize(Quantized q) {
-    checkOpen();
-    throw new UnsupportedOperationException("dequantize is not implemented yet");
+    return dequantize(q, null);
   }
 
   /**
-   * {@code x · wᵀ} ({@code transpose=true}) or {@code x · w} with a quantized {@code w}, as MLX's
-   * quantized_matmul.
+   * {@link #dequantize(Quantized)} in {@code dtype}: any floating dtype for fp modes; the scales'
+   * dtype or F32 for affine. {@code null} means the default.
+   */
+  public Tensor dequantize(Quantized q, DType dtype) {
+    checkOpen();
+    checkQuantized(q, "q");
+    return QuantizeOp.dequantize(this, q, dtype);
+  }
+
+  /**
+   * {@code x · wᵀ} ({@code transpose=true}, w stored {@code [N, K]}) or {@code x · w} (w stored
+   * {@code [K, N]}) with a quantized {@code w}, as MLX's {@code quantized_matmul}.
+   *
+   * <p>x {@code [..., K]} (F32, F16 or BF16). With a 2-D w, every leading axis of x is a row: the
+   * output is {@code [..., N]}. With batched w ({@code [..., N, K*bits/32]}), x's batch axes
+   * ({@code x.shape[:-2]}) and w's broadcast as MLX does and the output is {@code [..batch, M, N]}.
+   * Output dtype: x's for fp modes; for affine, x's when it equals the scales' dtype, else F32
+   * (MLX's promotion). Views of x are made contiguous first. An empty output returns at once; the
+   * kernel is chosen by a dispatch ladder ({@code qmm-mma}, {@code qmv}, {@code fp-qmv}, {@code
+   * qvm}; see docs/QUANT.md) and the decision reported through the dispatch explain hook ({@code
+   * -Dsirocco.threadInfo=true} prints it).
+   *
+   * @throws IllegalArgumentException naming the argument and the expected form, before any work is
+   *     queued
    */
   public Tensor quantizedMatmul(Tensor x, Quantized w, boolean transpose) {
     checkOpen();
-    throw new UnsupportedOperationException("quantizedMatmul is not implemented yet");
+    checkMine(x, "x");
+    checkQuantized(w, "w");
+    return QmmOp.run(this, x, w, transpose);
+  }
+
+  private void checkQuantized(Quantized q, String name) {
+    if (q == null) {
+      throw new IllegalArgumentException(name + " must not be null");
+    }
+    checkMine(q.wq(), name + ".wq");
+    checkMine(q.scales(), name + ".scales");
+    if (q.biases() != null) {
+      checkMine(q.biases(), name + ".biases");
+    }
+    if (q.globalScale() != null) {
+      checkMine(q.globalScale(), name + ".globalScale");
+    }
   }
 
   /**

@@ -20,6 +20,7 @@ import sirocco.bench.BenchRecords;
       BenchWorkerCommand.class,
       BenchSyncCommand.class,
       BenchMemoryCommand.class,
+      BenchQmmCommand.class,
       BenchSdpaCommand.class,
       BenchCompareCommand.class
     })

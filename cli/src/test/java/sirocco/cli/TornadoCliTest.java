@@ -80,4 +80,101 @@ class TornadoCliTest {
     assertEquals(2, missing.code());
     assertTrue(missing.err().contains("does not exist"), missing.err());
   }
+
+  @Test
+  void benchQmmRunsOnTheJavaBackendAndChecksItsOutputs(@TempDir Path dir) throws Exception {
+    Path json = dir.resolve("qmm.json");
+    Run r =
+        run(
+            "--backend",
+            "java",
+            "bench",
+            "qmm",
+            "--n",
+            "256",
+            "--k",
+            "512",
+            "--rows",
+            "1,2",
+            "--repeats",
+            "1",
+            "--copies",
+            "2",
+            "--launches",
+            "1",
+            "--kernel",
+            "all",
+            "--json",
+            json.toString());
+    System.clearProperty("sirocco.backend");
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
+    // '*' marks the op's choice: qmv at 1 row, tensor cores at 2.
+    assertTrue(
+        r.out().lines().anyMatch(l -> l.matches(".* 1 qmv +\\* .*"))
+            && r.out().lines().anyMatch(l -> l.matches(".* 2 qmm-mma +\\* .*")),
+        r.out());
+    JsonNode doc = Json.MAPPER.readTree(Files.readString(json));
+    assertEquals("tornado bench qmm", doc.get("tool").asText());
+    int timed = 0;
+    int auto = 0;
+    for (JsonNode c : doc.get("cases")) {
+      String name = c.get("name").asText();
+      if (name.equals("qmm")) {
+        timed++;
+        assertTrue(c.get("median").asDouble() > 0, c.toString());
+      } else if (name.equals("qmm/auto")) {
+        auto++;
+      } else if (name.equals("qmm/check")) {
+        assertTrue(c.get("median").asDouble() <= 1.0, c.toString());
+      }
+    }
+    assertEquals(10, timed, "all five affine 4-bit bf16 kernels at both row counts");
+    assertEquals(2, auto, "the op's choice at each row count");
+  }
+
+  @Test
+  void benchQmmSweepsEveryFormat() {
+    Run r =
+        run(
+            "--backend",
+            "java",
+            "bench",
+            "qmm",
+            "--sweep-formats",
+            "--n",
+            "32",
+            "--k",
+            "256",
+            "--rows",
+            "1",
+            "--repeats",
+            "1",
+            "--copies",
+            "1",
+            "--launches",
+            "1",
+            "--copy-mib",
+            "0");
+    System.clearProperty("sirocco.backend");
+    assertEquals(0, r.code(), r.out() + r.err());
+    for (String f :
+        new String[] {
+          "affine 2-bit",
+          "affine 3-bit",
+          "affine 4-bit",
+          "affine 5-bit",
+          "affine 6-bit",
+          "affine 8-bit",
+          "mxfp4",
+          "nvfp4",
+          "mxfp8"
+        }) {
+      assertTrue(r.out().contains(f), f + " missing: " + r.out());
+    }
+    Run bad = run("--backend", "java", "bench", "qmm", "--kernel", "fastest");
+    System.clearProperty("sirocco.backend");
+    assertEquals(2, bad.code());
+    assertTrue(bad.err().contains("--kernel must be auto, all or one of"), bad.err());
+  }
 }

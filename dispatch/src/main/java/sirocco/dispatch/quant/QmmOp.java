@@ -1,0 +1,464 @@
+package sirocco.dispatch.quant;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import sirocco.DType;
+import sirocco.Quantized;
+import sirocco.Sirocco;
+import sirocco.Tensor;
+import sirocco.dispatch.Decision;
+import sirocco.dispatch.Explain;
+import sirocco.dispatch.Ladder;
+import sirocco.kernels.quant.AffineQmvKernel;
+import sirocco.kernels.quant.AffineQmvPersistentKernel;
+import sirocco.kernels.quant.AffineQmvSplitKKernel;
+import sirocco.kernels.quant.AffineQmvWarpKernel;
+import sirocco.kernels.quant.FpQmvKernel;
+import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaKernel;
+import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.Quant;
+import sirocco.kernels.quant.QvmKernel;
+import sirocco.runtime.Device;
+import sirocco.runtime.DeviceBuffer;
+import sirocco.runtime.ElementType;
+import sirocco.runtime.KernelLaunch;
+
+/**
+ * {@link Sirocco#quantizedMatmul}: MLX's {@code quantized_matmul} — validation, batch folding and
+ * broadcasting, and one dispatch ladder over the kernels of {@code sirocco.kernels.quant}.
+ *
+ * <h2>Ladder (first accepting rung runs; every rejection is reported with its reason)</h2>
+ *
+ * <ol>
+ *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
+ *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
+ *       affine from 2 rows, fp modes from 8 rows.
+ *   <li>{@value #QMV_WARP}, {@value #QMV_PERSISTENT}, {@value #QMV_SPLITK}: the faster vector-path
+ *       variants ({@link AffineQmvWarpKernel}, {@link AffineQmvPersistentKernel}, {@link
+ *       AffineQmvSplitKKernel}: transposed affine 2/4/8-bit (split-K: 4/8), bf16/f16) — then the
+ *       policy, which uses at most one of them ({@link QmmPolicy#QMV_VARIANT}; none by default
+ *       until a GPU run measures them).
+ *   <li>{@value #QMV}: {@link AffineQmvKernel} — transposed affine weights, any width, group and
+ *       dtype (CUDA cores, one pass over the weights per row of x).
+ *   <li>{@value #FP_QMV}: {@link FpQmvKernel} — transposed fp-mode weights, any dtype.
+ *   <li>{@value #QVM}: {@link QvmKernel} — {@code transpose=false}, every mode, width and dtype.
+ * </ol>
+ *
+ * Every validated call has an accepting rung; the rungs' row limits (grid.y) and 32-bit indexing
+ * are met by launching at most {@link #rowLimit} rows at a time.
+ *
+ * <h2>Shapes</h2>
+ *
+ * x {@code [..., K]} (floating), w a {@link Quantized} {@code [..wb, N, K*bits/32]} ({@code
+ * transpose=true}) or {@code [..wb, K, N*bits/32]}. With a 2-D w every leading axis of x folds into
+ * rows: one matrix {@code [rows, K]}, output {@code [..., N]}. With batched w, the batch axes of x
+ * ({@code x.shape[:-2]}) and w broadcast as MLX/numpy do, output {@code [..batch, M, N]} (a 1-D x
+ * is one row, output {@code [..batch, N]}); one launch per output batch entry, each reading its
+ * slab of w (copied to a buffer of its own unless it is the first). The output dtype is x's for fp
+ * modes, and MLX's promotion of x and the scales for affine (equal: that dtype; different: F32, the
+ * inputs widened). Empty outputs are returned before anything is launched; K = 0 gives zeros. Views
+ * of x, or of w's tensors, are made dense first (device copy or strided gather).
+ */
+public final class QmmOp {
+  private QmmOp() {}
+
+  /** The op's name in decisions. */
+  public static final String OP = "quantizedMatmul";
+
+  public static final String QMM_MMA = "qmm-mma";
+  public static final String QMV_WARP = "qmv-warp";
+  public static final String QMV_PERSISTENT = "qmv-persistent";
+  public static final String QMV_SPLITK = "qmv-splitk";
+  public static final String QMV = "qmv";
+  public static final String FP_QMV = "fp-qmv";
+  public static final String QVM = "qvm";
+
+  private static final Ladder<QmmShape> LADDER =
+      new Ladder<>(
+          OP,
+          List.of(
+              new Ladder.Rung<>(
+                  QMM_MMA,
+                  s -> {
+                    String why = QmmMmaKernel.supports(s);
+                    return why != null ? why : QmmPolicy.mmaRejects(s);
+                  }),
+              new Ladder.Rung<>(QMV_WARP, s -> variant(QMV_WARP, s)),
+              new Ladder.Rung<>(QMV_PERSISTENT, s -> variant(QMV_PERSISTENT, s)),
+              new Ladder.Rung<>(QMV_SPLITK, s -> variant(QMV_SPLITK, s)),
+              new Ladder.Rung<>(QMV, AffineQmvKernel::supports),
+              new Ladder.Rung<>(FP_QMV, FpQmvKernel::supports),
+              new Ladder.Rung<>(QVM, QvmKernel::supports)));
+
+  /** A vector-path variant rung: its kernel's support, then the policy's choice of variant. */
+  private static String variant(String rung, QmmShape s) {
+    String why = kernelRejects(rung, s);
+    return why != null ? why : QmmPolicy.qmvVariantRejects(rung);
+  }
+
+  /** The rung names in order of preference. */
+  public static List<String> rungs() {
+    return LADDER.names();
+  }
+
+  /** The ladder's decision for one launch's shape (policy included). */
+  public static Decision decide(QmmShape s) {
+    return LADDER.choose(s);
+  }
+
+  /**
+   * Why rung {@code rung}'s kernel cannot compute {@code s} at all (the policy left out), or null.
+   */
+  public static String kernelRejects(String rung, QmmShape s) {
+    return switch (rung) {
+      case QMM_MMA -> QmmMmaKernel.supports(s);
+      case QMV_WARP -> AffineQmvWarpKernel.supports(s);
+      case QMV_PERSISTENT -> AffineQmvPersistentKernel.supports(s);
+      case QMV_SPLITK -> AffineQmvSplitKKernel.supports(s);
+      case QMV -> AffineQmvKernel.supports(s);
+      case FP_QMV -> FpQmvKernel.supports(s);
+      case QVM -> QvmKernel.supports(s);
+      default ->
+          throw new IllegalArgumentException(
+              "kernel must be one of " + rungs() + ", got '" + rung + "'");
+    };
+  }
+
+  /** The rungs whose kernel can compute {@code s}, in ladder order (policy left out). */
+  public static List<String> candidates(QmmShape s) {
+    List<String> out = new ArrayList<>();
+    for (String r : rungs()) {
+      if (kernelRejects(r, s) == null) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The launch plan of rung {@code rung} for {@code s} (which the rung's kernel must support) on a
+   * device of {@code smCount} multiprocessors (the persistent variants size their grids by it).
+   */
+  public static LaunchPlan plan(String rung, QmmShape s, int smCount) {
+    return switch (rung) {
+      case QMM_MMA -> QmmMmaKernel.plan(s);
+      case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
+      case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
+      case QMV_SPLITK -> AffineQmvSplitKKernel.plan(s, smCount);
+      case QMV -> AffineQmvKernel.plan(s);
+      case FP_QMV -> FpQmvKernel.plan(s);
+      case QVM -> QvmKernel.plan(s);
+      default ->
+          throw new IllegalArgumentException(
+              "kernel must be one of " + rungs() + ", got '" + rung + "'");
+    };
+  }
+
+  /**
+   * One launch's buffers, all dense from element 0: {@code wq} (I32), {@code scales} (affine: the
+   * dtype's storage; fp: I8 codes), {@code biases} (affine; null for fp), {@code globalScale} (one
+   * float; null = none), {@code x} {@code [rows, k]} and {@code out} {@code [rows, n]}.
+   */
+  public record Operands(
+      DeviceBuffer wq,
+      DeviceBuffer scales,
+      DeviceBuffer biases,
+      DeviceBuffer globalScale,
+      DeviceBuffer x,
+      DeviceBuffer out) {}
+
+  /**
+   * The kernel launch rung {@code rung} makes for {@code s} on {@code o}: what the op queues, and
+   * what {@code tornado bench qmm} times.
+   */
+  public static KernelLaunch launch(Device device, String rung, QmmShape s, Operands o) {
+    String why = kernelRejects(rung, s);
+    if (why != null) {
+      throw new IllegalArgumentException(rung + " cannot compute " + s + ": " + why);
+    }
+    LaunchPlan p = plan(rung, s, device.info().multiprocessors());
+    boolean affine = s.mode() == Quant.AFFINE;
+    DeviceBuffer gs =
+        o.globalScale() != null ? o.globalScale() : QuantKernels.noGlobalScale(device);
+    int n = s.n();
+    int k = s.k();
+    return switch (rung) {
+      case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
+      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK ->
+          QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
+      case FP_QMV -> QuantKernels.launch(p, o.wq(), o.scales(), gs, o.x(), o.out(), n, k);
+      default -> {
+        // qmm-mma and qvm share a parameter list: both modes' scale arrays, the unused ones
+        // dummies.
+        ElementType half = s.dtype() == Quant.F32 ? ElementType.F32 : ElementType.I16;
+        DeviceBuffer sc = affine ? o.scales() : QuantKernels.dummy(device, half);
+        DeviceBuffer bi = affine ? o.biases() : QuantKernels.dummy(device, half);
+        DeviceBuffer fs = affine ? QuantKernels.dummy(device, ElementType.I8) : o.scales();
+        yield QuantKernels.launch(p, o.wq(), sc, bi, fs, gs, o.x(), o.out(), s.rows(), n, k);
+      }
+    };
+  }
+
+  // ---- validation ----
+
+  /** A validated call. */
+  record Call(
+      Tensor x,
+      QuantArgs.Weights w,
+      boolean transpose,
+      DType outType,
+      long k,
+      long n,
+      long m,
+      long[] outShape,
+      long[] batch,
+      long[] xBatchStrides,
+      long[] wBatchStrides,
+      boolean folded) {
+    int kernelDtype() {
+      return QuantArgs.dtype(outType);
+    }
+
+    QmmShape shape(long rows) {
+      return new QmmShape(
+          w.mode(),
+          w.bits(),
+          w.groupSize(),
+          kernelDtype(),
+          (int) rows,
+          (int) n,
+          (int) k,
+          transpose);
+    }
+  }
+
+  /**
+   * MLX's checks, each failure an {@link IllegalArgumentException} naming the argument. The tensors
+   * have been checked to be {@code rt}'s and open.
+   */
+  static Call validate(Tensor x, Quantized wq, boolean transpose) {
+    QuantArgs.Weights w = QuantArgs.weights(wq, "w");
+    QuantArgs.checkFloating(x, "x", "");
+    if (x.rank() < 1) {
+      throw new IllegalArgumentException("x must have at least 1 dimension [..., K], got a scalar");
+    }
+    long k = transpose ? w.cols() : w.rows();
+    long n = transpose ? w.rows() : w.cols();
+    if (x.shape(-1) != k) {
+      throw new IllegalArgumentException(
+          "x's last dimension ("
+              + x.shape(-1)
+              + ") must match the expanded quantized matrix ("
+              + k
+              + ", "
+              + n
+              + ") computed from w.wq "
+              + QuantArgs.shape(w.wq())
+              + " with groupSize="
+              + w.groupSize()
+              + ", bits="
+              + w.bits()
+              + " and transpose="
+              + transpose);
+    }
+    DType out;
+    if (w.affine()) {
+      DType s = w.scales().dtype();
+      out = x.dtype() == s ? s : DType.F32;
+    } else {
+      out = x.dtype();
+    }
+    long[] xs = x.shape();
+    if (w.batch().length == 0) {
+      long[] outShape = xs.clone();
+      outShape[outShape.length - 1] = n;
+      long m = 1;
+      for (int i = 0; i < xs.length - 1; i++) {
+        m *= xs[i];
+      }
+      return new Call(
+          x, w, transpose, out, k, n, m, outShape, new long[0], new long[0], new long[0], true);
+    }
+    boolean vector = x.rank() == 1;
+    long[] xb = vector ? new long[0] : Arrays.copyOfRange(xs, 0, xs.length - 2);
+    long m = vector ? 1 : xs[xs.length - 2];
+    long[] wb = w.batch();
+    int r = Math.max(xb.length, wb.length);
+    long[] batch = new long[r];
+    long[] xStr = new long[r];
+    long[] wStr = new long[r];
+    long xAcc = 1;
+    long wAcc = 1;
+    for (int i = r - 1; i >= 0; i--) {
+      int xi = i - (r - xb.length);
+      int wi = i - (r - wb.length);
+      long xd = xi >= 0 ? xb[xi] : 1;
+      long wd = wi >= 0 ? wb[wi] : 1;
+      if (xd != wd && xd != 1 && wd != 1) {
+        throw new IllegalArgumentException(
+            "x's batch shape "
+                + Arrays.toString(xb)
+                + " (x "
+                + QuantArgs.shape(x)
+                + ") and w's batch shape "
+                + Arrays.toString(wb)
+                + " (w.wq "
+                + QuantArgs.shape(w.wq())
+                + ") cannot be broadcast together: each axis must be equal or 1");
+      }
+      batch[i] = Math.max(xd, wd);
+      if (xd == 0 || wd == 0) {
+        batch[i] = 0;
+      }
+      xStr[i] = xd == 1 ? 0 : xAcc;
+      wStr[i] = wd == 1 ? 0 : wAcc;
+      xAcc *= xd;
+      wAcc *= wd;
+    }
+    long[] outShape = Arrays.copyOf(batch, r + (vector ? 1 : 2));
+    if (!vector) {
+      outShape[r] = m;
+    }
+    outShape[outShape.length - 1] = n;
+    boolean folded = w.batchSize() == 1;
+    return new Call(x, w, transpose, out, k, n, m, outShape, batch, xStr, wStr, folded);
+  }
+
+  // ---- rows per launch ----
+
+  private static volatile int rowLimitOverride;
+
+  /** For tests: launch at most {@code rows} rows at a time (0 restores the default). */
+  static void setRowLimitForTests(int rows) {
+    rowLimitOverride = rows;
+  }
+
+  /**
+   * Rows of x one launch takes: at most 65535 (the vector kernels' grid.y) and few enough that
+   * {@code rows * n} and {@code rows * k} stay below 2^31.
+   */
+  static int rowLimit(long n, long k) {
+    long limit = Math.min(65535, (Integer.MAX_VALUE - 1L) / Math.max(1, Math.max(n, k)));
+    int o = rowLimitOverride;
+    return (int) (o > 0 ? Math.min(limit, o) : limit);
+  }
+
+  // ---- entry ----
+
+  /**
+   * Validates, chooses, reports and launches; returns {@code x · wᵀ} ({@code transpose}) or {@code
+   * x · w}. The work is queued on {@code rt}'s stream. The tensors are {@code rt}'s and open (the
+   * caller checks).
+   *
+   * @throws IllegalArgumentException naming the argument, before anything is allocated or launched
+   * @throws UnsupportedOperationException when {@code n * k} (one weight matrix) reaches 2^31
+   *     elements, beyond the kernels' 32-bit indexing
+   */
+  public static Tensor run(Sirocco rt, Tensor x, Quantized wq, boolean transpose) {
+    Call c = validate(x, wq, transpose);
+    long size = 1;
+    for (long d : c.outShape()) {
+      size *= d;
+    }
+    boolean compute = size > 0 && c.k() > 0;
+    if (compute && c.n() * c.k() >= Integer.MAX_VALUE) {
+      throw new UnsupportedOperationException(
+          "w holds "
+              + c.n()
+              + " x "
+              + c.k()
+              + " elements per matrix; the quantized-matmul kernels index with 32-bit ints (< 2^31)");
+    }
+    try (OpLauncher l = new OpLauncher(rt)) {
+      Tensor out = l.output(c.outType(), c.outShape());
+      if (size == 0) {
+        return l.done(out); // empty: nothing to compute, nothing launched
+      }
+      if (!compute) {
+        l.device.zero(l.buffer(out), l.stream); // K = 0: every output is an empty sum
+        return l.done(out);
+      }
+      QuantArgs.Weights w = c.w();
+      DType t = c.outType();
+      DeviceBuffer xb = l.denseAs(c.x(), t);
+      DeviceBuffer wqb = l.dense(w.wq());
+      DeviceBuffer sb = w.affine() ? l.denseAs(w.scales(), t) : l.dense(w.scales());
+      DeviceBuffer bb = w.affine() ? l.denseAs(w.biases(), t) : null;
+      DeviceBuffer gs = w.globalScale() == null ? null : l.dense(w.globalScale());
+      DeviceBuffer ob = l.buffer(out);
+      Set<String> reported = new LinkedHashSet<>();
+      if (c.folded()) {
+        long rows = size / c.n();
+        matrix(l, c, reported, new Operands(wqb, sb, bb, gs, xb, ob), 0, rows, 0);
+        return l.done(out);
+      }
+      long wSlab = w.rows() * w.packed();
+      long sSlab = w.rows() * w.groups();
+      long xSlab = c.m() * c.k();
+      long oSlab = c.m() * c.n();
+      long batches = size / oSlab;
+      long[] index = new long[c.batch().length];
+      for (long b = 0; b < batches; b++) {
+        int mark = l.mark();
+        long xi = 0;
+        long wi = 0;
+        for (int i = 0; i < index.length; i++) {
+          xi += index[i] * c.xBatchStrides()[i];
+          wi += index[i] * c.wBatchStrides()[i];
+        }
+        Operands o =
+            new Operands(
+                l.from(wqb, wi * wSlab, wSlab),
+                l.from(sb, wi * sSlab, sSlab),
+                bb == null ? null : l.from(bb, wi * sSlab, sSlab),
+                gs,
+                xb,
+                ob);
+        matrix(l, c, reported, o, xi * xSlab, c.m(), b * oSlab);
+        l.releaseSince(mark); // this entry's slabs: freed in stream order, after its launches
+        for (int i = index.length - 1; i >= 0; i--) {
+          if (++index[i] < c.batch()[i]) {
+            break;
+          }
+          index[i] = 0;
+        }
+      }
+      return l.done(out);
+    }
+  }
+
+  /**
+   * One matrix product {@code [rows, k] x w -> [rows, n]} with x read from element {@code xOff} of
+   * {@code o.x()} and the output written from element {@code outOff} of {@code o.out()}, in
+   * launches of at most {@link #rowLimit} rows.
+   */
+  private static void matrix(
+      OpLauncher l, Call c, Set<String> reported, Operands o, long xOff, long rows, long outOff) {
+    int limit = rowLimit(c.n(), c.k());
+    for (long r0 = 0; r0 < rows; r0 += limit) {
+      long r = Math.min(limit, rows - r0);
+      QmmShape s = c.shape(r);
+      Decision d = decide(s);
+      if (reported.add(d.explain())) {
+        Explain.report(d);
+      }
+      long xAt = xOff + r0 * c.k();
+      long oAt = outOff + r0 * c.n();
+      DeviceBuffer xs = l.from(o.x(), xAt, r * c.k());
+      DeviceBuffer os = oAt == 0 ? o.out() : l.temp(o.out().type(), r * c.n());
+      l.launch(
+          launch(
+              l.device,
+              d.chosen(),
+              s,
+              new Operands(o.wq(), o.scales(), o.biases(), o.globalScale(), xs, os)));
+      if (os != o.out()) {
+        l.device.copy(os, 0, o.out(), oAt, r * c.n(), l.stream);
+      }
+    }
+  }
+}

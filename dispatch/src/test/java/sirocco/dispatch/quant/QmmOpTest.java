@@ -1,0 +1,186 @@
+package sirocco.dispatch.quant;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import sirocco.Backend;
+import sirocco.DType;
+import sirocco.QuantMode;
+import sirocco.Sirocco;
+import sirocco.Tensor;
+import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.Quant;
+import sirocco.quant.QRef;
+import sirocco.quant.QTest;
+
+/**
+ * The ladder and its policy on shapes (no launches), and the op's host-side mechanics: launches of
+ * at most {@link QmmOp#rowLimit} rows, strided-view coalescing.
+ */
+class QmmOpTest {
+  static QmmShape affine(int bits, int dtype, int rows) {
+    return QmmShape.affine(bits, 64, dtype, rows, 12288, 4096);
+  }
+
+  /** The benchmark shape: qmv at 1 row, tensor cores from 2 rows (4- and 8-bit). */
+  @Test
+  void policyOnTheBenchmarkShape() {
+    assertEquals("qmv", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+    for (int rows : new int[] {2, 4, 6, 7, 8, 16, 32, 256, 65535}) {
+      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(), "rows " + rows);
+      assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.F16, rows)).chosen(), "rows " + rows);
+    }
+    for (int bits : new int[] {2, 3, 5, 6}) {
+      assertEquals("qmv", QmmOp.decide(affine(bits, Quant.BF16, 6)).chosen());
+    }
+    assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 6)).chosen());
+    for (int mode : new int[] {Quant.MXFP4, Quant.NVFP4, Quant.MXFP8}) {
+      for (int rows = 1; rows <= 7; rows++) {
+        assertEquals(
+            "fp-qmv", QmmOp.decide(QmmShape.fp(mode, Quant.BF16, rows, 12288, 4096)).chosen());
+      }
+      assertEquals("qmm-mma", QmmOp.decide(QmmShape.fp(mode, Quant.BF16, 8, 12288, 4096)).chosen());
+      assertEquals("fp-qmv", QmmOp.decide(QmmShape.fp(mode, Quant.F32, 8, 12288, 4096)).chosen());
+    }
+    assertEquals("qvm", QmmOp.decide(affine(4, Quant.BF16, 6).withTranspose(false)).chosen());
+  }
+
+  /** The vector-path variant is the policy's: AffineQmvKernel by default, another by property. */
+  @Test
+  void qmvVariantPolicy() {
+    assertEquals("qmv", QmmPolicy.QMV_VARIANT);
+    try {
+      for (String v : new String[] {"qmv-warp", "qmv-persistent", "qmv-splitk"}) {
+        System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, v);
+        assertEquals(v, QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+        assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 2)).chosen());
+        assertEquals("qmv", QmmOp.decide(affine(3, Quant.BF16, 1)).chosen(), "3-bit falls through");
+        assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 1)).chosen(), "f32 falls through");
+      }
+      System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, "qmv-splitk");
+      assertEquals("qmv", QmmOp.decide(affine(2, Quant.BF16, 1)).chosen(), "split-K: 4/8-bit");
+    } finally {
+      System.clearProperty(QmmPolicy.QMV_VARIANT_PROPERTY);
+    }
+  }
+
+  @Test
+  void candidatesLeaveThePolicyOut() {
+    assertEquals(
+        List.of("qmm-mma", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv"),
+        QmmOp.candidates(affine(4, Quant.BF16, 1)));
+    assertEquals(
+        List.of("qmv-warp", "qmv-persistent", "qmv"), QmmOp.candidates(affine(2, Quant.F16, 1)));
+    assertEquals(
+        List.of("qmm-mma", "fp-qmv"),
+        QmmOp.candidates(QmmShape.fp(Quant.NVFP4, Quant.BF16, 6, 12288, 4096)));
+    assertEquals(List.of("qmv"), QmmOp.candidates(affine(3, Quant.BF16, 6)));
+    assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
+    assertEquals(
+        List.of("qmm-mma", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv", "fp-qmv", "qvm"),
+        QmmOp.rungs());
+    assertThrows(
+        IllegalArgumentException.class, () -> QmmOp.kernelRejects("nope", affine(4, 0, 1)));
+  }
+
+  /** Every format, dtype, row count and layout the op accepts has a rung (no launch here). */
+  @Test
+  void everyValidatedShapeHasARung() {
+    int[][] formats = {
+      {Quant.AFFINE, 2, 32}, {Quant.AFFINE, 3, 64}, {Quant.AFFINE, 4, 128}, {Quant.AFFINE, 5, 32},
+      {Quant.AFFINE, 6, 64}, {Quant.AFFINE, 8, 128}, {Quant.MXFP4, 4, 32}, {Quant.NVFP4, 4, 16},
+      {Quant.MXFP8, 8, 32}
+    };
+    for (int[] f : formats) {
+      for (int dtype : new int[] {Quant.BF16, Quant.F16, Quant.F32}) {
+        for (int rows : new int[] {1, 2, 7, 8, 33, 65535}) {
+          for (boolean t : new boolean[] {true, false}) {
+            for (int[] nk : new int[][] {{3 * f[2], 5 * f[2]}, {f[2], f[2]}, {12288, 4096}}) {
+              QmmShape s = new QmmShape(f[0], f[1], f[2], dtype, rows, nk[0], nk[1], t);
+              int limit = QmmOp.rowLimit(nk[0], nk[1]);
+              QmmShape chunk =
+                  new QmmShape(f[0], f[1], f[2], dtype, Math.min(rows, limit), nk[0], nk[1], t);
+              assertTrue(QmmOp.decide(chunk).chosen() != null, s.toString());
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void rowLimitKeepsGridAndIndexWithin32Bits() {
+    assertEquals(65535, QmmOp.rowLimit(12288, 4096));
+    assertEquals((Integer.MAX_VALUE - 1) / 200_000, QmmOp.rowLimit(200_000, 64));
+    assertEquals((Integer.MAX_VALUE - 1) / 100_000, QmmOp.rowLimit(64, 100_000));
+  }
+
+  /** Rows beyond the per-launch limit go in several launches (here a limit of 3 forced). */
+  @Test
+  void rowsBeyondTheLimitRunInSeveralLaunches() {
+    try (Sirocco rt = Sirocco.open(Backend.JAVA)) {
+      QmmOp.setRowLimitForTests(3);
+      for (DType t : new DType[] {DType.BF16, DType.F32}) {
+        float[] wv = QTest.normal(1, 24 * 128, 0.1, t);
+        QTest.Weights w = QTest.quantize(rt, wv, new long[] {24, 128}, t, QuantMode.AFFINE, 64, 4);
+        float[] x = QTest.normal(2, 8 * 128, 1, t);
+        Tensor xt = QTest.upload(rt, x, t, 2, 4, 128);
+        Tensor[] y = new Tensor[1];
+        var ds = QTest.decisions(() -> y[0] = rt.quantizedMatmul(xt, w.q(), true));
+        QTest.check(
+            rt,
+            y[0],
+            QRef.matmul(x, new long[] {2, 4, 128}, w.wHat(), w.shape(), true),
+            t,
+            "chunked " + t);
+        // 8 rows as 3 + 3 + 2: one decision reported per distinct choice.
+        assertEquals(
+            List.of(t == DType.F32 ? "qmv" : "qmm-mma"), QTest.qmmChoices(ds), t.toString());
+      }
+      // Batched weights with chunked rows: x [2, 5, K] against w [2, N, K].
+      float[] wv = QTest.normal(3, 2 * 16 * 64, 0.1, DType.F16);
+      QTest.Weights w =
+          QTest.quantize(rt, wv, new long[] {2, 16, 64}, DType.F16, QuantMode.AFFINE, 32, 8);
+      float[] x = QTest.normal(4, 2 * 5 * 64, 1, DType.F16);
+      Tensor y = rt.quantizedMatmul(QTest.upload(rt, x, DType.F16, 2, 5, 64), w.q(), true);
+      QTest.check(
+          rt,
+          y,
+          QRef.matmul(x, new long[] {2, 5, 64}, w.wHat(), w.shape(), true),
+          DType.F16,
+          "batched, chunked");
+    } finally {
+      QmmOp.setRowLimitForTests(0);
+    }
+  }
+
+  @Test
+  void coalescingDropsUnitAxesAndMergesContiguousNeighbours() {
+    long[][] c = OpLauncher.coalesce(new long[] {2, 1, 3, 4}, new long[] {12, 99, 4, 1});
+    assertArrayEquals(new long[] {24}, c[0]);
+    assertArrayEquals(new long[] {1}, c[1]);
+    c = OpLauncher.coalesce(new long[] {3, 2, 4}, new long[] {4, 12, 1});
+    assertArrayEquals(new long[] {3, 2, 4}, c[0]);
+    assertArrayEquals(new long[] {4, 12, 1}, c[1]);
+    c = OpLauncher.coalesce(new long[] {1, 1}, new long[] {5, 7});
+    assertEquals(0, c[0].length);
+  }
+
+  @Test
+  void launchRefusesARungThatCannotComputeTheShape() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                QmmOp.launch(
+                    null,
+                    "qmm-mma",
+                    affine(3, Quant.BF16, 4),
+                    new QmmOp.Operands(null, null, null, null, null, null)));
+    assertTrue(e.getMessage().contains("affine bits 4 and 8 only"), e.getMessage());
+  }
+}

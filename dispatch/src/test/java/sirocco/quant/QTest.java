@@ -1,0 +1,210 @@
+package sirocco.quant;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import sirocco.DType;
+import sirocco.QuantMode;
+import sirocco.Quantized;
+import sirocco.Sirocco;
+import sirocco.Tensor;
+import sirocco.api.Bf16;
+import sirocco.dispatch.Decision;
+import sirocco.dispatch.Explain;
+
+/** Test helpers for the quantization ops: inputs, quantized weights with references, checks. */
+public final class QTest {
+  private QTest() {}
+
+  /** Normal values times {@code scale}, rounded to {@code dtype} (values of the dtype). */
+  public static float[] normal(long seed, int n, double scale, DType dtype) {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    float[] v = new float[n];
+    for (int i = 0; i < n; i++) {
+      double u = 1.0 - rnd.nextDouble();
+      double g = Math.sqrt(-2.0 * Math.log(u)) * Math.cos(2.0 * Math.PI * rnd.nextDouble());
+      v[i] = round(dtype, (float) (g * scale));
+    }
+    return v;
+  }
+
+  public static float round(DType dtype, float v) {
+    return switch (dtype) {
+      case BF16 -> Bf16.toFloat(Bf16.fromFloat(v));
+      case F16 -> Float.float16ToFloat(Float.floatToFloat16(v));
+      default -> v;
+    };
+  }
+
+  /** A tensor of {@code dtype} holding {@code v} (already values of the dtype). */
+  public static Tensor upload(Sirocco rt, float[] v, DType dtype, long... shape) {
+    return switch (dtype) {
+      case F32 -> rt.fromFloats(v, shape);
+      case BF16 -> {
+        short[] s = new short[v.length];
+        for (int i = 0; i < v.length; i++) {
+          s[i] = Bf16.fromFloat(v[i]);
+        }
+        yield rt.fromBf16(s, shape);
+      }
+      case F16 -> {
+        short[] s = new short[v.length];
+        for (int i = 0; i < v.length; i++) {
+          s[i] = Float.floatToFloat16(v[i]);
+        }
+        yield rt.fromF16(s, shape);
+      }
+      default -> throw new IllegalArgumentException("not a floating dtype: " + dtype);
+    };
+  }
+
+  public static long size(long[] shape) {
+    long n = 1;
+    for (long d : shape) {
+      n *= d;
+    }
+    return n;
+  }
+
+  /**
+   * Weights quantized by the op under test, with the float64 dequantization of exactly what it
+   * produced (read back from the device).
+   *
+   * @param shape the logical (unpacked) shape of w, {@code [..., rows, cols]}
+   */
+  public record Weights(Quantized q, long[] shape, double[] wHat) {}
+
+  public static Weights quantize(
+      Sirocco rt, float[] w, long[] shape, DType dtype, QuantMode mode, int group, int bits) {
+    return quantize(rt, w, shape, dtype, mode, group, bits, null);
+  }
+
+  public static Weights quantize(
+      Sirocco rt,
+      float[] w,
+      long[] shape,
+      DType dtype,
+      QuantMode mode,
+      int group,
+      int bits,
+      Float globalScale) {
+    Tensor wt = upload(rt, w, dtype, shape);
+    Tensor gs = globalScale == null ? null : rt.fromFloats(new float[] {globalScale}, 1);
+    Quantized q = rt.quantize(wt, group, bits, mode, gs);
+    wt.close();
+    return new Weights(q, shape.clone(), dequantized(rt, q, shape));
+  }
+
+  /** The float64 dequantization of {@code q} (logical shape {@code shape}). */
+  public static double[] dequantized(Sirocco rt, Quantized q, long[] shape) {
+    long cols = shape[shape.length - 1];
+    long rows = shape[shape.length - 2];
+    long matrices = size(shape) / Math.max(1, rows * cols);
+    if (rows * cols == 0) {
+      return new double[0];
+    }
+    int[] wq = rt.toInts(q.wq());
+    boolean affine = q.mode() == QuantMode.AFFINE;
+    float[] scales = affine ? rt.toFloats(q.scales()) : null;
+    float[] biases = affine ? rt.toFloats(q.biases()) : null;
+    byte[] fp = affine ? null : rt.toBytes(q.scales());
+    double gs = q.globalScale() == null ? 2688.0 : rt.toFloats(q.globalScale())[0];
+    return QRef.dequantize(
+        q.mode().name(), q.bits(), q.groupSize(), wq, scales, biases, fp, gs, matrices, rows, cols);
+  }
+
+  /** Half the spacing of {@code dtype} values near {@code v}. */
+  public static double halfUlp(DType dtype, double v) {
+    double a = Math.abs(v);
+    return switch (dtype) {
+      case BF16 -> Math.max(Math.ulp((float) a), 0x1p-133) * 65536.0 / 2.0;
+      case F16 -> Math.max(Math.ulp((float) a) * 8192.0, 0x1p-24) / 2.0;
+      default -> Math.ulp((float) a) / 2.0;
+    };
+  }
+
+  /**
+   * Checks {@code y} against the reference: its shape and dtype, and every element within {@code
+   * accRel·Σ|x·w|} (float32 accumulation, 2e-5 leaves several times the random-walk error at k =
+   * 4096) plus half an ulp of the output dtype (the final rounding). Returns the worst ratio of
+   * error to tolerance.
+   */
+  public static double check(
+      Sirocco rt, Tensor y, QRef.Product ref, DType dtype, String what, double accRel) {
+    assertArrayEquals(ref.shape(), y.shape(), what + ": shape");
+    assertEquals(dtype, y.dtype(), what + ": dtype");
+    float[] got = rt.toFloats(y);
+    double worst = 0;
+    for (int i = 0; i < got.length; i++) {
+      double want = ref.value()[i];
+      double acc = accRel * ref.magnitude()[i] + 1e-30;
+      double tol = acc + halfUlp(dtype, Math.abs(want) + acc);
+      double err = Math.abs(got[i] - want);
+      if (!(err <= tol)) {
+        throw new AssertionError(
+            what
+                + ": element "
+                + i
+                + " of "
+                + Arrays.toString(y.shape())
+                + " is "
+                + got[i]
+                + ", float64 reference "
+                + want
+                + " (error "
+                + err
+                + " > tolerance "
+                + tol
+                + ")");
+      }
+      worst = Math.max(worst, err / tol);
+    }
+    return worst;
+  }
+
+  public static double check(Sirocco rt, Tensor y, QRef.Product ref, DType dtype, String what) {
+    return check(rt, y, ref, dtype, what, 2e-5);
+  }
+
+  /** MLX's form: every |y − ref| ≤ atol + rtol·|ref|. */
+  public static void checkMlx(
+      Sirocco rt, Tensor y, QRef.Product ref, String what, double rtol, double atol) {
+    float[] got = rt.toFloats(y);
+    for (int i = 0; i < got.length; i++) {
+      double want = ref.value()[i];
+      double err = Math.abs(got[i] - want);
+      if (!(err <= atol + rtol * Math.abs(want))) {
+        throw new AssertionError(
+            what + ": element " + i + " is " + got[i] + ", reference " + want + " (MLX bound)");
+      }
+    }
+  }
+
+  /** The decisions reported while {@code body} runs. */
+  public static List<Decision> decisions(Runnable body) {
+    List<Decision> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (AutoCloseable h = Explain.listen(seen::add)) {
+      body.run();
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    return new ArrayList<>(seen);
+  }
+
+  /** The chosen variants of the quantizedMatmul decisions among {@code ds}. */
+  public static List<String> qmmChoices(List<Decision> ds) {
+    List<String> out = new ArrayList<>();
+    for (Decision d : ds) {
+      if (d.op().equals("quantizedMatmul")) {
+        out.add(d.chosen());
+      }
+    }
+    return out;
+  }
+}
