@@ -3,11 +3,11 @@
 # logs go to a work folder and come back as one archive, $OUT/gpu-all.tgz, with a summary printed last.
 #   bench/gpu-all.sh                 # everything
 #   PARTS="diff runtime" bench/gpu-all.sh
-# Knobs: PARTS [demo diff runtime cudnn ops qmm sdpa], EXIT_REPEAT (runtime script), CUDNN_TIMEOUT_S [240].
+# Knobs: PARTS [demo diff qmm sdpa; also runtime, cudnn, ops], EXIT_REPEAT (runtime script), CUDNN_TIMEOUT_S [240].
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-PARTS="${PARTS:-demo diff runtime cudnn ops qmm sdpa}"
+PARTS="${PARTS:-demo diff qmm sdpa}"
 final_out="${OUT:-$root/bench/results/tmp/gpu-all-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$final_out"
 work="$(mktemp -d /tmp/sirocco-gpu-all.XXXX)"
