@@ -26,9 +26,82 @@ public final class GpuTiming {
     void run(int iteration);
   }
 
+  /** Per-call device time, and whether the host ever fell behind the device while queueing. */
+  public record Gated(Stats perCall, boolean hostBound) {}
+
   /**
-   * Device time of each call (events recorded right before and after it on {@code stream}), in µs.
+   * Device time per call with the host kept out of the measurement: before each sample a one-thread
+   * busy-wait kernel holds the stream while the host queues {@code callsPerSample} calls between
+   * two events, so the device then runs them back to back and the events see device time only. The
+   * gate lasts 1.5x the host's measured queueing time for a batch (plus 0.2 ms); a batch whose
+   * queueing outlasted its gate is reported as host-bound (the device may have idled inside it).
    * Stops early once {@code maxSeconds} of wall time have been spent and at least 5 samples exist.
+   */
+  public static Gated gated(
+      Device device,
+      Stream stream,
+      int warmup,
+      int samples,
+      int callsPerSample,
+      double maxSeconds,
+      Call call) {
+    int n = 0;
+    for (int i = 0; i < Math.max(1, warmup); i++) {
+      call.run(n++);
+    }
+    stream.synchronize();
+    try (DeviceBuffer sink = device.allocate(ElementType.I32, 1, stream)) {
+      Method wait = waitKernel();
+      // Host queueing time of one batch, measured behind a long gate so that it is queueing time
+      // only.
+      device.launch(KernelLaunch.of(wait, Dim3.of(1), Dim3.of(1), sink, 50_000_000L), stream);
+      long q0 = System.nanoTime();
+      for (int k = 0; k < callsPerSample; k++) {
+        call.run(n++);
+      }
+      long batchNanos = System.nanoTime() - q0;
+      stream.synchronize();
+      long gate = Math.min(50_000_000L, (long) (batchNanos * 1.5) + 200_000L);
+      List<Event[]> pairs = new ArrayList<>();
+      boolean hostBound = false;
+      long deadline = System.nanoTime() + (long) (maxSeconds * 1e9);
+      for (int i = 0; i < samples; i++) {
+        device.launch(KernelLaunch.of(wait, Dim3.of(1), Dim3.of(1), sink, gate), stream);
+        long h0 = System.nanoTime();
+        Event a = stream.record();
+        for (int k = 0; k < callsPerSample; k++) {
+          call.run(n++);
+        }
+        Event b = stream.record();
+        if (System.nanoTime() - h0 > gate) {
+          hostBound = true;
+        }
+        pairs.add(new Event[] {a, b});
+        if (i >= 4 && System.nanoTime() > deadline) {
+          break;
+        }
+      }
+      stream.synchronize();
+      double[] us = new double[pairs.size()];
+      for (int i = 0; i < us.length; i++) {
+        us[i] = pairs.get(i)[1].elapsedMillisSince(pairs.get(i)[0]) * 1000.0 / callsPerSample;
+      }
+      return new Gated(Stats.of(us), hostBound);
+    }
+  }
+
+  private static Method waitKernel() {
+    for (Method m : sirocco.runtime.sync.WaitKernels.class.getMethods()) {
+      if (m.getName().equals("busyWait")) {
+        return m;
+      }
+    }
+    throw new IllegalStateException("WaitKernels.busyWait");
+  }
+
+  /**
+   * Device time of each call with events right before and after it, in µs. Only for calls long
+   * enough that the host's queueing does not matter (large copies); use {@link #gated} for kernels.
    */
   public static Stats perCall(
       Device device, Stream stream, int warmup, int samples, double maxSeconds, Call call) {
@@ -115,17 +188,19 @@ public final class GpuTiming {
       int sms = Math.max(1, d.info().multiprocessors());
       int blocks = (int) Math.max(1, Math.min((words / 16 + 255) / 256, 8L * sms));
       Method floor = kernel("readFloor");
-      return perCall(
-          d,
-          s,
-          3,
-          samples,
-          5,
-          i ->
-              d.launch(
-                  KernelLaunch.of(
-                      floor, Dim3.of(blocks), Dim3.of(256), bufs.get(i % copies), sink, w),
-                  s));
+      return gated(
+              d,
+              s,
+              3,
+              samples,
+              10,
+              5,
+              i ->
+                  d.launch(
+                      KernelLaunch.of(
+                          floor, Dim3.of(blocks), Dim3.of(256), bufs.get(i % copies), sink, w),
+                      s))
+          .perCall();
     } finally {
       bufs.forEach(DeviceBuffer::close);
     }

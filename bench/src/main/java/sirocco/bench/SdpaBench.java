@@ -148,17 +148,22 @@ public final class SdpaBench {
           check = AttentionCheck.check(rt, q, kv.get(0)[0], kv.get(0)[1], scale, causal, first);
           first.close();
           ran = chosen.isEmpty() ? "?" : chosen.get(chosen.size() - 1);
-          t =
-              GpuTiming.perCall(
+          GpuTiming.Gated g =
+              GpuTiming.gated(
                   d,
                   s,
                   3,
                   o.samples(),
+                  10,
                   o.maxSecondsPerCell(),
                   i -> {
                     Tensor[] c = kv.get(i % kv.size());
                     rt.scaledDotProductAttention(q, c[0], c[1], scale, mask).close();
                   });
+          t = g.perCall();
+          if (g.hostBound()) {
+            check = check + " HOST-BOUND";
+          }
         } catch (UnsupportedOperationException e) {
           out.printf(
               Locale.ROOT, "%-28s %-9s %-9s n/a: %s%n", label, k, "-", firstLine(e.getMessage()));

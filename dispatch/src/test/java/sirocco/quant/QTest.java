@@ -117,6 +117,17 @@ public final class QTest {
         q.mode().name(), q.bits(), q.groupSize(), wq, scales, biases, fp, gs, matrices, rows, cols);
   }
 
+  /**
+   * Half the relative spacing of {@code dtype} values: 2^-8 for bf16, 2^-11 for f16, 2^-24 for f32.
+   */
+  public static double halfUlpRelative(DType dtype) {
+    return switch (dtype) {
+      case BF16 -> 0x1p-8;
+      case F16 -> 0x1p-11;
+      default -> 0x1p-24;
+    };
+  }
+
   /** Half the spacing of {@code dtype} values near {@code v}. */
   public static double halfUlp(DType dtype, double v) {
     double a = Math.abs(v);

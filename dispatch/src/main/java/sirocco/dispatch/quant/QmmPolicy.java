@@ -9,12 +9,14 @@ import sirocco.kernels.quant.Quant;
  * QmmOp#QMV}, {@value QmmOp#FP_QMV}). Everything else in the ladder is a capability ("can this
  * kernel compute this shape at all"); only this is a choice between kernels that both can.
  *
- * <p>Defaults, from the H200 measurements in {@code bench/RESULTS.md} (n=12288, k=4096, 4-bit g64
- * bf16): {@code AffineQmvKernel} 19.8 µs at 1 row and 81.8 µs at 6 rows (it re-reads the weights
- * per row), {@code QmmMmaKernel} about 25 µs flat for 1–8 rows. So affine weights take the vector
- * path at 1 row and tensor cores from 2 rows. fp modes (mxfp4, nvfp4, mxfp8) keep the vector path
- * up to 7 rows (seed finding 4) until a measurement says otherwise; {@code tornado bench qmm
- * --kernel all --sweep-formats} times both for every format at 1 and 6 rows.
+ * <p>Defaults, from `tornado bench qmm --kernel all` on the H200 (bench/RESULTS.md, run 3; n=12288,
+ * k=4096, g64 bf16): at 4 bits {@value QmmOp#QMV_SPLITK} takes 13.85 µs at 1 row and 21.6 µs at 2
+ * rows against {@value QmmOp#QMM_MMA}'s 24.6–25.0 µs, and 37 µs at 4 rows against 25.0 (so tensor
+ * cores from 3 rows; 3 rows itself was not measured: the split-K time grows ~8 µs a row). At 8 bits
+ * split-K takes 17.7 µs at 1 row, mma 33.1 µs at 6. For fp modes {@value QmmOp#FP_QMV} takes
+ * 20.0–24.4 µs at 1 row but 87–111 µs at 6, where mma takes 35–50 µs: the vector path grows ~13 µs
+ * a row, so tensor cores win from about 3 rows (rows 2–5 not measured) — measurement overrode seed
+ * finding 4's "fp modes stay on the vector path for 2–7 rows".
  *
  * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaMinRows.affine=N} and {@code
  * -Dsirocco.qmm.mmaMinRows.fp=N} (read at every call; 1 = tensor cores always when they can, a huge
@@ -23,11 +25,13 @@ import sirocco.kernels.quant.Quant;
 public final class QmmPolicy {
   private QmmPolicy() {}
 
-  /** Fewest rows of x at which affine weights go to tensor cores (measured: they win from 2). */
-  public static final int AFFINE_MMA_MIN_ROWS = 2;
+  /**
+   * Fewest rows of x at which affine weights go to tensor cores (measured: split-K wins at 1–2).
+   */
+  public static final int AFFINE_MMA_MIN_ROWS = 3;
 
-  /** Fewest rows of x at which fp-mode weights go to tensor cores (seed finding 4: from 8). */
-  public static final int FP_MMA_MIN_ROWS = 8;
+  /** Fewest rows of x at which fp-mode weights go to tensor cores (measured crossover ~3 rows). */
+  public static final int FP_MMA_MIN_ROWS = 3;
 
   /** The system property overriding {@link #AFFINE_MMA_MIN_ROWS}. */
   public static final String AFFINE_PROPERTY = "sirocco.qmm.mmaMinRows.affine";
@@ -36,12 +40,13 @@ public final class QmmPolicy {
   public static final String FP_PROPERTY = "sirocco.qmm.mmaMinRows.fp";
 
   /**
-   * Which CUDA-core kernel serves affine weights on the vector path: {@value QmmOp#QMV} (the
-   * measured {@code AffineQmvKernel}) until the faster variants ({@value QmmOp#QMV_WARP}, {@value
-   * QmmOp#QMV_PERSISTENT}, {@value QmmOp#QMV_SPLITK}; merged, not yet run on a GPU) are measured.
-   * {@code tornado bench qmm --kernel all} times all of them whatever this says.
+   * Which CUDA-core kernel serves affine weights on the vector path: {@value QmmOp#QMV_SPLITK}, the
+   * fastest measured at 1 and 2 rows (4-bit 1 row: split-K 13.85 µs, persistent 15.33, warp 16.20,
+   * {@value QmmOp#QMV} 19.48; 8-bit: 17.74 / 18.05 / 18.98 / 20.18). Widths it does not take (2, 3,
+   * 5, 6 bits) fall through to {@value QmmOp#QMV}. {@code tornado bench qmm --kernel all} times
+   * every variant whatever this says.
    */
-  public static final String QMV_VARIANT = QmmOp.QMV;
+  public static final String QMV_VARIANT = QmmOp.QMV_SPLITK;
 
   /** The system property overriding {@link #QMV_VARIANT}. */
   public static final String QMV_VARIANT_PROPERTY = "sirocco.qmm.qmvVariant";
