@@ -61,7 +61,12 @@ public final class QmmBench {
 
   /** cuBLAS bf16 dense, same machine: 28.1 µs up to 32 rows, 41.2 at 256. */
   static Double cublas(int rows) {
-    return rows == 256 ? 41.2 : (rows <= 32 && TINYGEMM.containsKey(rows) ? 28.1 : null);
+    // Boxed on both sides: a primitive branch would unbox the null (NPE at rows without a
+    // reference).
+    if (rows == 256) {
+      return Double.valueOf(41.2);
+    }
+    return rows <= 32 && TINYGEMM.containsKey(rows) ? Double.valueOf(28.1) : null;
   }
 
   /** The targets (affine 4-bit g64 bf16, 12288x4096), µs; null where none is set. */
