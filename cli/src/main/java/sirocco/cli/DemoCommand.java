@@ -72,6 +72,8 @@ final class DemoCommand implements Callable<Integer> {
       out.println("why:     " + rt.backendReason());
       steps.add(vectorAdd(rt));
       steps.add(blockSum(rt));
+      steps.add(quantizedMatmul(rt, gpu));
+      steps.add(attention(rt, gpu));
       out.println();
       out.printf(
           "%-12s %-34s %12s %10s %6s %12s%n",
@@ -146,6 +148,108 @@ final class DemoCommand implements Callable<Integer> {
     }
     double tol = 1.0 / (1 << 23); // one rounding of a float sum
     return new Step("vector-add", size + " floats", maxErr, tol, maxErr <= tol, micros);
+  }
+
+  /**
+   * x [rows, K] bf16 times w [N, K] quantized to 4 bits (group 64), against float64 arithmetic on
+   * the dequantized weights: the error bound is float32 accumulation plus the bf16 rounding of the
+   * output and of the dequantized weights (the tensor-core path multiplies those).
+   */
+  private Step quantizedMatmul(Sirocco rt, boolean gpu) {
+    int n = gpu ? 4096 : 256;
+    int k = gpu ? 4096 : 512;
+    int rows = 2;
+    SplittableRandom rnd = new SplittableRandom(44);
+    short[] w = new short[n * k];
+    short[] x = new short[rows * k];
+    for (int i = 0; i < w.length; i++) {
+      w[i] = sirocco.api.Bf16.fromFloat((float) (rnd.nextGaussian() / Math.sqrt(k)));
+    }
+    for (int i = 0; i < x.length; i++) {
+      x[i] = sirocco.api.Bf16.fromFloat((float) rnd.nextGaussian());
+    }
+    Tensor tw = rt.fromBf16(w, n, k);
+    Tensor tx = rt.fromBf16(x, rows, k);
+    sirocco.Quantized q = rt.quantize(tw, 64, 4, sirocco.QuantMode.AFFINE);
+    float[] wHat = rt.toFloats(rt.dequantize(q));
+    double micros = time(rt, () -> rt.quantizedMatmul(tx, q, true).close());
+    float[] y = rt.toFloats(rt.quantizedMatmul(tx, q, true));
+    double maxErr = 0;
+    for (int r = 0; r < rows; r++) {
+      for (int j = 0; j < n; j++) {
+        double ref = 0;
+        double mag = 0;
+        for (int c = 0; c < k; c++) {
+          double xv = sirocco.api.Bf16.toFloat(x[r * k + c]);
+          ref += xv * wHat[j * k + c];
+          mag += Math.abs(xv * wHat[j * k + c]);
+        }
+        double err = Math.abs(y[r * n + j] - ref) / (mag + 1e-30);
+        maxErr = Math.max(maxErr, Double.isNaN(y[r * n + j]) ? Double.POSITIVE_INFINITY : err);
+      }
+    }
+    double tol =
+        2e-5 + 0x1p-8 + 0x1p-8; // accumulation + bf16 weights + bf16 output, relative to Σ|x·w|
+    return new Step(
+        "qmatmul", rows + "x" + k + " · 4-bit " + n + "x" + k, maxErr, tol, maxErr <= tol, micros);
+  }
+
+  /** Decode attention: q [1, 8, 1, 128], k/v [1, 2, S, 128] bf16, scale 1/√128, against float64. */
+  private Step attention(Sirocco rt, boolean gpu) {
+    int hq = 8;
+    int hkv = 2;
+    int s = gpu ? 8192 : 512;
+    int d = 128;
+    SplittableRandom rnd = new SplittableRandom(45);
+    short[][] data = new short[3][];
+    int[] lengths = {hq * d, hkv * s * d, hkv * s * d};
+    for (int t = 0; t < 3; t++) {
+      data[t] = new short[lengths[t]];
+      for (int i = 0; i < lengths[t]; i++) {
+        data[t][i] = sirocco.api.Bf16.fromFloat((float) rnd.nextGaussian());
+      }
+    }
+    Tensor q = rt.fromBf16(data[0], 1, hq, 1, d);
+    Tensor k = rt.fromBf16(data[1], 1, hkv, s, d);
+    Tensor v = rt.fromBf16(data[2], 1, hkv, s, d);
+    float scale = (float) (1 / Math.sqrt(d));
+    double micros =
+        time(rt, () -> rt.scaledDotProductAttention(q, k, v, scale, sirocco.Mask.none()).close());
+    float[] o = rt.toFloats(rt.scaledDotProductAttention(q, k, v, scale, sirocco.Mask.none()));
+    double maxErr = 0;
+    for (int h = 0; h < hq; h++) {
+      int kv = h / (hq / hkv);
+      double[] p = new double[s];
+      double max = Double.NEGATIVE_INFINITY;
+      for (int j = 0; j < s; j++) {
+        double dot = 0;
+        for (int c = 0; c < d; c++) {
+          dot +=
+              (double) sirocco.api.Bf16.toFloat(data[0][h * d + c])
+                  * sirocco.api.Bf16.toFloat(data[1][(kv * s + j) * d + c]);
+        }
+        p[j] = dot * scale;
+        max = Math.max(max, p[j]);
+      }
+      double sum = 0;
+      for (int j = 0; j < s; j++) {
+        p[j] = Math.exp(p[j] - max);
+        sum += p[j];
+      }
+      for (int c = 0; c < d; c++) {
+        double ref = 0;
+        for (int j = 0; j < s; j++) {
+          ref += p[j] / sum * sirocco.api.Bf16.toFloat(data[2][(kv * s + j) * d + c]);
+        }
+        double got = o[h * d + c];
+        maxErr =
+            Math.max(maxErr, Double.isNaN(got) ? Double.POSITIVE_INFINITY : Math.abs(got - ref));
+      }
+    }
+    double tol =
+        2e-2; // bf16 output and (on cuDNN) bf16 probabilities, as MLX's bf16 SDPA tests allow
+    return new Step(
+        "attention", "decode S=" + s + " D=" + d + " GQA 8/2", maxErr, tol, maxErr <= tol, micros);
   }
 
   private Step blockSum(Sirocco rt) {
