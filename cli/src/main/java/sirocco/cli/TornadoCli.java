@@ -22,6 +22,7 @@ import picocli.CommandLine.Option;
       DevicesCommand.class,
       DemoCommand.class,
       ForkCommand.class,
+      PtxCommand.class,
       BenchCommand.class,
       ExitVariantsCommand.class,
       CommandLine.HelpCommand.class

@@ -177,4 +177,43 @@ class TornadoCliTest {
     assertEquals(2, bad.code());
     assertTrue(bad.err().contains("--kernel must be auto, all or one of"), bad.err());
   }
+
+  @Test
+  void ptxPrintsTheKernelAndItsResources() {
+    Run r = run("ptx", "sirocco.cli.demo.DemoKernels::blockSum", "--resources");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains(".target sm_90") && r.out().contains(".entry"), r.out());
+    assertTrue(r.out().contains("bar.sync") && r.out().contains("shfl.sync.down"), r.out());
+    assertTrue(
+        r.out().matches("(?s).*// resources \\(sm_90\\): \\d+ registers, 0 B spill stores.*"),
+        r.out());
+    Run sm80 =
+        run(
+            "ptx",
+            "sirocco.kernels.attention.MaskToBias::fromBool",
+            "--arch",
+            "sm_80",
+            "--specialize",
+            "dstBf16=true");
+    assertEquals(0, sm80.code(), sm80.err());
+    assertTrue(sm80.out().contains(".target sm_80"), sm80.out());
+  }
+
+  @Test
+  void ptxRejectsBadInputWithExitTwo() {
+    Run missing = run("ptx", "sirocco.cli.demo.DemoKernels::nope");
+    assertEquals(2, missing.code());
+    assertTrue(missing.err().contains("no kernel method nope"), missing.err());
+    Run form = run("ptx", "DemoKernels.blockSum");
+    assertEquals(2, form.code());
+    assertTrue(form.err().contains("CLASS::METHOD"), form.err());
+    Run spec =
+        run(
+            "ptx",
+            "sirocco.kernels.attention.MaskToBias::fromBool",
+            "--specialize",
+            "dstBf16=maybe");
+    assertEquals(2, spec.code());
+    assertTrue(spec.err().contains("dstBf16=maybe is not a valid boolean"), spec.err());
+  }
 }
