@@ -150,6 +150,50 @@ public abstract class Device {
     }
   }
 
+  /** The checks every {@link #upload} makes before touching anything. */
+  protected static void checkUpload(
+      Device device, Object srcArray, int srcOffset, DeviceBuffer dst, long dstOffset, int length) {
+    checkBuffer(device, dst, "dst");
+    int srcLength = arrayLength(srcArray, "srcArray");
+    if (srcArray.getClass() != dst.type().arrayType()) {
+      throw new IllegalArgumentException(
+          "srcArray is " + srcArray.getClass().getSimpleName() + " but dst holds " + dst.type());
+    }
+    checkRange("srcArray", srcOffset, length, srcLength);
+    checkRange("dst", dstOffset, length, dst.length());
+  }
+
+  /** The checks every {@link #download} makes before touching anything. */
+  protected static void checkDownload(
+      Device device, DeviceBuffer src, long srcOffset, Object dstArray, int dstOffset, int length) {
+    checkBuffer(device, src, "src");
+    int dstLength = arrayLength(dstArray, "dstArray");
+    if (dstArray.getClass() != src.type().arrayType()) {
+      throw new IllegalArgumentException(
+          "dstArray is " + dstArray.getClass().getSimpleName() + " but src holds " + src.type());
+    }
+    checkRange("src", srcOffset, length, src.length());
+    checkRange("dstArray", dstOffset, length, dstLength);
+  }
+
+  /** The checks every {@link #copy} makes before touching anything. */
+  protected static void checkCopy(
+      Device device,
+      DeviceBuffer src,
+      long srcOffset,
+      DeviceBuffer dst,
+      long dstOffset,
+      long length) {
+    checkBuffer(device, src, "src");
+    checkBuffer(device, dst, "dst");
+    if (src.type() != dst.type()) {
+      throw new IllegalArgumentException(
+          "src holds " + src.type() + " but dst holds " + dst.type());
+    }
+    checkRange("src", srcOffset, length, src.length());
+    checkRange("dst", dstOffset, length, dst.length());
+  }
+
   protected static void checkRange(String name, long offset, long length, long capacity) {
     if (offset < 0 || length < 0 || offset > capacity - length) {
       throw new IllegalArgumentException(

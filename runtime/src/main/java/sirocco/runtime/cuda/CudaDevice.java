@@ -257,14 +257,7 @@ public final class CudaDevice extends Device {
   @Override
   public void upload(
       Object srcArray, int srcOffset, DeviceBuffer dst, long dstOffset, int length, Stream stream) {
-    checkBuffer(this, dst, "dst");
-    int srcLength = arrayLength(srcArray, "srcArray");
-    if (srcArray.getClass() != dst.type().arrayType()) {
-      throw new IllegalArgumentException(
-          "srcArray is " + srcArray.getClass().getSimpleName() + " but dst holds " + dst.type());
-    }
-    checkRange("srcArray", srcOffset, length, srcLength);
-    checkRange("dst", dstOffset, length, dst.length());
+    checkUpload(this, srcArray, srcOffset, dst, dstOffset, length);
     if (length == 0) {
       return;
     }
@@ -281,14 +274,7 @@ public final class CudaDevice extends Device {
   @Override
   public void download(
       DeviceBuffer src, long srcOffset, Object dstArray, int dstOffset, int length, Stream stream) {
-    checkBuffer(this, src, "src");
-    int dstLength = arrayLength(dstArray, "dstArray");
-    if (dstArray.getClass() != src.type().arrayType()) {
-      throw new IllegalArgumentException(
-          "dstArray is " + dstArray.getClass().getSimpleName() + " but src holds " + src.type());
-    }
-    checkRange("src", srcOffset, length, src.length());
-    checkRange("dstArray", dstOffset, length, dstLength);
+    checkDownload(this, src, srcOffset, dstArray, dstOffset, length);
     CudaStream s = cuda(stream);
     // Wait (cooperatively) for the producer first: the heap copy below must not wait inside the
     // driver.
@@ -323,14 +309,7 @@ public final class CudaDevice extends Device {
       long dstOffset,
       long length,
       Stream stream) {
-    checkBuffer(this, src, "src");
-    checkBuffer(this, dst, "dst");
-    if (src.type() != dst.type()) {
-      throw new IllegalArgumentException(
-          "src holds " + src.type() + " but dst holds " + dst.type());
-    }
-    checkRange("src", srcOffset, length, src.length());
-    checkRange("dst", dstOffset, length, dst.length());
+    checkCopy(this, src, srcOffset, dst, dstOffset, length);
     if (length == 0) {
       return;
     }

@@ -166,14 +166,7 @@ public final class HostDevice extends Device {
   @Override
   public void upload(
       Object srcArray, int srcOffset, DeviceBuffer dst, long dstOffset, int length, Stream stream) {
-    checkBuffer(this, dst, "dst");
-    int srcLength = arrayLength(srcArray, "srcArray");
-    if (srcArray.getClass() != dst.type().arrayType()) {
-      throw new IllegalArgumentException(
-          "srcArray is " + srcArray.getClass().getSimpleName() + " but dst holds " + dst.type());
-    }
-    checkRange("srcArray", srcOffset, length, srcLength);
-    checkRange("dst", dstOffset, length, dst.length());
+    checkUpload(this, srcArray, srcOffset, dst, dstOffset, length);
     // Snapshot now: the caller may reuse its array as soon as this returns, as with CUDA's pageable
     // copies.
     Object copy = dst.type().newArray(length);
@@ -185,14 +178,7 @@ public final class HostDevice extends Device {
   @Override
   public void download(
       DeviceBuffer src, long srcOffset, Object dstArray, int dstOffset, int length, Stream stream) {
-    checkBuffer(this, src, "src");
-    int dstLength = arrayLength(dstArray, "dstArray");
-    if (dstArray.getClass() != src.type().arrayType()) {
-      throw new IllegalArgumentException(
-          "dstArray is " + dstArray.getClass().getSimpleName() + " but src holds " + src.type());
-    }
-    checkRange("src", srcOffset, length, src.length());
-    checkRange("dstArray", dstOffset, length, dstLength);
+    checkDownload(this, src, srcOffset, dstArray, dstOffset, length);
     Object source = ((HostBuffer) src).array();
     HostStream s = host(stream);
     s.submit(() -> System.arraycopy(source, (int) srcOffset, dstArray, dstOffset, length));
@@ -207,14 +193,7 @@ public final class HostDevice extends Device {
       long dstOffset,
       long length,
       Stream stream) {
-    checkBuffer(this, src, "src");
-    checkBuffer(this, dst, "dst");
-    if (src.type() != dst.type()) {
-      throw new IllegalArgumentException(
-          "src holds " + src.type() + " but dst holds " + dst.type());
-    }
-    checkRange("src", srcOffset, length, src.length());
-    checkRange("dst", dstOffset, length, dst.length());
+    checkCopy(this, src, srcOffset, dst, dstOffset, length);
     Object a = ((HostBuffer) src).array();
     Object b = ((HostBuffer) dst).array();
     host(stream)
