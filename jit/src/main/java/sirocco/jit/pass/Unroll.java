@@ -306,7 +306,7 @@ public final class Unroll implements Pass {
     for (Inst i : h.insts) {
       outside.put(i, prev.get(i));
     }
-    fn.blocks.removeAll(loopBlocks);
+    fn.blocks.removeIf(l.blocks::contains);
     for (Block b : loopBlocks) {
       for (Inst i : b.insts) {
         i.block = null;
