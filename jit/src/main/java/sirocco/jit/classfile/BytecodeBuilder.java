@@ -53,6 +53,7 @@ import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Conv;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.LongMap;
 import sirocco.jit.ir.MethodId;
 import sirocco.jit.ir.Op;
 import sirocco.jit.ir.Pos;
@@ -123,9 +124,8 @@ public final class BytecodeBuilder {
   private int[] blockOfInsn;
 
   // SSA construction state, indexed by IR block id.
-  private final List<Map<Long, Value>> defs = new ArrayList<>();
+  private final List<LongMap<Value>> defs = new ArrayList<>();
   private final List<Map<Long, Inst>> incomplete = new ArrayList<>();
-  private final Map<Long, Type> varTypes = new HashMap<>();
   private boolean[] sealed = new boolean[16];
 
   // Per-block translation state.
@@ -551,7 +551,7 @@ public final class BytecodeBuilder {
 
   private void growState(Block b) {
     while (defs.size() <= b.id) {
-      defs.add(new HashMap<>());
+      defs.add(new LongMap<>());
       incomplete.add(new HashMap<>());
     }
     if (sealed.length <= b.id) {
@@ -560,7 +560,6 @@ public final class BytecodeBuilder {
   }
 
   private void write(long key, Type t, Block b, Value v) {
-    varTypes.putIfAbsent(key, t);
     defs.get(b.id).put(key, v);
   }
 

@@ -3,7 +3,6 @@ package sirocco.jit.ir;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -145,21 +144,34 @@ public final class Function {
     if (map.isEmpty()) {
       return;
     }
+    Value[] r = new Value[nextInst];
+    for (Map.Entry<Inst, Value> e : map.entrySet()) {
+      r[e.getKey().id] = e.getValue();
+    }
+    replaceUses(r);
+  }
+
+  /**
+   * Replaces every use of an instruction {@code x} with {@code r[x.id] != null} by that value
+   * (following chains), in all instructions of all blocks. {@code r} is indexed by instruction id
+   * and may be shorter than {@link #instIdLimit()}.
+   */
+  public void replaceUses(Value[] r) {
     for (Block b : blocks) {
       for (Inst p : b.phis) {
-        rewriteArgs(p, map);
+        rewriteArgs(p, r);
       }
       for (Inst i : b.insts) {
-        rewriteArgs(i, map);
+        rewriteArgs(i, r);
       }
     }
   }
 
-  private static void rewriteArgs(Inst i, Map<Inst, Value> map) {
+  private static void rewriteArgs(Inst i, Value[] r) {
     Value[] a = i.args;
     for (int k = 0; k < a.length; k++) {
-      if (a[k] instanceof Inst x && map.containsKey(x)) {
-        a[k] = resolve(x, map);
+      if (a[k] instanceof Inst x && x.id < r.length && r[x.id] != null) {
+        a[k] = resolve(x, r);
       }
     }
   }
@@ -180,24 +192,66 @@ public final class Function {
     return v;
   }
 
-  /** Map from each instruction to the instructions that use it as an argument. */
-  public Map<Inst, List<Inst>> users() {
-    Map<Inst, List<Inst>> users = new HashMap<>();
+  /** Follows replacement chains in a table indexed by instruction id. */
+  public static Value resolve(Value v, Value[] r) {
+    int guard = 0;
+    while (v instanceof Inst x) {
+      Value n = x.id < r.length ? r[x.id] : null;
+      if (n == null || n == v) {
+        return v;
+      }
+      v = n;
+      if (++guard > 1_000_000) {
+        throw new IllegalStateException("replacement cycle at " + x);
+      }
+    }
+    return v;
+  }
+
+  /**
+   * The instructions that use each instruction as an argument, indexed by instruction id (null when
+   * unused): in block order, phis before instructions, once per use.
+   */
+  public Inst[][] users() {
+    int[] count = new int[nextInst];
     for (Block b : blocks) {
       for (Inst p : b.phis) {
-        addUses(p, users);
+        countUses(p, count);
       }
       for (Inst i : b.insts) {
-        addUses(i, users);
+        countUses(i, count);
+      }
+    }
+    Inst[][] users = new Inst[nextInst][];
+    for (int k = 0; k < count.length; k++) {
+      if (count[k] > 0) {
+        users[k] = new Inst[count[k]];
+        count[k] = 0;
+      }
+    }
+    for (Block b : blocks) {
+      for (Inst p : b.phis) {
+        addUses(p, users, count);
+      }
+      for (Inst i : b.insts) {
+        addUses(i, users, count);
       }
     }
     return users;
   }
 
-  private static void addUses(Inst i, Map<Inst, List<Inst>> users) {
+  private static void countUses(Inst i, int[] count) {
     for (Value a : i.args) {
       if (a instanceof Inst x) {
-        users.computeIfAbsent(x, k -> new ArrayList<>(2)).add(i);
+        count[x.id]++;
+      }
+    }
+  }
+
+  private static void addUses(Inst i, Inst[][] users, int[] count) {
+    for (Value a : i.args) {
+      if (a instanceof Inst x) {
+        users[x.id][count[x.id]++] = i;
       }
     }
   }

@@ -1,15 +1,12 @@
 package sirocco.jit.pass;
 
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.LongMap;
 import sirocco.jit.ir.Op;
 import sirocco.jit.ir.Type;
 import sirocco.jit.ir.Value;
@@ -31,10 +28,10 @@ public final class Fold implements Pass {
   private byte[] state;
   private Const[] val;
   private boolean[] execBlock;
-  private Set<Long> execEdge;
+  private LongMap<Boolean> execEdge;
   private ArrayDeque<Block> blockWork;
   private ArrayDeque<Inst> instWork;
-  private Map<Inst, List<Inst>> users;
+  private Inst[][] users;
 
   @Override
   public void run(Function fn, PassContext ctx) {
@@ -42,7 +39,7 @@ public final class Fold implements Pass {
     state = new byte[n];
     val = new Const[n];
     execBlock = new boolean[fn.blockIdLimit()];
-    execEdge = new HashSet<>();
+    execEdge = new LongMap<>(fn.blocks.size() * 2);
     blockWork = new ArrayDeque<>();
     instWork = new ArrayDeque<>();
     users = fn.users();
@@ -73,7 +70,7 @@ public final class Fold implements Pass {
   }
 
   private void markEdge(Block p, Block s) {
-    if (!execEdge.add(edge(p, s))) {
+    if (execEdge.put(edge(p, s), Boolean.TRUE) != null) {
       return;
     }
     if (!execBlock[s.id]) {
@@ -105,9 +102,11 @@ public final class Fold implements Pass {
     }
     state[i.id] = s;
     val[i.id] = c;
-    List<Inst> us = users.get(i);
+    Inst[] us = users[i.id];
     if (us != null) {
-      instWork.addAll(us);
+      for (Inst u : us) {
+        instWork.add(u);
+      }
     }
   }
 
@@ -191,7 +190,7 @@ public final class Fold implements Pass {
     Block b = phi.block;
     Const c = null;
     for (int k = 0; k < phi.args.length; k++) {
-      if (!execEdge.contains(edge(b.preds.get(k), b))) {
+      if (execEdge.get(edge(b.preds.get(k), b)) == null) {
         continue;
       }
       Value a = phi.args[k];
@@ -217,7 +216,7 @@ public final class Fold implements Pass {
   }
 
   private void rewrite(Function fn) {
-    Map<Inst, Value> replace = new HashMap<>();
+    Value[] replace = new Value[fn.instIdLimit()];
     for (Block b : fn.blocks) {
       if (!execBlock[b.id]) {
         continue;
@@ -225,17 +224,17 @@ public final class Fold implements Pass {
       b.phis.removeIf(
           p -> {
             if (state[p.id] == CONST) {
-              replace.put(p, val[p.id]);
+              replace[p.id] = val[p.id];
               return true;
             }
             return false;
           });
       for (Inst i : b.insts) {
         if (state[i.id] == CONST && !i.hasSideEffects()) {
-          replace.put(i, val[i.id]);
+          replace[i.id] = val[i.id];
         }
       }
-      b.insts.removeIf(i -> replace.containsKey(i));
+      b.insts.removeIf(i -> replace[i.id] != null);
       Inst t = b.terminator();
       if ((t.op == Op.CBR || t.op == Op.SWITCH) && stateOf(t.args[0]) == TOP) {
         throw new IllegalStateException("branch on an undefined value at " + t.pos);
