@@ -29,6 +29,11 @@ public final class ClassFiles {
     this.loader = loader;
   }
 
+  /** The class loader classes are resolved through. */
+  public ClassLoader loader() {
+    return loader;
+  }
+
   /** The parsed class file of {@code c}. */
   public static ClassModel model(Class<?> c) {
     return MODELS.get(c);

@@ -5,8 +5,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import sirocco.jit.classfile.BytecodeBuilder;
-import sirocco.jit.classfile.ClassFiles;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
@@ -19,9 +17,9 @@ import sirocco.jit.ir.Value;
 
 /**
  * Inlines every call to a static helper, across classes, transitively. Helpers are built once per
- * compilation and cloned per call site; positions in the clones record the call site so that errors
- * name the whole inlining chain. A recursive call (a method already on the chain) becomes a trap
- * naming the chain.
+ * class loader ({@link HelperTemplates}) and cloned per call site; positions in the clones record
+ * the call site so that errors name the whole inlining chain. A recursive call (a method already on
+ * the chain) becomes a trap naming the chain.
  */
 public final class Inline implements Pass {
   /** Deepest allowed helper nesting. */
@@ -94,16 +92,7 @@ public final class Inline implements Pass {
     if (ctx.templates.containsKey(target)) {
       return ctx.templates.get(target);
     }
-    ClassFiles cf = ctx.classes;
-    Class<?> owner = cf.load(target.className().replace('.', '/'));
-    Function f = null;
-    if (owner != null) {
-      ClassFiles.Found found = cf.find(owner, target.name(), target.descriptor());
-      if (found != null
-          && (found.method().flags().flagsMask() & java.lang.reflect.Modifier.STATIC) != 0) {
-        f = BytecodeBuilder.build(cf, found);
-      }
-    }
+    Function f = HelperTemplates.get(ctx.classes, target);
     ctx.templates.put(target, f);
     return f;
   }
