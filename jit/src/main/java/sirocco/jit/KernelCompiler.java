@@ -125,14 +125,30 @@ public final class KernelCompiler {
     KernelKey key = new KernelKey(kernel, keyValues, target);
 
     PassContext ctx = new PassContext(classes, consts, options.unroll());
+    // build, inline and records do not depend on the specialization values: their result is
+    // cached per kernel method and copied (unless their IR is to be dumped).
+    boolean cacheable =
+        !options.dumps("build") && !options.dumps("inline") && !options.dumps("records");
     long t0 = System.nanoTime();
-    Function fn = BytecodeBuilder.build(classes, found);
-    after("build", fn, options, t0);
-    assert Verifier.verify(fn, "build");
+    Function fn = cacheable ? KernelIrCache.get(kernel, desc) : null;
+    if (fn != null) {
+      after("cached", fn, options, t0);
+    } else {
+      fn = BytecodeBuilder.build(classes, found);
+      after("build", fn, options, t0);
+      assert Verifier.verify(fn, "build");
+      for (Pass p : List.of(new Inline(), new ScalarReplaceRecords())) {
+        long t = System.nanoTime();
+        p.run(fn, ctx);
+        after(p.name(), fn, options, t);
+        assert Verifier.verify(fn, p.name());
+      }
+      if (cacheable) {
+        KernelIrCache.put(kernel, desc, fn);
+      }
+    }
     List<Pass> pipeline =
         List.of(
-            new Inline(),
-            new ScalarReplaceRecords(),
             new SpecializeParams(),
             new Peephole(),
             new Fold(),

@@ -256,6 +256,68 @@ public final class Function {
     }
   }
 
+  /**
+   * A deep copy: the same blocks and instructions in the same order, with the same ids and id
+   * counters, so that passes run on the copy exactly as on the original. Instruction {@code aux}
+   * data and positions are immutable and shared.
+   */
+  public Function copy() {
+    Function f = new Function(method, pos, paramTypes, paramDescriptors, returnType);
+    f.nextInst = nextInst;
+    f.nextBlock = nextBlock;
+    Block[] bm = new Block[nextBlock];
+    Inst[] im = new Inst[nextInst];
+    for (Block b : blocks) {
+      Block nb = new Block(b.id);
+      nb.mark = b.mark;
+      bm[b.id] = nb;
+      f.blocks.add(nb);
+      for (Inst p : b.phis) {
+        nb.phis.add(im[p.id] = copyInst(p, nb));
+      }
+      for (Inst i : b.insts) {
+        nb.insts.add(im[i.id] = copyInst(i, nb));
+      }
+    }
+    for (Block b : blocks) {
+      Block nb = bm[b.id];
+      for (Block p : b.preds) {
+        nb.preds.add(bm[p.id]);
+      }
+      for (Block s : b.succs) {
+        nb.succs.add(bm[s.id]);
+      }
+      for (Inst p : nb.phis) {
+        mapArgs(p, im);
+      }
+      for (Inst i : nb.insts) {
+        mapArgs(i, im);
+      }
+    }
+    return f;
+  }
+
+  private static Inst copyInst(Inst i, Block nb) {
+    Inst n =
+        new Inst(i.id, i.op, i.type, i.args.length == 0 ? i.args : i.args.clone(), i.aux, i.pos);
+    n.space = i.space;
+    n.block = nb;
+    return n;
+  }
+
+  private static void mapArgs(Inst n, Inst[] im) {
+    Value[] a = n.args;
+    for (int k = 0; k < a.length; k++) {
+      if (a[k] instanceof Inst x) {
+        Inst m = im[x.id];
+        if (m == null) {
+          throw new IllegalStateException("%" + n.id + " uses %" + x.id + ", which is in no block");
+        }
+        a[k] = m;
+      }
+    }
+  }
+
   /** Number of instructions (phis included). */
   public int size() {
     int n = 0;
