@@ -130,7 +130,10 @@ public final class KernelCompiler {
     boolean cacheable =
         !options.dumps("build") && !options.dumps("inline") && !options.dumps("records");
     long t0 = System.nanoTime();
-    Function fn = cacheable ? KernelIrCache.get(kernel, desc) : null;
+    // A copy may leave out what fold removes after specialize and peephole, unless their IR is
+    // dumped.
+    boolean prune = !options.dumps("specialize") && !options.dumps("peephole");
+    Function fn = cacheable ? KernelIrCache.get(kernel, desc, consts, prune) : null;
     if (fn != null) {
       after("cached", fn, options, t0);
     } else {

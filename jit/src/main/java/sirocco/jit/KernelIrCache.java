@@ -4,33 +4,60 @@ import java.lang.ref.SoftReference;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
+import sirocco.jit.ir.Inst;
+import sirocco.jit.pass.Fold;
 
 /**
  * The IR of each kernel method after {@code build}, {@code inline} and {@code records}, the part of
  * the pipeline that does not depend on the specialization values, so that compiling another
  * specialization of the same kernel starts from a copy. Kept per declaring class in a {@link
  * ClassValue} (it goes away with the class; the IR holds no classes), softly referenced (the
- * garbage collector may drop it under memory pressure). The cached function is never handed out,
- * only {@link Function#copy() copies}, which have the same ids and order, so a compilation from the
+ * garbage collector may drop it under memory pressure). The cached function is never modified or
+ * handed out, only copied ({@link Function#copy}: same ids and order), so a compilation from the
  * cache runs exactly as one from bytecode.
+ *
+ * <p>Generic kernels inline every variant and rely on specialization to discard most of it (one
+ * shipped kernel is 17,000 instructions before {@code fold} and 5,000 after). A copy can therefore
+ * leave out, as stubs, the blocks that {@link Fold#mayExecute} shows the coming {@code fold} will
+ * remove anyway.
  */
 final class KernelIrCache {
   private KernelIrCache() {}
 
-  private static final ClassValue<Map<String, SoftReference<Function>>> BY_CLASS =
+  /** A cached function and its {@link Function#users()} (for {@link Fold#mayExecute}). */
+  private record Entry(Function ir, Inst[][] users) {}
+
+  private static final ClassValue<Map<String, SoftReference<Entry>>> BY_CLASS =
       new ClassValue<>() {
         @Override
-        protected Map<String, SoftReference<Function>> computeValue(Class<?> type) {
+        protected Map<String, SoftReference<Entry>> computeValue(Class<?> type) {
           return new ConcurrentHashMap<>();
         }
       };
 
-  /** A copy of the cached IR of {@code kernel} (descriptor {@code desc}), or null. */
-  static Function get(Method kernel, String desc) {
-    SoftReference<Function> ref = BY_CLASS.get(kernel.getDeclaringClass()).get(key(kernel, desc));
-    Function f = ref == null ? null : ref.get();
-    return f == null ? null : f.copy();
+  /**
+   * A copy of the cached IR of {@code kernel} (descriptor {@code desc}), or null. With {@code
+   * prune}, blocks that {@code fold} will remove after {@code specialize} (with {@code
+   * specializations}) and {@code peephole} are stubs, for a pipeline that runs exactly these three
+   * passes next.
+   */
+  static Function get(
+      Method kernel, String desc, Map<Integer, Const> specializations, boolean prune) {
+    SoftReference<Entry> ref = BY_CLASS.get(kernel.getDeclaringClass()).get(key(kernel, desc));
+    Entry e = ref == null ? null : ref.get();
+    if (e == null) {
+      return null;
+    }
+    if (prune) {
+      try {
+        return e.ir.copy(Fold.mayExecute(e.ir, e.users, specializations));
+      } catch (IllegalStateException notPrunable) {
+        // a kept instruction uses one from a stub: fall back to the full copy
+      }
+    }
+    return e.ir.copy();
   }
 
   /**
@@ -45,7 +72,9 @@ final class KernelIrCache {
     } catch (IllegalStateException e) {
       return;
     }
-    BY_CLASS.get(kernel.getDeclaringClass()).put(key(kernel, desc), new SoftReference<>(copy));
+    BY_CLASS
+        .get(kernel.getDeclaringClass())
+        .put(key(kernel, desc), new SoftReference<>(new Entry(copy, copy.users())));
   }
 
   private static String key(Method kernel, String desc) {

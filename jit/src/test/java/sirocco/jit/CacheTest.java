@@ -42,6 +42,47 @@ class CacheTest {
     }
   }
 
+  private static final Set<String> LATER =
+      Set.of("fold", "simplify", "unroll", "cse", "dce", "memory", "legalize", "ptx");
+
+  /** The dumps after {@link #LATER} passes, compiling with {@code extra} dumps too (dropped). */
+  private static List<String> laterDumps(TestKernels.Case c, String extra) {
+    List<String> dumps = new ArrayList<>();
+    Set<String> passes = new java.util.HashSet<>(LATER);
+    if (extra != null) {
+      passes.add(extra);
+    }
+    KernelCompiler.compile(
+        c.method(),
+        c.specs(),
+        Target.sm90(),
+        CompileOptions.defaults()
+            .withDumpAfter(
+                passes,
+                d -> {
+                  if (extra == null || !d.startsWith("=== IR after " + extra + "\n")) {
+                    dumps.add(d);
+                  }
+                }));
+    return dumps;
+  }
+
+  /**
+   * From the first fold on, the IR is the same whether the kernel was built from bytecode (dumping
+   * build bypasses the cache), copied whole from the cache (dumping specialize asks for a full
+   * copy) or copied without the blocks fold removes (the default).
+   */
+  @Test
+  void prunedCopiesGiveTheSameIrFromFoldOn() {
+    for (TestKernels.Case c : TestKernels.cases()) {
+      KernelCompiler.compile(c.method(), c.specs(), Target.sm90()); // fills the cache
+      List<String> fresh = laterDumps(c, "build");
+      assertEquals(fresh, laterDumps(c, "specialize"), c.label());
+      assertEquals(fresh, laterDumps(c, null), c.label());
+      assertEquals(LATER.size() + 2, fresh.size(), c.label()); // fold and simplify run twice
+    }
+  }
+
   @Test
   void concurrentCompilationsAgreeWithSequentialOnes() throws Exception {
     List<TestKernels.Case> cases = TestKernels.cases();

@@ -262,12 +262,50 @@ public final class Function {
    * data and positions are immutable and shared.
    */
   public Function copy() {
+    return copy(null);
+  }
+
+  /**
+   * As {@link #copy()}, but only with the blocks whose {@code keep[id]} is true, for a following
+   * {@code Fold} that removes all others as never executed: edges from left-out blocks are gone
+   * (with their phi arguments, as that pass removes them), and a left-out block that a kept one
+   * branches to is a stub (no phis, one {@link Op#TRAP} with the id of the block's terminator, no
+   * successors, only kept predecessors), which that pass removes with the same edges. The result of
+   * the pass is then the same as from a full copy.
+   *
+   * @throws IllegalStateException when a kept instruction uses one from a left-out block
+   */
+  public Function copy(boolean[] keep) {
     Function f = new Function(method, pos, paramTypes, paramDescriptors, returnType);
     f.nextInst = nextInst;
     f.nextBlock = nextBlock;
     Block[] bm = new Block[nextBlock];
     Inst[] im = new Inst[nextInst];
+    if (keep != null) {
+      // Stubs: left-out successors of kept blocks.
+      for (Block b : blocks) {
+        if (keep[b.id]) {
+          for (Block s : b.succs) {
+            if (!keep[s.id] && bm[s.id] == null) {
+              Block nb = new Block(s.id);
+              nb.mark = s.mark;
+              Inst t = s.terminator();
+              Inst trap = new Inst(t.id, Op.TRAP, Type.VOID, null, "never executed", t.pos);
+              trap.block = nb;
+              nb.insts.add(trap);
+              bm[s.id] = nb;
+            }
+          }
+        }
+      }
+    }
     for (Block b : blocks) {
+      if (keep != null && !keep[b.id]) {
+        if (bm[b.id] != null) {
+          f.blocks.add(bm[b.id]);
+        }
+        continue;
+      }
       Block nb = new Block(b.id);
       nb.mark = b.mark;
       bm[b.id] = nb;
@@ -281,13 +319,34 @@ public final class Function {
     }
     for (Block b : blocks) {
       Block nb = bm[b.id];
+      if (nb == null) {
+        continue;
+      }
+      int removed = 0;
       for (Block p : b.preds) {
-        nb.preds.add(bm[p.id]);
+        if (keep == null || keep[p.id]) {
+          nb.preds.add(bm[p.id]);
+        } else {
+          removed++;
+        }
+      }
+      if (keep != null && !keep[b.id]) {
+        continue; // a stub
       }
       for (Block s : b.succs) {
         nb.succs.add(bm[s.id]);
       }
       for (Inst p : nb.phis) {
+        if (removed > 0) {
+          Value[] a = new Value[p.args.length - removed];
+          int k = 0;
+          for (int j = 0; j < p.args.length; j++) {
+            if (keep[b.preds.get(j).id]) {
+              a[k++] = p.args[j];
+            }
+          }
+          p.args = a;
+        }
         mapArgs(p, im);
       }
       for (Inst i : nb.insts) {

@@ -2,6 +2,7 @@ package sirocco.jit.pass;
 
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Map;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
@@ -33,8 +34,32 @@ public final class Fold implements Pass {
   private ArrayDeque<Inst> instWork;
   private Inst[][] users;
 
+  /** Pre-analysis only: values of specialized parameters, by JVM parameter index. */
+  private Map<Integer, Const> params;
+
   @Override
   public void run(Function fn, PassContext ctx) {
+    analyze(fn, fn.users());
+    rewrite(fn);
+  }
+
+  /**
+   * The blocks (by id) that this pass may still find executable in {@code fn} after {@link
+   * SpecializeParams} (with {@code specializations}) and {@link Peephole}: the analysis without
+   * rewriting, with specialized parameters as constants and instructions the peephole pass may
+   * rewrite as unknown. Unknown values only make more branches executable, so a block outside the
+   * result is certainly not executable in the real pass. Reads {@code fn} only ({@code users} is
+   * {@link Function#users()} of it), so several threads may analyze one function.
+   */
+  public static boolean[] mayExecute(
+      Function fn, Inst[][] users, Map<Integer, Const> specializations) {
+    Fold f = new Fold();
+    f.params = specializations;
+    f.analyze(fn, users);
+    return f.execBlock;
+  }
+
+  private void analyze(Function fn, Inst[][] users) {
     int n = fn.instIdLimit();
     state = new byte[n];
     val = new Const[n];
@@ -42,7 +67,7 @@ public final class Fold implements Pass {
     execEdge = new LongMap<>(fn.blocks.size() * 2);
     blockWork = new ArrayDeque<>();
     instWork = new ArrayDeque<>();
-    users = fn.users();
+    this.users = users;
     execBlock[fn.entry().id] = true;
     blockWork.add(fn.entry());
     while (!blockWork.isEmpty() || !instWork.isEmpty()) {
@@ -62,7 +87,6 @@ public final class Fold implements Pass {
         }
       }
     }
-    rewrite(fn);
   }
 
   private static long edge(Block p, Block s) {
@@ -111,6 +135,16 @@ public final class Fold implements Pass {
   }
 
   private void visit(Inst i) {
+    if (params != null) {
+      if (i.op == Op.PARAM && params.get((Integer) i.aux) instanceof Const c) {
+        set(i, CONST, c);
+        return;
+      }
+      if (Peephole.mayRewrite(i)) {
+        set(i, BOTTOM, null);
+        return;
+      }
+    }
     switch (i.op) {
       case PHI -> visitPhi(i);
       case BR -> markEdge(i.block, i.block.succs.get(0));
