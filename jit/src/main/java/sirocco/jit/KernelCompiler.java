@@ -135,7 +135,8 @@ public final class KernelCompiler {
     boolean prune = !options.dumps("specialize") && !options.dumps("peephole");
     Function fn = cacheable ? KernelIrCache.get(kernel, desc, consts, prune) : null;
     if (fn != null) {
-      after("cached", fn, options, t0);
+      after("copy", fn, options, t0);
+      assert Verifier.verify(fn, "copy");
     } else {
       fn = BytecodeBuilder.build(classes, found);
       after("build", fn, options, t0);
@@ -147,7 +148,11 @@ public final class KernelCompiler {
         assert Verifier.verify(fn, p.name());
       }
       if (cacheable) {
-        KernelIrCache.put(kernel, desc, fn);
+        // The cache takes this function; the compilation goes on with a copy, as later ones.
+        long t = System.nanoTime();
+        fn = KernelIrCache.putAndCopy(kernel, desc, fn, consts, prune);
+        after("copy", fn, options, t);
+        assert Verifier.verify(fn, "copy");
       }
     }
     List<Pass> pipeline =

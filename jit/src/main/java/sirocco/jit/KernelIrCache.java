@@ -40,41 +40,43 @@ final class KernelIrCache {
   /**
    * A copy of the cached IR of {@code kernel} (descriptor {@code desc}), or null. With {@code
    * prune}, blocks that {@code fold} will remove after {@code specialize} (with {@code
-   * specializations}) and {@code peephole} are stubs, for a pipeline that runs exactly these three
-   * passes next.
+   * specializations}) and {@code peephole} are left out, for a pipeline that runs exactly these
+   * three passes next.
    */
   static Function get(
       Method kernel, String desc, Map<Integer, Const> specializations, boolean prune) {
     SoftReference<Entry> ref = BY_CLASS.get(kernel.getDeclaringClass()).get(key(kernel, desc));
     Entry e = ref == null ? null : ref.get();
-    if (e == null) {
-      return null;
+    return e == null ? null : copy(e, specializations, prune);
+  }
+
+  /**
+   * Caches {@code fn}, the IR of {@code kernel} after records, which the caller must not use or
+   * change any more, and returns a copy as {@link #get} does. A function that cannot be copied (a
+   * use of an instruction in no block) is not cached but returned as it is.
+   */
+  static Function putAndCopy(
+      Method kernel, String desc, Function fn, Map<Integer, Const> specializations, boolean prune) {
+    Entry e = new Entry(fn, fn.users());
+    Function copy;
+    try {
+      copy = copy(e, specializations, prune);
+    } catch (IllegalStateException notCopyable) {
+      return fn;
     }
+    BY_CLASS.get(kernel.getDeclaringClass()).put(key(kernel, desc), new SoftReference<>(e));
+    return copy;
+  }
+
+  private static Function copy(Entry e, Map<Integer, Const> specializations, boolean prune) {
     if (prune) {
       try {
         return e.ir.copy(Fold.mayExecute(e.ir, e.users, specializations));
       } catch (IllegalStateException notPrunable) {
-        // a kept instruction uses one from a stub: fall back to the full copy
+        // a kept instruction uses one from a left-out block: fall back to the full copy
       }
     }
     return e.ir.copy();
-  }
-
-  /**
-   * Caches a copy of {@code fn}, the IR of {@code kernel} after records; {@code fn} itself stays
-   * with the caller. A function that cannot be copied (a use of an instruction in no block) is not
-   * cached.
-   */
-  static void put(Method kernel, String desc, Function fn) {
-    Function copy;
-    try {
-      copy = fn.copy();
-    } catch (IllegalStateException e) {
-      return;
-    }
-    BY_CLASS
-        .get(kernel.getDeclaringClass())
-        .put(key(kernel, desc), new SoftReference<>(new Entry(copy, copy.users())));
   }
 
   private static String key(Method kernel, String desc) {
