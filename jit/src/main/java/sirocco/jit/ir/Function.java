@@ -1,8 +1,7 @@
 package sirocco.jit.ir;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -78,51 +77,87 @@ public final class Function {
     return nextBlock;
   }
 
-  /** Blocks reachable from the entry in reverse post-order; the last successor is laid out next. */
+  /**
+   * Blocks reachable from the entry in reverse post-order; the last successor is laid out next.
+   * Leaves {@code mark} 1 on reachable blocks and 0 on the others.
+   */
   public List<Block> reversePostOrder() {
-    for (Block b : blocks) {
-      b.mark = 0;
+    int n = blocks.size();
+    for (int k = 0; k < n; k++) {
+      blocks.get(k).mark = 0;
     }
-    List<Block> post = new ArrayList<>(blocks.size());
-    Deque<Block> stack = new ArrayDeque<>();
-    Deque<Integer> next = new ArrayDeque<>();
+    Block[] stack = new Block[n + 1];
+    int[] next = new int[n + 1];
+    Block[] post = new Block[n + 1];
+    int np = 0;
     Block e = entry();
     e.mark = 1;
-    stack.push(e);
-    next.push(0);
-    while (!stack.isEmpty()) {
-      Block b = stack.peek();
-      int i = next.pop();
+    stack[0] = e;
+    int sp = 1;
+    while (sp > 0) {
+      Block b = stack[sp - 1];
+      int i = next[sp - 1];
       if (i < b.succs.size()) {
-        next.push(i + 1);
+        next[sp - 1] = i + 1;
         Block s = b.succs.get(i);
         if (s.mark == 0) {
           s.mark = 1;
-          stack.push(s);
-          next.push(0);
+          if (sp == stack.length) { // a successor outside the block list
+            stack = Arrays.copyOf(stack, sp * 2);
+            next = Arrays.copyOf(next, sp * 2);
+          }
+          stack[sp] = s;
+          next[sp] = 0;
+          sp++;
         }
       } else {
-        stack.pop();
-        post.add(b);
+        sp--;
+        if (np == post.length) {
+          post = Arrays.copyOf(post, np * 2);
+        }
+        post[np++] = b;
       }
     }
-    List<Block> rpo = new ArrayList<>(post.size());
-    for (int i = post.size() - 1; i >= 0; i--) {
-      rpo.add(post.get(i));
+    Block[] rpo = new Block[np];
+    for (int i = 0; i < np; i++) {
+      rpo[i] = post[np - 1 - i];
     }
-    return rpo;
+    return Arrays.asList(rpo);
   }
 
   /**
    * Removes blocks not reachable from the entry (and their edges into reachable blocks). Returns
-   * true when something was removed.
+   * true when something was removed. Leaves {@code mark} 1 on the remaining blocks.
    */
   public boolean removeUnreachable() {
-    List<Block> rpo = reversePostOrder();
-    if (rpo.size() == blocks.size()) {
+    int n = blocks.size();
+    for (int k = 0; k < n; k++) {
+      blocks.get(k).mark = 0;
+    }
+    Block[] stack = new Block[n + 1];
+    Block e = entry();
+    e.mark = 1;
+    stack[0] = e;
+    int sp = 1;
+    int reached = 0;
+    while (sp > 0) {
+      Block b = stack[--sp];
+      reached++;
+      List<Block> succs = b.succs;
+      for (int i = 0, m = succs.size(); i < m; i++) {
+        Block s = succs.get(i);
+        if (s.mark == 0) {
+          s.mark = 1;
+          if (sp == stack.length) {
+            stack = Arrays.copyOf(stack, sp * 2);
+          }
+          stack[sp++] = s;
+        }
+      }
+    }
+    if (reached == n) {
       return false;
     }
-    // reversePostOrder left mark = 1 on reachable blocks.
     for (Block b : blocks) {
       if (b.mark == 0) {
         for (Block s : b.succs) {
@@ -306,8 +341,7 @@ public final class Function {
         }
         continue;
       }
-      Block nb = new Block(b.id);
-      nb.mark = b.mark;
+      Block nb = new Block(b);
       bm[b.id] = nb;
       f.blocks.add(nb);
       for (Inst p : b.phis) {
