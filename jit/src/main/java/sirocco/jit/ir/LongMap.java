@@ -10,22 +10,23 @@ import java.util.Arrays;
 public final class LongMap<V> {
   private static final long EMPTY = Long.MIN_VALUE;
 
-  private long[] keys;
+  private static final long[] NO_KEYS = {};
+
+  private long[] keys = NO_KEYS;
   private Object[] values;
   private int size;
+  private final int initialCapacity;
   private boolean hasEmptyKey;
   private Object emptyKeyValue;
 
+  /** An empty map (no table until the first entry). */
   public LongMap() {
-    this(8);
+    this(4);
   }
 
-  /** A map sized for about {@code expected} entries. */
+  /** A map sized for about {@code expected} entries (allocated on the first entry). */
   public LongMap(int expected) {
-    int cap = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
-    keys = new long[cap];
-    Arrays.fill(keys, EMPTY);
-    values = new Object[cap];
+    initialCapacity = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
   }
 
   private static int mix(long k) {
@@ -40,6 +41,9 @@ public final class LongMap<V> {
       return hasEmptyKey ? (V) emptyKeyValue : null;
     }
     long[] ks = keys;
+    if (ks.length == 0) {
+      return null;
+    }
     int mask = ks.length - 1;
     for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
       long k = ks[i];
@@ -60,6 +64,11 @@ public final class LongMap<V> {
       hasEmptyKey = true;
       emptyKeyValue = value;
       return old;
+    }
+    if (keys.length == 0) {
+      keys = new long[initialCapacity];
+      Arrays.fill(keys, EMPTY);
+      values = new Object[initialCapacity];
     }
     long[] ks = keys;
     int mask = ks.length - 1;
