@@ -133,7 +133,8 @@ public final class KernelCompiler {
     // A copy may leave out what fold removes after specialize and peephole, unless their IR is
     // dumped.
     boolean prune = !options.dumps("specialize") && !options.dumps("peephole");
-    Function fn = cacheable ? KernelIrCache.get(kernel, desc, consts, prune) : null;
+    KernelIrCache.Copy copy = cacheable ? KernelIrCache.get(kernel, desc, consts, prune) : null;
+    Function fn = copy == null ? null : copy.fn();
     if (fn != null) {
       after("copy", fn, options, t0);
       assert Verifier.verify(fn, "copy");
@@ -150,7 +151,8 @@ public final class KernelCompiler {
       if (cacheable) {
         // The cache takes this function; the compilation goes on with a copy, as later ones.
         long t = System.nanoTime();
-        fn = KernelIrCache.putAndCopy(kernel, desc, fn, consts, prune);
+        copy = KernelIrCache.putAndCopy(kernel, desc, fn, consts, prune);
+        fn = copy.fn();
         after("copy", fn, options, t);
         assert Verifier.verify(fn, "copy");
       }
@@ -159,7 +161,7 @@ public final class KernelCompiler {
         List.of(
             new SpecializeParams(),
             new Peephole(),
-            new Fold(),
+            new Fold(copy == null ? null : copy.analysis()),
             new SimplifyCfg(),
             new Unroll(),
             new Fold(),

@@ -29,6 +29,12 @@ final class KernelIrCache {
   /** A cached function and its {@link Function#users()} (for {@link Fold#mayExecute}). */
   private record Entry(Function ir, Inst[][] users) {}
 
+  /**
+   * A copy for one compilation and, when blocks were left out, the analysis that chose them (for
+   * the first {@code fold}: {@link Fold#Fold(Fold.Analysis)}), else null.
+   */
+  record Copy(Function fn, Fold.Analysis analysis) {}
+
   private static final ClassValue<Map<String, SoftReference<Entry>>> BY_CLASS =
       new ClassValue<>() {
         @Override
@@ -43,8 +49,7 @@ final class KernelIrCache {
    * specializations}) and {@code peephole} are left out, for a pipeline that runs exactly these
    * three passes next.
    */
-  static Function get(
-      Method kernel, String desc, Map<Integer, Const> specializations, boolean prune) {
+  static Copy get(Method kernel, String desc, Map<Integer, Const> specializations, boolean prune) {
     SoftReference<Entry> ref = BY_CLASS.get(kernel.getDeclaringClass()).get(key(kernel, desc));
     Entry e = ref == null ? null : ref.get();
     return e == null ? null : copy(e, specializations, prune);
@@ -55,28 +60,29 @@ final class KernelIrCache {
    * change any more, and returns a copy as {@link #get} does. A function that cannot be copied (a
    * use of an instruction in no block) is not cached but returned as it is.
    */
-  static Function putAndCopy(
+  static Copy putAndCopy(
       Method kernel, String desc, Function fn, Map<Integer, Const> specializations, boolean prune) {
     Entry e = new Entry(fn, fn.users());
-    Function copy;
+    Copy copy;
     try {
       copy = copy(e, specializations, prune);
     } catch (IllegalStateException notCopyable) {
-      return fn;
+      return new Copy(fn, null);
     }
     BY_CLASS.get(kernel.getDeclaringClass()).put(key(kernel, desc), new SoftReference<>(e));
     return copy;
   }
 
-  private static Function copy(Entry e, Map<Integer, Const> specializations, boolean prune) {
+  private static Copy copy(Entry e, Map<Integer, Const> specializations, boolean prune) {
     if (prune) {
+      Fold.Analysis a = Fold.mayExecute(e.ir, e.users, specializations);
       try {
-        return e.ir.copy(Fold.mayExecute(e.ir, e.users, specializations));
+        return new Copy(e.ir.copy(a.executable()), a);
       } catch (IllegalStateException notPrunable) {
         // a kept instruction uses one from a left-out block: fall back to the full copy
       }
     }
-    return e.ir.copy();
+    return new Copy(e.ir.copy(), null);
   }
 
   private static String key(Method kernel, String desc) {

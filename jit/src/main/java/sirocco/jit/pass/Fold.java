@@ -37,26 +37,83 @@ public final class Fold implements Pass {
   /** Pre-analysis only: values of specialized parameters, by JVM parameter index. */
   private Map<Integer, Const> params;
 
-  @Override
-  public void run(Function fn, PassContext ctx) {
-    analyze(fn, fn.users());
-    rewrite(fn);
+  /** Pre-analysis only: whether an executable instruction is one Peephole may rewrite. */
+  private boolean sawPeepholeCandidate;
+
+  /** An analysis done beforehand on a function this pass will see (see {@link #mayExecute}). */
+  private final Analysis given;
+
+  /** A fold that analyzes the function it runs on. */
+  public Fold() {
+    this(null);
   }
 
   /**
-   * The blocks (by id) that this pass may still find executable in {@code fn} after {@link
-   * SpecializeParams} (with {@code specializations}) and {@link Peephole}: the analysis without
-   * rewriting, with specialized parameters as constants and instructions the peephole pass may
-   * rewrite as unknown. Unknown values only make more branches executable, so a block outside the
-   * result is certainly not executable in the real pass. Reads {@code fn} only ({@code users} is
-   * {@link Function#users()} of it), so several threads may analyze one function.
+   * A fold that, when {@code given} is {@link Analysis#exact() exact}, uses it instead of
+   * analyzing: for the function {@link #mayExecute} analyzed, after {@code SpecializeParams} with
+   * the same values and {@code Peephole}, or for a copy of it (same ids) without blocks the
+   * analysis found not executable.
    */
-  public static boolean[] mayExecute(
+  public Fold(Analysis given) {
+    this.given = given;
+  }
+
+  @Override
+  public void run(Function fn, PassContext ctx) {
+    if (given != null && given.exact) {
+      state = given.state;
+      val = given.val;
+      execBlock = given.execBlock;
+    } else {
+      analyze(fn, fn.users());
+    }
+    rewrite(fn);
+  }
+
+  /** The lattice values and executable blocks found by {@link #mayExecute}. */
+  public static final class Analysis {
+    private final byte[] state;
+    private final Const[] val;
+    private final boolean[] execBlock;
+    private final boolean exact;
+
+    private Analysis(Fold f) {
+      state = f.state;
+      val = f.val;
+      execBlock = f.execBlock;
+      exact = !f.sawPeepholeCandidate;
+    }
+
+    /** Executable blocks, by id (see {@link #mayExecute}). */
+    public boolean[] executable() {
+      return execBlock;
+    }
+
+    /**
+     * True when no executable instruction is one Peephole may rewrite: then this is exactly the
+     * analysis the pass does after specialization and peephole (the same system of values, and its
+     * fixpoint does not depend on the order of visits), and a following fold may use it.
+     */
+    public boolean exact() {
+      return exact;
+    }
+  }
+
+  /**
+   * The fold analysis, without rewriting, of {@code fn} as it will be after {@link
+   * SpecializeParams} (with {@code specializations}) and {@link Peephole}: specialized parameters
+   * are constants, and instructions the peephole pass may rewrite are unknown. Unknown values only
+   * make more branches executable, so a block that is not executable here is certainly not
+   * executable in the real pass; without such instructions the analysis is the real one. Reads
+   * {@code fn} only ({@code users} is {@link Function#users()} of it), so several threads may
+   * analyze one function.
+   */
+  public static Analysis mayExecute(
       Function fn, Inst[][] users, Map<Integer, Const> specializations) {
     Fold f = new Fold();
     f.params = specializations;
     f.analyze(fn, users);
-    return f.execBlock;
+    return new Analysis(f);
   }
 
   private void analyze(Function fn, Inst[][] users) {
@@ -141,6 +198,7 @@ public final class Fold implements Pass {
         return;
       }
       if (Peephole.mayRewrite(i)) {
+        sawPeepholeCandidate = true;
         set(i, BOTTOM, null);
         return;
       }
