@@ -419,24 +419,30 @@ public final class KernelCompiler {
   }
 
   private static Class<?> box(Class<?> t) {
-    return java.lang.invoke.MethodType.methodType(t).wrap().returnType();
+    return t == int.class
+        ? Integer.class
+        : t == long.class
+            ? Long.class
+            : t == float.class
+                ? Float.class
+                : t == double.class
+                    ? Double.class
+                    : t == boolean.class
+                        ? Boolean.class
+                        : t == byte.class
+                            ? Byte.class
+                            : t == short.class
+                                ? Short.class
+                                : t == char.class
+                                    ? Character.class
+                                    : t == void.class ? Void.class : t;
   }
 
   private static Const toConst(Object v, Class<?> t) {
     if (v == null || box(t) != v.getClass()) {
       return null;
     }
-    return switch (v) {
-      case Integer i -> Const.ofInt(i);
-      case Long l -> Const.ofLong(l);
-      case Float f -> Const.ofFloat(f);
-      case Double d -> Const.ofDouble(d);
-      case Boolean b -> Const.ofInt(b ? 1 : 0);
-      case Byte b -> Const.ofInt(b);
-      case Short s -> Const.ofInt(s);
-      case Character c -> Const.ofInt(c);
-      default -> null;
-    };
+    return Const.ofBoxed(v);
   }
 
   /** "Class_method" plus, to stay unique, a hash of the full identity and specialization. */

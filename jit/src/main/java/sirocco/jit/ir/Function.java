@@ -167,8 +167,44 @@ public final class Function {
         }
       }
     }
-    blocks.removeIf(b -> b.mark == 0);
+    removeBlocksMarked(0);
     return true;
+  }
+
+  /** Removes the blocks whose {@code keep[id]} is false, keeping the order of the others. */
+  public void retainBlocks(boolean[] keep) {
+    int n = blocks.size();
+    int w = 0;
+    for (int r = 0; r < n; r++) {
+      Block b = blocks.get(r);
+      if (keep[b.id]) {
+        if (w != r) {
+          blocks.set(w, b);
+        }
+        w++;
+      }
+    }
+    if (w < n) {
+      blocks.subList(w, n).clear();
+    }
+  }
+
+  /** Removes the blocks whose {@code mark} is {@code mark}, keeping the order of the others. */
+  public void removeBlocksMarked(int mark) {
+    int n = blocks.size();
+    int w = 0;
+    for (int r = 0; r < n; r++) {
+      Block b = blocks.get(r);
+      if (b.mark != mark) {
+        if (w != r) {
+          blocks.set(w, b);
+        }
+        w++;
+      }
+    }
+    if (w < n) {
+      blocks.subList(w, n).clear();
+    }
   }
 
   /**

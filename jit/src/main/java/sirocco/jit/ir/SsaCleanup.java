@@ -63,7 +63,7 @@ public final class SsaCleanup {
       return false;
     }
     for (Block b : fn.blocks) {
-      b.phis.removeIf(p -> replace[p.id] != null);
+      Inst.removeReplaced(b.phis, replace);
     }
     fn.replaceUses(replace);
     return true;

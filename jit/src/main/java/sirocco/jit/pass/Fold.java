@@ -313,20 +313,18 @@ public final class Fold implements Pass {
       if (!execBlock[b.id]) {
         continue;
       }
-      b.phis.removeIf(
-          p -> {
-            if (state[p.id] == CONST) {
-              replace[p.id] = val[p.id];
-              return true;
-            }
-            return false;
-          });
+      for (Inst p : b.phis) {
+        if (state[p.id] == CONST) {
+          replace[p.id] = val[p.id];
+        }
+      }
+      Inst.removeReplaced(b.phis, replace);
       for (Inst i : b.insts) {
         if (state[i.id] == CONST && !i.hasSideEffects()) {
           replace[i.id] = val[i.id];
         }
       }
-      b.insts.removeIf(i -> replace[i.id] != null);
+      Inst.removeReplaced(b.insts, replace);
       Inst t = b.terminator();
       if ((t.op == Op.CBR || t.op == Op.SWITCH) && stateOf(t.args[0]) == TOP) {
         throw new IllegalStateException("branch on an undefined value at " + t.pos);
@@ -358,7 +356,7 @@ public final class Fold implements Pass {
         }
       }
     }
-    fn.blocks.removeIf(b -> !execBlock[b.id]);
+    fn.retainBlocks(execBlock);
     fn.replaceUses(replace);
   }
 

@@ -1,7 +1,6 @@
 package sirocco.jit.pass;
 
 import java.lang.reflect.Modifier;
-import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,13 +19,19 @@ import sirocco.jit.ir.MethodId;
 final class HelperTemplates {
   private HelperTemplates() {}
 
-  private static final Map<ClassLoader, Map<MethodId, Function>> BY_LOADER =
-      Collections.synchronizedMap(new WeakHashMap<>());
+  /** Guarded by itself. */
+  private static final Map<ClassLoader, Map<MethodId, Function>> BY_LOADER = new WeakHashMap<>();
 
   /** The template of static method {@code target} as seen from {@code classes}, or null. */
   static Function get(ClassFiles classes, MethodId target) {
-    Map<MethodId, Function> templates =
-        BY_LOADER.computeIfAbsent(classes.loader(), l -> new ConcurrentHashMap<>());
+    Map<MethodId, Function> templates;
+    synchronized (BY_LOADER) {
+      templates = BY_LOADER.get(classes.loader());
+      if (templates == null) {
+        templates = new ConcurrentHashMap<>();
+        BY_LOADER.put(classes.loader(), templates);
+      }
+    }
     Function f = templates.get(target);
     if (f != null) {
       return f;

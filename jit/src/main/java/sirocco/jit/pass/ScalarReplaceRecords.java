@@ -59,8 +59,17 @@ public final class ScalarReplaceRecords implements Pass {
           recordPhis.add(p);
         }
       }
-      b.phis.removeIf(p -> p.type.isRecord());
-      b.phis.addAll(newPhis);
+      if (!newPhis.isEmpty()) {
+        List<Inst> kept = new ArrayList<>(b.phis.size());
+        for (Inst p : b.phis) {
+          if (!p.type.isRecord()) {
+            kept.add(p);
+          }
+        }
+        b.phis.clear();
+        b.phis.addAll(kept);
+        b.phis.addAll(newPhis);
+      }
     }
     boolean anyScalar = false;
     for (Block b : fn.reversePostOrder()) {

@@ -99,7 +99,7 @@ public final class SimplifyCfg implements Pass {
       }
     }
     if (changed) {
-      fn.blocks.removeIf(b -> b.mark == -1); // merged blocks (one pass: removeAll is quadratic)
+      fn.removeBlocksMarked(-1); // merged blocks (one pass: removeAll is quadratic)
       fn.replaceUses(replace);
     }
     for (Block b : fn.blocks) {
@@ -153,7 +153,7 @@ public final class SimplifyCfg implements Pass {
       changed = true;
     }
     if (changed) {
-      fn.blocks.removeIf(b -> b.mark == -1);
+      fn.removeBlocksMarked(-1);
       for (Block b : fn.blocks) {
         b.mark = 0;
       }

@@ -2,12 +2,11 @@ package sirocco.jit.pass;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Cmp;
 import sirocco.jit.ir.Const;
@@ -67,34 +66,48 @@ public final class Unroll implements Pass {
   private static final class Loop {
     Block header;
     Block latch;
-    Set<Block> blocks;
+
+    /** The loop's blocks: the header, the latch, then the others as found. */
+    List<Block> blocks;
+
+    /** The ids of {@link #blocks}. */
+    BitSet in;
+
     boolean innermost = true;
+
+    boolean contains(Block b) {
+      return in.get(b.id);
+    }
   }
 
   private static List<Loop> findLoops(Function fn) {
     List<Block> rpo = fn.reversePostOrder();
-    Map<Block, Integer> order = new IdentityHashMap<>();
+    int[] order = new int[fn.blockIdLimit()];
     for (int i = 0; i < rpo.size(); i++) {
-      order.put(rpo.get(i), i);
+      order[rpo.get(i).id] = i;
     }
     List<Loop> loops = new ArrayList<>();
-    Map<Block, Integer> backEdges = new IdentityHashMap<>();
+    int[] backEdges = new int[order.length];
     for (Block b : rpo) {
       for (Block s : b.succs) {
-        if (order.get(s) <= order.get(b)) {
-          backEdges.merge(s, 1, Integer::sum);
+        if (order[s.id] <= order[b.id]) {
+          backEdges[s.id]++;
         }
       }
     }
     for (Block b : rpo) {
       for (Block h : b.succs) {
-        if (order.get(h) > order.get(b) || backEdges.get(h) != 1) {
+        if (order[h.id] > order[b.id] || backEdges[h.id] != 1) {
           continue;
         }
-        Set<Block> body = new LinkedHashSet<>();
+        List<Block> body = new ArrayList<>();
+        BitSet in = new BitSet(order.length);
         body.add(h);
+        in.set(h.id);
         ArrayDeque<Block> work = new ArrayDeque<>();
-        if (body.add(b)) {
+        if (!in.get(b.id)) {
+          in.set(b.id);
+          body.add(b);
           work.add(b);
         }
         boolean natural = true;
@@ -105,7 +118,9 @@ public final class Unroll implements Pass {
             break;
           }
           for (Block p : x.preds) {
-            if (body.add(p)) {
+            if (!in.get(p.id)) {
+              in.set(p.id);
+              body.add(p);
               work.add(p);
             }
           }
@@ -117,12 +132,13 @@ public final class Unroll implements Pass {
         l.header = h;
         l.latch = b;
         l.blocks = body;
+        l.in = in;
         loops.add(l);
       }
     }
     for (Loop outer : loops) {
       for (Loop inner : loops) {
-        if (inner != outer && outer.blocks.contains(inner.header)) {
+        if (inner != outer && outer.contains(inner.header)) {
           outer.innermost = false;
         }
       }
@@ -139,17 +155,17 @@ public final class Unroll implements Pass {
     int li = h.preds.indexOf(latch);
     int pi = 1 - li;
     Block pre = h.preds.get(pi);
-    if (l.blocks.contains(pre)) {
+    if (l.contains(pre)) {
       return false;
     }
     Inst t = h.terminator();
     if (t.op != Op.CBR) {
       return false;
     }
-    int inIdx = l.blocks.contains(h.succs.get(0)) ? 0 : 1;
+    int inIdx = l.contains(h.succs.get(0)) ? 0 : 1;
     Block inSucc = h.succs.get(inIdx);
     Block exit = h.succs.get(1 - inIdx);
-    if (!l.blocks.contains(inSucc) || l.blocks.contains(exit) || inSucc == h) {
+    if (!l.contains(inSucc) || l.contains(exit) || inSucc == h) {
       return false;
     }
     for (Block b : l.blocks) {
@@ -157,7 +173,7 @@ public final class Unroll implements Pass {
         continue;
       }
       for (Block s : b.succs) {
-        if (!l.blocks.contains(s)) {
+        if (!l.contains(s)) {
           return false; // another exit (break, labelled continue out of the loop)
         }
       }
@@ -306,7 +322,10 @@ public final class Unroll implements Pass {
     for (Inst i : h.insts) {
       outside.put(i, prev.get(i));
     }
-    fn.blocks.removeIf(l.blocks::contains);
+    for (Block b : loopBlocks) {
+      b.mark = -2; // reverse post-order left 0 or 1 on all others
+    }
+    fn.removeBlocksMarked(-2);
     for (Block b : loopBlocks) {
       for (Inst i : b.insts) {
         i.block = null;
