@@ -350,101 +350,133 @@ public final class Function {
     Function f = new Function(method, pos, paramTypes, paramDescriptors, returnType);
     f.nextInst = nextInst;
     f.nextBlock = nextBlock;
+    // Arrays and indexed loops: a cold JVM interprets this, and most blocks may be left out.
+    Block[] all = blocks.toArray(new Block[0]);
     Block[] bm = new Block[nextBlock];
     Inst[] im = new Inst[nextInst];
+    Block[] kept = new Block[all.length];
+    int nk = 0;
+    for (Block b : all) {
+      if (keep == null || keep[b.id]) {
+        Block nb = new Block(b);
+        bm[b.id] = nb;
+        kept[nk++] = b;
+        copyInsts(b.phis, nb.phis, nb, im);
+        copyInsts(b.insts, nb.insts, nb, im);
+      }
+    }
+    boolean stubs = false;
     if (keep != null) {
       // Stubs: left-out successors of kept blocks.
-      for (Block b : blocks) {
-        if (keep[b.id]) {
-          for (Block s : b.succs) {
-            if (!keep[s.id] && bm[s.id] == null) {
-              Block nb = new Block(s.id);
-              nb.mark = s.mark;
-              Inst t = s.terminator();
-              Inst trap = new Inst(t.id, Op.TRAP, Type.VOID, null, "never executed", t.pos);
-              trap.block = nb;
-              nb.insts.add(trap);
-              bm[s.id] = nb;
+      for (int k = 0; k < nk; k++) {
+        List<Block> succs = kept[k].succs;
+        for (int j = 0, m = succs.size(); j < m; j++) {
+          Block s = succs.get(j);
+          if (!keep[s.id] && bm[s.id] == null) {
+            Block nb = new Block(s.id);
+            nb.mark = s.mark;
+            Inst t = s.terminator();
+            Inst trap = new Inst(t.id, Op.TRAP, Type.VOID, null, "never executed", t.pos);
+            trap.block = nb;
+            nb.insts.add(trap);
+            bm[s.id] = nb;
+            stubs = true;
+            for (Block p : s.preds) {
+              if (keep[p.id]) {
+                nb.preds.add(bm[p.id]);
+              }
             }
           }
         }
       }
     }
-    for (Block b : blocks) {
-      if (keep != null && !keep[b.id]) {
-        if (bm[b.id] != null) {
-          f.blocks.add(bm[b.id]);
+    List<Block> fb = f.blocks;
+    if (stubs) {
+      for (Block b : all) {
+        Block nb = bm[b.id];
+        if (nb != null) {
+          fb.add(nb);
         }
-        continue;
       }
-      Block nb = new Block(b);
-      bm[b.id] = nb;
-      f.blocks.add(nb);
-      for (Inst p : b.phis) {
-        nb.phis.add(im[p.id] = copyInst(p, nb));
-      }
-      for (Inst i : b.insts) {
-        nb.insts.add(im[i.id] = copyInst(i, nb));
+    } else {
+      for (int k = 0; k < nk; k++) {
+        fb.add(bm[kept[k].id]);
       }
     }
-    for (Block b : blocks) {
+    for (int k = 0; k < nk; k++) {
+      Block b = kept[k];
       Block nb = bm[b.id];
-      if (nb == null) {
-        continue;
-      }
+      List<Block> preds = b.preds;
+      int np = preds.size();
       int removed = 0;
-      for (Block p : b.preds) {
+      for (int j = 0; j < np; j++) {
+        Block p = preds.get(j);
         if (keep == null || keep[p.id]) {
           nb.preds.add(bm[p.id]);
         } else {
           removed++;
         }
       }
-      if (keep != null && !keep[b.id]) {
-        continue; // a stub
+      List<Block> succs = b.succs;
+      for (int j = 0, m = succs.size(); j < m; j++) {
+        nb.succs.add(bm[succs.get(j).id]);
       }
-      for (Block s : b.succs) {
-        nb.succs.add(bm[s.id]);
-      }
-      for (Inst p : nb.phis) {
+      List<Inst> phis = b.phis;
+      for (int j = 0, m = phis.size(); j < m; j++) {
+        Inst p = phis.get(j);
+        Value[] a = p.args;
         if (removed > 0) {
-          Value[] a = new Value[p.args.length - removed];
-          int k = 0;
-          for (int j = 0; j < p.args.length; j++) {
-            if (keep[b.preds.get(j).id]) {
-              a[k++] = p.args[j];
+          Value[] r = new Value[a.length - removed];
+          int w = 0;
+          for (int q = 0; q < a.length; q++) {
+            if (keep[preds.get(q).id]) {
+              r[w++] = a[q];
             }
           }
-          p.args = a;
+          a = r;
         }
-        mapArgs(p, im);
+        im[p.id].args = mapArgs(p, a, im);
       }
-      for (Inst i : nb.insts) {
-        mapArgs(i, im);
+      List<Inst> insts = b.insts;
+      for (int j = 0, m = insts.size(); j < m; j++) {
+        Inst i = insts.get(j);
+        im[i.id].args = mapArgs(i, i.args, im);
       }
     }
     return f;
   }
 
-  private static Inst copyInst(Inst i, Block nb) {
-    Inst n =
-        new Inst(i.id, i.op, i.type, i.args.length == 0 ? i.args : i.args.clone(), i.aux, i.pos);
-    n.space = i.space;
-    n.block = nb;
-    return n;
+  /** Copies {@code from} into {@code to} (arguments are set later by {@link #mapArgs}). */
+  private static void copyInsts(List<Inst> from, List<Inst> to, Block nb, Inst[] im) {
+    for (int j = 0, m = from.size(); j < m; j++) {
+      Inst i = from.get(j);
+      Inst n = new Inst(i.id, i.op, i.type, null, i.aux, i.pos);
+      n.space = i.space;
+      n.block = nb;
+      to.add(n);
+      im[i.id] = n;
+    }
   }
 
-  private static void mapArgs(Inst n, Inst[] im) {
-    Value[] a = n.args;
+  /** {@code args} of {@code i} with instructions replaced by their copies. */
+  private static Value[] mapArgs(Inst i, Value[] args, Inst[] im) {
+    if (args.length == 0) {
+      return args;
+    }
+    Value[] a = new Value[args.length];
     for (int k = 0; k < a.length; k++) {
-      if (a[k] instanceof Inst x) {
+      Value v = args[k];
+      if (v instanceof Inst x) {
         Inst m = im[x.id];
         if (m == null) {
-          throw new IllegalStateException("%" + n.id + " uses %" + x.id + ", which is in no block");
+          throw new IllegalStateException("%" + i.id + " uses %" + x.id + ", which is in no block");
         }
         a[k] = m;
+      } else {
+        a[k] = v;
       }
     }
+    return a;
   }
 
   /** Number of instructions (phis included). */
