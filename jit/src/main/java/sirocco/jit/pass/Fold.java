@@ -186,7 +186,10 @@ public final class Fold implements Pass {
     Inst[] us = users[i.id];
     if (us != null) {
       for (Inst u : us) {
-        instWork.add(u);
+        // A user in a block not executable yet is visited with the whole block if it becomes so.
+        if (u.block != null && execBlock[u.block.id]) {
+          instWork.add(u);
+        }
       }
     }
   }
