@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
-import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.Users;
 import sirocco.jit.pass.Fold;
 
 /**
@@ -27,7 +27,7 @@ final class KernelIrCache {
   private KernelIrCache() {}
 
   /** A cached function and its {@link Function#users()} (for {@link Fold#mayExecute}). */
-  private record Entry(Function ir, Inst[][] users) {}
+  private record Entry(Function ir, Users users) {}
 
   /**
    * A copy for one compilation and, when blocks were left out, the analysis that chose them (for

@@ -280,49 +280,48 @@ public final class Function {
   }
 
   /**
-   * The instructions that use each instruction as an argument, indexed by instruction id (null when
-   * unused): in block order, phis before instructions, once per use.
+   * The instructions that use each instruction as an argument: in block order, phis before
+   * instructions, once per use.
    */
-  public Inst[][] users() {
-    int[] count = new int[nextInst];
+  public Users users() {
+    int[] start = new int[nextInst + 1];
     for (Block b : blocks) {
-      for (Inst p : b.phis) {
-        countUses(p, count);
-      }
-      for (Inst i : b.insts) {
-        countUses(i, count);
-      }
+      countUses(b.phis, start);
+      countUses(b.insts, start);
     }
-    Inst[][] users = new Inst[nextInst][];
-    for (int k = 0; k < count.length; k++) {
-      if (count[k] > 0) {
-        users[k] = new Inst[count[k]];
-        count[k] = 0;
-      }
+    // start[id + 1] holds the count of id; turn into starts (start[id] = first index of id).
+    int total = 0;
+    for (int k = 1; k < start.length; k++) {
+      int c = start[k];
+      start[k] = total;
+      total += c;
     }
+    // Fill: start[id + 1] advances through id's range and ends at the start of id + 1.
+    Inst[] uses = new Inst[total];
     for (Block b : blocks) {
-      for (Inst p : b.phis) {
-        addUses(p, users, count);
-      }
-      for (Inst i : b.insts) {
-        addUses(i, users, count);
-      }
+      addUses(b.phis, start, uses);
+      addUses(b.insts, start, uses);
     }
-    return users;
+    return new Users(start, uses);
   }
 
-  private static void countUses(Inst i, int[] count) {
-    for (Value a : i.args) {
-      if (a instanceof Inst x) {
-        count[x.id]++;
+  private static void countUses(List<Inst> list, int[] start) {
+    for (int j = 0, m = list.size(); j < m; j++) {
+      for (Value a : list.get(j).args) {
+        if (a instanceof Inst x) {
+          start[x.id + 1]++;
+        }
       }
     }
   }
 
-  private static void addUses(Inst i, Inst[][] users, int[] count) {
-    for (Value a : i.args) {
-      if (a instanceof Inst x) {
-        users[x.id][count[x.id]++] = i;
+  private static void addUses(List<Inst> list, int[] start, Inst[] uses) {
+    for (int j = 0, m = list.size(); j < m; j++) {
+      Inst i = list.get(j);
+      for (Value a : i.args) {
+        if (a instanceof Inst x) {
+          uses[start[x.id + 1]++] = i;
+        }
       }
     }
   }

@@ -11,7 +11,7 @@ public final class SsaCleanup {
    * repeats for phis that become trivial in turn. Returns true when something changed.
    */
   public static boolean removeTrivialPhis(Function fn) {
-    Inst[][] users = null;
+    Users users = null;
     ArrayDeque<Inst> work = new ArrayDeque<>();
     for (Block b : fn.blocks) {
       work.addAll(b.phis);
@@ -50,12 +50,10 @@ public final class SsaCleanup {
       if (users == null) {
         users = fn.users();
       }
-      Inst[] us = users[phi.id];
-      if (us != null) {
-        for (Inst u : us) {
-          if (u.op == Op.PHI && u != phi) {
-            work.add(u);
-          }
+      for (int k = users.from(phi.id), e = users.to(phi.id); k < e; k++) {
+        Inst u = users.get(k);
+        if (u.op == Op.PHI && u != phi) {
+          work.add(u);
         }
       }
     }

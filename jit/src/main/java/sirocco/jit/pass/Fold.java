@@ -10,6 +10,7 @@ import sirocco.jit.ir.Inst;
 import sirocco.jit.ir.LongMap;
 import sirocco.jit.ir.Op;
 import sirocco.jit.ir.Type;
+import sirocco.jit.ir.Users;
 import sirocco.jit.ir.Value;
 
 /**
@@ -32,7 +33,7 @@ public final class Fold implements Pass {
   private LongMap<Boolean> execEdge;
   private ArrayDeque<Block> blockWork;
   private ArrayDeque<Inst> instWork;
-  private Inst[][] users;
+  private Users users;
 
   /** Pre-analysis only: values of specialized parameters, by JVM parameter index. */
   private Map<Integer, Const> params;
@@ -108,15 +109,14 @@ public final class Fold implements Pass {
    * {@code fn} only ({@code users} is {@link Function#users()} of it), so several threads may
    * analyze one function.
    */
-  public static Analysis mayExecute(
-      Function fn, Inst[][] users, Map<Integer, Const> specializations) {
+  public static Analysis mayExecute(Function fn, Users users, Map<Integer, Const> specializations) {
     Fold f = new Fold();
     f.params = specializations;
     f.analyze(fn, users);
     return new Analysis(f);
   }
 
-  private void analyze(Function fn, Inst[][] users) {
+  private void analyze(Function fn, Users users) {
     int n = fn.instIdLimit();
     state = new byte[n];
     val = new Const[n];
@@ -183,13 +183,12 @@ public final class Fold implements Pass {
     }
     state[i.id] = s;
     val[i.id] = c;
-    Inst[] us = users[i.id];
-    if (us != null) {
-      for (Inst u : us) {
-        // A user in a block not executable yet is visited with the whole block if it becomes so.
-        if (u.block != null && execBlock[u.block.id]) {
-          instWork.add(u);
-        }
+    Users us = users;
+    for (int k = us.from(i.id), e = us.to(i.id); k < e; k++) {
+      Inst u = us.get(k);
+      // A user in a block not executable yet is visited with the whole block if it becomes so.
+      if (u.block != null && execBlock[u.block.id]) {
+        instWork.add(u);
       }
     }
   }
