@@ -25,16 +25,7 @@ public final class ScalarReplaceRecords implements Pass {
 
   @Override
   public void run(Function fn, PassContext ctx) {
-    boolean any = false;
-    for (Block b : fn.blocks) {
-      for (Inst p : b.phis) {
-        any |= p.type.isRecord();
-      }
-      for (Inst i : b.insts) {
-        any |= i.type.isRecord() || i.op == Op.STORE_VEC || i.op == Op.MMA;
-      }
-    }
-    if (!any) {
+    if (!usesRecords(fn)) {
       return;
     }
     // Components of record values and replacements of accessors, by instruction id (only
@@ -135,6 +126,22 @@ public final class ScalarReplaceRecords implements Pass {
         }
       }
     }
+  }
+
+  private static boolean usesRecords(Function fn) {
+    for (Block b : fn.blocks) {
+      for (Inst p : b.phis) {
+        if (p.type.isRecord()) {
+          return true;
+        }
+      }
+      for (Inst i : b.insts) {
+        if (i.type.isRecord() || i.op == Op.STORE_VEC || i.op == Op.MMA) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static void resolveArgs(Inst i, Value[] scalar) {
