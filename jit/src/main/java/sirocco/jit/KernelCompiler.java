@@ -50,8 +50,10 @@ import sirocco.jit.ptx.PtxEmitter;
  * result is written as PTX. Set the system property {@code sirocco.jit.dump} to a pass name (or
  * {@code all}) to print the IR after it.
  *
- * <p>Thread-safe: compilations share only immutable data and a per-class cache of parsed class
- * files. Does not cache compiled kernels: the runtime keys its cache by {@link KernelKey}.
+ * <p>Thread-safe: compilations share only immutable data and caches of parsed class files (per
+ * class), helper templates (per class loader, held weakly) and each kernel's IR before
+ * specialization ({@code KernelIrCache}, per class); the caches do not change the output. Does not
+ * cache compiled kernels: the runtime keys its cache by {@link KernelKey}.
  */
 public final class KernelCompiler {
   private KernelCompiler() {}
