@@ -33,7 +33,21 @@ public record CompileOptions(
     String p = System.getProperty("sirocco.jit.dump", "");
     Set<String> dump =
         p.isBlank() ? Set.of() : Set.of(p.toLowerCase(Locale.ROOT).replace(" ", "").split(","));
-    return new CompileOptions(dump, System.err::println, false, true, false);
+    return new CompileOptions(dump, new PrintLines(System.err), false, true, false);
+  }
+
+  /** {@code out::println} (a class rather than a method reference: no bootstrap when cold). */
+  private static final class PrintLines implements Consumer<String> {
+    private final java.io.PrintStream out;
+
+    PrintLines(java.io.PrintStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void accept(String s) {
+      out.println(s);
+    }
   }
 
   public CompileOptions withDumpAfter(Set<String> passes, Consumer<String> sink) {

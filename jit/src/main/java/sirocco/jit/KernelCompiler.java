@@ -50,8 +50,10 @@ import sirocco.jit.ptx.PtxEmitter;
  * result is written as PTX. Set the system property {@code sirocco.jit.dump} to a pass name (or
  * {@code all}) to print the IR after it.
  *
- * <p>Thread-safe: compilations share only immutable data and a per-class cache of parsed class
- * files. Does not cache compiled kernels: the runtime keys its cache by {@link KernelKey}.
+ * <p>Thread-safe: compilations share only immutable data and caches of parsed class files (per
+ * class), helper templates (per class loader, held weakly) and each kernel's IR before
+ * specialization ({@code KernelIrCache}, per class); the caches do not change the output. Does not
+ * cache compiled kernels: the runtime keys its cache by {@link KernelKey}.
  */
 public final class KernelCompiler {
   private KernelCompiler() {}
@@ -125,17 +127,43 @@ public final class KernelCompiler {
     KernelKey key = new KernelKey(kernel, keyValues, target);
 
     PassContext ctx = new PassContext(classes, consts, options.unroll());
+    // build, inline and records do not depend on the specialization values: their result is
+    // cached per kernel method and copied (unless their IR is to be dumped).
+    boolean cacheable =
+        !options.dumps("build") && !options.dumps("inline") && !options.dumps("records");
     long t0 = System.nanoTime();
-    Function fn = BytecodeBuilder.build(classes, found);
-    after("build", fn, options, t0);
-    assert Verifier.verify(fn, "build");
+    // A copy may leave out what fold removes after specialize and peephole, unless their IR is
+    // dumped.
+    boolean prune = !options.dumps("specialize") && !options.dumps("peephole");
+    KernelIrCache.Copy copy = cacheable ? KernelIrCache.get(kernel, desc, consts, prune) : null;
+    Function fn = copy == null ? null : copy.fn();
+    if (fn != null) {
+      after("copy", fn, options, t0);
+      assert Verifier.verify(fn, "copy");
+    } else {
+      fn = BytecodeBuilder.build(classes, found);
+      after("build", fn, options, t0);
+      assert Verifier.verify(fn, "build");
+      for (Pass p : List.of(new Inline(), new ScalarReplaceRecords())) {
+        long t = System.nanoTime();
+        p.run(fn, ctx);
+        after(p.name(), fn, options, t);
+        assert Verifier.verify(fn, p.name());
+      }
+      if (cacheable) {
+        // The cache takes this function; the compilation goes on with a copy, as later ones.
+        long t = System.nanoTime();
+        copy = KernelIrCache.putAndCopy(kernel, desc, fn, consts, prune);
+        fn = copy.fn();
+        after("copy", fn, options, t);
+        assert Verifier.verify(fn, "copy");
+      }
+    }
     List<Pass> pipeline =
         List.of(
-            new Inline(),
-            new ScalarReplaceRecords(),
             new SpecializeParams(),
             new Peephole(),
-            new Fold(),
+            new Fold(copy == null ? null : copy.analysis()),
             new SimplifyCfg(),
             new Unroll(),
             new Fold(),
@@ -393,24 +421,30 @@ public final class KernelCompiler {
   }
 
   private static Class<?> box(Class<?> t) {
-    return java.lang.invoke.MethodType.methodType(t).wrap().returnType();
+    return t == int.class
+        ? Integer.class
+        : t == long.class
+            ? Long.class
+            : t == float.class
+                ? Float.class
+                : t == double.class
+                    ? Double.class
+                    : t == boolean.class
+                        ? Boolean.class
+                        : t == byte.class
+                            ? Byte.class
+                            : t == short.class
+                                ? Short.class
+                                : t == char.class
+                                    ? Character.class
+                                    : t == void.class ? Void.class : t;
   }
 
   private static Const toConst(Object v, Class<?> t) {
     if (v == null || box(t) != v.getClass()) {
       return null;
     }
-    return switch (v) {
-      case Integer i -> Const.ofInt(i);
-      case Long l -> Const.ofLong(l);
-      case Float f -> Const.ofFloat(f);
-      case Double d -> Const.ofDouble(d);
-      case Boolean b -> Const.ofInt(b ? 1 : 0);
-      case Byte b -> Const.ofInt(b);
-      case Short s -> Const.ofInt(s);
-      case Character c -> Const.ofInt(c);
-      default -> null;
-    };
+    return Const.ofBoxed(v);
   }
 
   /** "Class_method" plus, to stay unique, a hash of the full identity and specialization. */

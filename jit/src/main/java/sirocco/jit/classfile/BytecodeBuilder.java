@@ -8,6 +8,7 @@ import java.lang.classfile.Label;
 import java.lang.classfile.MethodModel;
 import java.lang.classfile.Opcode;
 import java.lang.classfile.TypeKind;
+import java.lang.classfile.attribute.LineNumberTableAttribute;
 import java.lang.classfile.instruction.ArrayLoadInstruction;
 import java.lang.classfile.instruction.ArrayStoreInstruction;
 import java.lang.classfile.instruction.BranchInstruction;
@@ -53,6 +54,7 @@ import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Conv;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.LongMap;
 import sirocco.jit.ir.MethodId;
 import sirocco.jit.ir.Op;
 import sirocco.jit.ir.Pos;
@@ -123,9 +125,8 @@ public final class BytecodeBuilder {
   private int[] blockOfInsn;
 
   // SSA construction state, indexed by IR block id.
-  private final List<Map<Long, Value>> defs = new ArrayList<>();
+  private final List<LongMap<Value>> defs = new ArrayList<>();
   private final List<Map<Long, Inst>> incomplete = new ArrayList<>();
-  private final Map<Long, Type> varTypes = new HashMap<>();
   private boolean[] sealed = new boolean[16];
 
   // Per-block translation state.
@@ -174,11 +175,13 @@ public final class BytecodeBuilder {
     return curPos;
   }
 
+  // No lambdas, streams or pattern switches on the compile path: each such call site costs about
+  // a millisecond (its bootstrap) the first time it runs in a JVM.
   private static int firstLine(MethodModel m) {
-    return m.code()
-        .flatMap(c -> c.findAttribute(Attributes.lineNumberTable()))
-        .map(t -> t.lineNumbers().isEmpty() ? -1 : t.lineNumbers().get(0).lineNumber())
-        .orElse(-1);
+    CodeModel code = m.code().orElse(null);
+    LineNumberTableAttribute t =
+        code == null ? null : code.findAttribute(Attributes.lineNumberTable()).orElse(null);
+    return t == null || t.lineNumbers().isEmpty() ? -1 : t.lineNumbers().get(0).lineNumber();
   }
 
   // ---------------------------------------------------------------- driver
@@ -280,16 +283,21 @@ public final class BytecodeBuilder {
   }
 
   private void decode(CodeModel code) {
-    List<Integer> bciList = new ArrayList<>();
-    List<Integer> lineList = new ArrayList<>();
+    int[] bciList = new int[64];
+    int[] lineList = new int[64];
     int bci = 0;
     int line = fn.pos.line();
     // if/instanceof rather than a pattern switch: the switch bootstrap is slow on first use.
     for (CodeElement e : code) {
       if (e instanceof Instruction ins) {
+        int n = insns.size();
+        if (n == bciList.length) {
+          bciList = Arrays.copyOf(bciList, n * 2);
+          lineList = Arrays.copyOf(lineList, n * 2);
+        }
         insns.add(ins);
-        bciList.add(bci);
-        lineList.add(line);
+        bciList[n] = bci;
+        lineList[n] = line;
         bci += ins.sizeInBytes();
       } else if (e instanceof LabelTarget lt) {
         labels.put(lt.label(), insns.size());
@@ -297,8 +305,8 @@ public final class BytecodeBuilder {
         line = ln.line();
       }
     }
-    bcis = bciList.stream().mapToInt(Integer::intValue).toArray();
-    lines = lineList.stream().mapToInt(Integer::intValue).toArray();
+    bcis = Arrays.copyOf(bciList, insns.size());
+    lines = Arrays.copyOf(lineList, insns.size());
   }
 
   private int target(Label l) {
@@ -551,7 +559,7 @@ public final class BytecodeBuilder {
 
   private void growState(Block b) {
     while (defs.size() <= b.id) {
-      defs.add(new HashMap<>());
+      defs.add(new LongMap<>());
       incomplete.add(new HashMap<>());
     }
     if (sealed.length <= b.id) {
@@ -560,7 +568,6 @@ public final class BytecodeBuilder {
   }
 
   private void write(long key, Type t, Block b, Value v) {
-    varTypes.putIfAbsent(key, t);
     defs.get(b.id).put(key, v);
   }
 

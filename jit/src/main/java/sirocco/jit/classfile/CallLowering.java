@@ -232,17 +232,11 @@ final class CallLowering {
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       throw unsupported("static final field " + what + " could not be read: " + e);
     }
-    return switch (v) {
-      case Integer i -> Const.ofInt(i);
-      case Long l -> Const.ofLong(l);
-      case Float fl -> Const.ofFloat(fl);
-      case Double d -> Const.ofDouble(d);
-      case Boolean z -> Const.ofInt(z ? 1 : 0);
-      case Byte by -> Const.ofInt(by);
-      case Short s -> Const.ofInt(s);
-      case Character ch -> Const.ofInt(ch);
-      default -> throw unsupported("static field " + what + " has an unsupported type");
-    };
+    Const k = Const.ofBoxed(v);
+    if (k == null) {
+      throw unsupported("static field " + what + " has an unsupported type");
+    }
+    return k;
   }
 
   private static Field findField(Class<?> c, String name) {

@@ -29,6 +29,11 @@ public final class ClassFiles {
     this.loader = loader;
   }
 
+  /** The class loader classes are resolved through. */
+  public ClassLoader loader() {
+    return loader;
+  }
+
   /** The parsed class file of {@code c}. */
   public static ClassModel model(Class<?> c) {
     return MODELS.get(c);
@@ -83,11 +88,8 @@ public final class ClassFiles {
 
   /** The identity of {@code m}, with the source file name for messages. */
   public static MethodId idOf(Class<?> c, ClassModel cm, MethodModel m) {
-    String source =
-        cm.findAttribute(Attributes.sourceFile())
-            .map(SourceFileAttribute::sourceFile)
-            .map(u -> u.stringValue())
-            .orElse(null);
+    SourceFileAttribute sf = cm.findAttribute(Attributes.sourceFile()).orElse(null);
+    String source = sf == null ? null : sf.sourceFile().stringValue();
     return new MethodId(
         c.getName(), m.methodName().stringValue(), m.methodType().stringValue(), source);
   }

@@ -10,16 +10,30 @@ import java.util.List;
  */
 public final class Block {
   public final int id;
-  public final List<Inst> phis = new ArrayList<>();
-  public final List<Inst> insts = new ArrayList<>();
-  public final List<Block> preds = new ArrayList<>();
-  public final List<Block> succs = new ArrayList<>();
+  public final List<Inst> phis;
+  public final List<Inst> insts;
+  public final List<Block> preds;
+  public final List<Block> succs;
 
   /** Free for passes (visited marks, orders). */
   public int mark;
 
   Block(int id) {
     this.id = id;
+    phis = new ArrayList<>();
+    insts = new ArrayList<>();
+    preds = new ArrayList<>();
+    succs = new ArrayList<>();
+  }
+
+  /** A block with room for the phis, instructions and edges of {@code like} (for copies). */
+  Block(Block like) {
+    this.id = like.id;
+    this.mark = like.mark;
+    phis = new ArrayList<>(like.phis.size());
+    insts = new ArrayList<>(like.insts.size());
+    preds = new ArrayList<>(like.preds.size());
+    succs = new ArrayList<>(like.succs.size());
   }
 
   public Inst terminator() {

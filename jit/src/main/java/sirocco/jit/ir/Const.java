@@ -34,6 +34,32 @@ public final class Const extends Value {
     return new Const(Type.PRED, v ? 1 : 0);
   }
 
+  /**
+   * The constant of a boxed primitive ({@code Boolean}, {@code Byte}, {@code Short} and {@code
+   * Character} as ints), or null for anything else.
+   */
+  public static Const ofBoxed(Object v) {
+    // instanceof rather than a pattern switch: its bootstrap costs milliseconds when cold.
+    if (v instanceof Integer i) {
+      return ofInt(i);
+    } else if (v instanceof Long l) {
+      return ofLong(l);
+    } else if (v instanceof Float f) {
+      return ofFloat(f);
+    } else if (v instanceof Double d) {
+      return ofDouble(d);
+    } else if (v instanceof Boolean b) {
+      return ofInt(b ? 1 : 0);
+    } else if (v instanceof Byte b) {
+      return ofInt(b);
+    } else if (v instanceof Short s) {
+      return ofInt(s);
+    } else if (v instanceof Character c) {
+      return ofInt(c);
+    }
+    return null;
+  }
+
   /** Zero (or false, or an undefined placeholder) of any type. */
   public static Const zero(Type t) {
     return new Const(t, 0);

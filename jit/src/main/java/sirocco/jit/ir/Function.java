@@ -1,9 +1,7 @@
 package sirocco.jit.ir;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -79,51 +77,87 @@ public final class Function {
     return nextBlock;
   }
 
-  /** Blocks reachable from the entry in reverse post-order; the last successor is laid out next. */
+  /**
+   * Blocks reachable from the entry in reverse post-order; the last successor is laid out next.
+   * Leaves {@code mark} 1 on reachable blocks and 0 on the others.
+   */
   public List<Block> reversePostOrder() {
-    for (Block b : blocks) {
-      b.mark = 0;
+    int n = blocks.size();
+    for (int k = 0; k < n; k++) {
+      blocks.get(k).mark = 0;
     }
-    List<Block> post = new ArrayList<>(blocks.size());
-    Deque<Block> stack = new ArrayDeque<>();
-    Deque<Integer> next = new ArrayDeque<>();
+    Block[] stack = new Block[n + 1];
+    int[] next = new int[n + 1];
+    Block[] post = new Block[n + 1];
+    int np = 0;
     Block e = entry();
     e.mark = 1;
-    stack.push(e);
-    next.push(0);
-    while (!stack.isEmpty()) {
-      Block b = stack.peek();
-      int i = next.pop();
+    stack[0] = e;
+    int sp = 1;
+    while (sp > 0) {
+      Block b = stack[sp - 1];
+      int i = next[sp - 1];
       if (i < b.succs.size()) {
-        next.push(i + 1);
+        next[sp - 1] = i + 1;
         Block s = b.succs.get(i);
         if (s.mark == 0) {
           s.mark = 1;
-          stack.push(s);
-          next.push(0);
+          if (sp == stack.length) { // a successor outside the block list
+            stack = Arrays.copyOf(stack, sp * 2);
+            next = Arrays.copyOf(next, sp * 2);
+          }
+          stack[sp] = s;
+          next[sp] = 0;
+          sp++;
         }
       } else {
-        stack.pop();
-        post.add(b);
+        sp--;
+        if (np == post.length) {
+          post = Arrays.copyOf(post, np * 2);
+        }
+        post[np++] = b;
       }
     }
-    List<Block> rpo = new ArrayList<>(post.size());
-    for (int i = post.size() - 1; i >= 0; i--) {
-      rpo.add(post.get(i));
+    Block[] rpo = new Block[np];
+    for (int i = 0; i < np; i++) {
+      rpo[i] = post[np - 1 - i];
     }
-    return rpo;
+    return Arrays.asList(rpo);
   }
 
   /**
    * Removes blocks not reachable from the entry (and their edges into reachable blocks). Returns
-   * true when something was removed.
+   * true when something was removed. Leaves {@code mark} 1 on the remaining blocks.
    */
   public boolean removeUnreachable() {
-    List<Block> rpo = reversePostOrder();
-    if (rpo.size() == blocks.size()) {
+    int n = blocks.size();
+    for (int k = 0; k < n; k++) {
+      blocks.get(k).mark = 0;
+    }
+    Block[] stack = new Block[n + 1];
+    Block e = entry();
+    e.mark = 1;
+    stack[0] = e;
+    int sp = 1;
+    int reached = 0;
+    while (sp > 0) {
+      Block b = stack[--sp];
+      reached++;
+      List<Block> succs = b.succs;
+      for (int i = 0, m = succs.size(); i < m; i++) {
+        Block s = succs.get(i);
+        if (s.mark == 0) {
+          s.mark = 1;
+          if (sp == stack.length) {
+            stack = Arrays.copyOf(stack, sp * 2);
+          }
+          stack[sp++] = s;
+        }
+      }
+    }
+    if (reached == n) {
       return false;
     }
-    // reversePostOrder left mark = 1 on reachable blocks.
     for (Block b : blocks) {
       if (b.mark == 0) {
         for (Block s : b.succs) {
@@ -133,8 +167,44 @@ public final class Function {
         }
       }
     }
-    blocks.removeIf(b -> b.mark == 0);
+    removeBlocksMarked(0);
     return true;
+  }
+
+  /** Removes the blocks whose {@code keep[id]} is false, keeping the order of the others. */
+  public void retainBlocks(boolean[] keep) {
+    int n = blocks.size();
+    int w = 0;
+    for (int r = 0; r < n; r++) {
+      Block b = blocks.get(r);
+      if (keep[b.id]) {
+        if (w != r) {
+          blocks.set(w, b);
+        }
+        w++;
+      }
+    }
+    if (w < n) {
+      blocks.subList(w, n).clear();
+    }
+  }
+
+  /** Removes the blocks whose {@code mark} is {@code mark}, keeping the order of the others. */
+  public void removeBlocksMarked(int mark) {
+    int n = blocks.size();
+    int w = 0;
+    for (int r = 0; r < n; r++) {
+      Block b = blocks.get(r);
+      if (b.mark != mark) {
+        if (w != r) {
+          blocks.set(w, b);
+        }
+        w++;
+      }
+    }
+    if (w < n) {
+      blocks.subList(w, n).clear();
+    }
   }
 
   /**
@@ -145,21 +215,34 @@ public final class Function {
     if (map.isEmpty()) {
       return;
     }
+    Value[] r = new Value[nextInst];
+    for (Map.Entry<Inst, Value> e : map.entrySet()) {
+      r[e.getKey().id] = e.getValue();
+    }
+    replaceUses(r);
+  }
+
+  /**
+   * Replaces every use of an instruction {@code x} with {@code r[x.id] != null} by that value
+   * (following chains), in all instructions of all blocks. {@code r} is indexed by instruction id
+   * and may be shorter than {@link #instIdLimit()}.
+   */
+  public void replaceUses(Value[] r) {
     for (Block b : blocks) {
       for (Inst p : b.phis) {
-        rewriteArgs(p, map);
+        rewriteArgs(p, r);
       }
       for (Inst i : b.insts) {
-        rewriteArgs(i, map);
+        rewriteArgs(i, r);
       }
     }
   }
 
-  private static void rewriteArgs(Inst i, Map<Inst, Value> map) {
+  private static void rewriteArgs(Inst i, Value[] r) {
     Value[] a = i.args;
     for (int k = 0; k < a.length; k++) {
-      if (a[k] instanceof Inst x && map.containsKey(x)) {
-        a[k] = resolve(x, map);
+      if (a[k] instanceof Inst x && x.id < r.length && r[x.id] != null) {
+        a[k] = resolve(x, r);
       }
     }
   }
@@ -180,26 +263,219 @@ public final class Function {
     return v;
   }
 
-  /** Map from each instruction to the instructions that use it as an argument. */
-  public Map<Inst, List<Inst>> users() {
-    Map<Inst, List<Inst>> users = new HashMap<>();
-    for (Block b : blocks) {
-      for (Inst p : b.phis) {
-        addUses(p, users);
+  /** Follows replacement chains in a table indexed by instruction id. */
+  public static Value resolve(Value v, Value[] r) {
+    int guard = 0;
+    while (v instanceof Inst x) {
+      Value n = x.id < r.length ? r[x.id] : null;
+      if (n == null || n == v) {
+        return v;
       }
-      for (Inst i : b.insts) {
-        addUses(i, users);
+      v = n;
+      if (++guard > 1_000_000) {
+        throw new IllegalStateException("replacement cycle at " + x);
       }
     }
-    return users;
+    return v;
   }
 
-  private static void addUses(Inst i, Map<Inst, List<Inst>> users) {
-    for (Value a : i.args) {
-      if (a instanceof Inst x) {
-        users.computeIfAbsent(x, k -> new ArrayList<>(2)).add(i);
+  /**
+   * The instructions that use each instruction as an argument: in block order, phis before
+   * instructions, once per use.
+   */
+  public Users users() {
+    int[] start = new int[nextInst + 1];
+    for (Block b : blocks) {
+      countUses(b.phis, start);
+      countUses(b.insts, start);
+    }
+    // start[id + 1] holds the count of id; turn into starts (start[id] = first index of id).
+    int total = 0;
+    for (int k = 1; k < start.length; k++) {
+      int c = start[k];
+      start[k] = total;
+      total += c;
+    }
+    // Fill: start[id + 1] advances through id's range and ends at the start of id + 1.
+    Inst[] uses = new Inst[total];
+    for (Block b : blocks) {
+      addUses(b.phis, start, uses);
+      addUses(b.insts, start, uses);
+    }
+    return new Users(start, uses);
+  }
+
+  private static void countUses(List<Inst> list, int[] start) {
+    for (int j = 0, m = list.size(); j < m; j++) {
+      for (Value a : list.get(j).args) {
+        if (a instanceof Inst x) {
+          start[x.id + 1]++;
+        }
       }
     }
+  }
+
+  private static void addUses(List<Inst> list, int[] start, Inst[] uses) {
+    for (int j = 0, m = list.size(); j < m; j++) {
+      Inst i = list.get(j);
+      for (Value a : i.args) {
+        if (a instanceof Inst x) {
+          uses[start[x.id + 1]++] = i;
+        }
+      }
+    }
+  }
+
+  /**
+   * A deep copy: the same blocks and instructions in the same order, with the same ids and id
+   * counters, so that passes run on the copy exactly as on the original. Instruction {@code aux}
+   * data and positions are immutable and shared.
+   */
+  public Function copy() {
+    return copy(null);
+  }
+
+  /**
+   * As {@link #copy()}, but only with the blocks whose {@code keep[id]} is true, for a following
+   * {@code Fold} that removes all others as never executed: edges from left-out blocks are gone
+   * (with their phi arguments, as that pass removes them), and a left-out block that a kept one
+   * branches to is a stub (no phis, one {@link Op#TRAP} with the id of the block's terminator, no
+   * successors, only kept predecessors), which that pass removes with the same edges. The result of
+   * the pass is then the same as from a full copy.
+   *
+   * @throws IllegalStateException when a kept instruction uses one from a left-out block
+   */
+  public Function copy(boolean[] keep) {
+    Function f = new Function(method, pos, paramTypes, paramDescriptors, returnType);
+    f.nextInst = nextInst;
+    f.nextBlock = nextBlock;
+    // Arrays and indexed loops: a cold JVM interprets this, and most blocks may be left out.
+    Block[] all = blocks.toArray(new Block[0]);
+    Block[] bm = new Block[nextBlock];
+    Inst[] im = new Inst[nextInst];
+    Block[] kept = new Block[all.length];
+    int nk = 0;
+    for (Block b : all) {
+      if (keep == null || keep[b.id]) {
+        Block nb = new Block(b);
+        bm[b.id] = nb;
+        kept[nk++] = b;
+        copyInsts(b.phis, nb.phis, nb, im);
+        copyInsts(b.insts, nb.insts, nb, im);
+      }
+    }
+    boolean stubs = false;
+    if (keep != null) {
+      // Stubs: left-out successors of kept blocks.
+      for (int k = 0; k < nk; k++) {
+        List<Block> succs = kept[k].succs;
+        for (int j = 0, m = succs.size(); j < m; j++) {
+          Block s = succs.get(j);
+          if (!keep[s.id] && bm[s.id] == null) {
+            Block nb = new Block(s.id);
+            nb.mark = s.mark;
+            Inst t = s.terminator();
+            Inst trap = new Inst(t.id, Op.TRAP, Type.VOID, null, "never executed", t.pos);
+            trap.block = nb;
+            nb.insts.add(trap);
+            bm[s.id] = nb;
+            stubs = true;
+            for (Block p : s.preds) {
+              if (keep[p.id]) {
+                nb.preds.add(bm[p.id]);
+              }
+            }
+          }
+        }
+      }
+    }
+    List<Block> fb = f.blocks;
+    if (stubs) {
+      for (Block b : all) {
+        Block nb = bm[b.id];
+        if (nb != null) {
+          fb.add(nb);
+        }
+      }
+    } else {
+      for (int k = 0; k < nk; k++) {
+        fb.add(bm[kept[k].id]);
+      }
+    }
+    for (int k = 0; k < nk; k++) {
+      Block b = kept[k];
+      Block nb = bm[b.id];
+      List<Block> preds = b.preds;
+      int np = preds.size();
+      int removed = 0;
+      for (int j = 0; j < np; j++) {
+        Block p = preds.get(j);
+        if (keep == null || keep[p.id]) {
+          nb.preds.add(bm[p.id]);
+        } else {
+          removed++;
+        }
+      }
+      List<Block> succs = b.succs;
+      for (int j = 0, m = succs.size(); j < m; j++) {
+        nb.succs.add(bm[succs.get(j).id]);
+      }
+      List<Inst> phis = b.phis;
+      for (int j = 0, m = phis.size(); j < m; j++) {
+        Inst p = phis.get(j);
+        Value[] a = p.args;
+        if (removed > 0) {
+          Value[] r = new Value[a.length - removed];
+          int w = 0;
+          for (int q = 0; q < a.length; q++) {
+            if (keep[preds.get(q).id]) {
+              r[w++] = a[q];
+            }
+          }
+          a = r;
+        }
+        im[p.id].args = mapArgs(p, a, im);
+      }
+      List<Inst> insts = b.insts;
+      for (int j = 0, m = insts.size(); j < m; j++) {
+        Inst i = insts.get(j);
+        im[i.id].args = mapArgs(i, i.args, im);
+      }
+    }
+    return f;
+  }
+
+  /** Copies {@code from} into {@code to} (arguments are set later by {@link #mapArgs}). */
+  private static void copyInsts(List<Inst> from, List<Inst> to, Block nb, Inst[] im) {
+    for (int j = 0, m = from.size(); j < m; j++) {
+      Inst i = from.get(j);
+      Inst n = new Inst(i.id, i.op, i.type, null, i.aux, i.pos);
+      n.space = i.space;
+      n.block = nb;
+      to.add(n);
+      im[i.id] = n;
+    }
+  }
+
+  /** {@code args} of {@code i} with instructions replaced by their copies. */
+  private static Value[] mapArgs(Inst i, Value[] args, Inst[] im) {
+    if (args.length == 0) {
+      return args;
+    }
+    Value[] a = new Value[args.length];
+    for (int k = 0; k < a.length; k++) {
+      Value v = args[k];
+      if (v instanceof Inst x) {
+        Inst m = im[x.id];
+        if (m == null) {
+          throw new IllegalStateException("%" + i.id + " uses %" + x.id + ", which is in no block");
+        }
+        a[k] = m;
+      } else {
+        a[k] = v;
+      }
+    }
+    return a;
   }
 
   /** Number of instructions (phis included). */

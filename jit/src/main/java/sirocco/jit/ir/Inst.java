@@ -57,6 +57,45 @@ public final class Inst extends Value {
     args = n;
   }
 
+  /**
+   * Removes from {@code list} the instructions {@code x} with {@code table[x.id] != null}, keeping
+   * the order of the others (a loop, not {@code removeIf} with a lambda: no bootstrap cold).
+   */
+  public static void removeReplaced(java.util.List<Inst> list, Object[] table) {
+    int n = list.size();
+    int w = 0;
+    for (int r = 0; r < n; r++) {
+      Inst x = list.get(r);
+      if (x.id >= table.length || table[x.id] == null) {
+        if (w != r) {
+          list.set(w, x);
+        }
+        w++;
+      }
+    }
+    if (w < n) {
+      list.subList(w, n).clear();
+    }
+  }
+
+  /** Removes from {@code list} the instructions {@code x} with {@code !keep[x.id]}, in order. */
+  public static void removeDead(java.util.List<Inst> list, boolean[] keep) {
+    int n = list.size();
+    int w = 0;
+    for (int r = 0; r < n; r++) {
+      Inst x = list.get(r);
+      if (keep[x.id]) {
+        if (w != r) {
+          list.set(w, x);
+        }
+        w++;
+      }
+    }
+    if (w < n) {
+      list.subList(w, n).clear();
+    }
+  }
+
   public boolean isTerminator() {
     return op.isTerminator();
   }

@@ -1,9 +1,6 @@
 package sirocco.jit.ir;
 
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 
 /** SSA utilities shared by the builder and the passes. */
 public final class SsaCleanup {
@@ -14,7 +11,7 @@ public final class SsaCleanup {
    * repeats for phis that become trivial in turn. Returns true when something changed.
    */
   public static boolean removeTrivialPhis(Function fn) {
-    Map<Inst, List<Inst>> users = null;
+    Users users = null;
     ArrayDeque<Inst> work = new ArrayDeque<>();
     for (Block b : fn.blocks) {
       work.addAll(b.phis);
@@ -22,10 +19,11 @@ public final class SsaCleanup {
     if (work.isEmpty()) {
       return false;
     }
-    Map<Inst, Value> replace = new HashMap<>();
+    Value[] replace = new Value[fn.instIdLimit()];
+    boolean any = false;
     while (!work.isEmpty()) {
       Inst phi = work.pop();
-      if (replace.containsKey(phi)) {
+      if (replace[phi.id] != null) {
         continue;
       }
       Value same = null;
@@ -47,21 +45,23 @@ public final class SsaCleanup {
       if (same == null) {
         same = Const.zero(phi.type);
       }
-      replace.put(phi, same);
+      replace[phi.id] = same;
+      any = true;
       if (users == null) {
         users = fn.users();
       }
-      for (Inst u : users.getOrDefault(phi, List.of())) {
+      for (int k = users.from(phi.id), e = users.to(phi.id); k < e; k++) {
+        Inst u = users.get(k);
         if (u.op == Op.PHI && u != phi) {
           work.add(u);
         }
       }
     }
-    if (replace.isEmpty()) {
+    if (!any) {
       return false;
     }
     for (Block b : fn.blocks) {
-      b.phis.removeIf(replace::containsKey);
+      Inst.removeReplaced(b.phis, replace);
     }
     fn.replaceUses(replace);
     return true;

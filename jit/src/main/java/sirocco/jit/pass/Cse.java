@@ -2,7 +2,6 @@ package sirocco.jit.pass;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import sirocco.jit.ir.Block;
@@ -75,34 +74,46 @@ public final class Cse implements Pass {
   @Override
   public void run(Function fn, PassContext ctx) {
     Dominators dom = new Dominators(fn);
-    Map<Block, List<Block>> children = new IdentityHashMap<>();
-    for (Block b : dom.reversePostOrder()) {
+    // Dominator-tree children by block id, in reverse post-order.
+    List<Block> rpo = dom.reversePostOrder();
+    int[] count = new int[fn.blockIdLimit()];
+    for (Block b : rpo) {
       Block up = dom.idom(b);
       if (up != b) {
-        children.computeIfAbsent(up, k -> new ArrayList<>()).add(b);
+        count[up.id]++;
       }
     }
-    Map<Inst, Value> replace = new HashMap<>();
+    Block[][] children = new Block[count.length][];
+    for (Block b : rpo) {
+      Block up = dom.idom(b);
+      if (up != b) {
+        if (children[up.id] == null) {
+          children[up.id] = new Block[count[up.id]];
+          count[up.id] = 0;
+        }
+        children[up.id][count[up.id]++] = b;
+      }
+    }
+    Value[] replace = new Value[fn.instIdLimit()];
     Map<Key, Inst> table = new HashMap<>();
     walk(fn.entry(), children, table, replace);
     fn.replaceUses(replace);
     for (Block b : fn.blocks) {
-      b.insts.removeIf(replace::containsKey);
+      Inst.removeReplaced(b.insts, replace);
     }
   }
 
-  private static void walk(
-      Block b, Map<Block, List<Block>> children, Map<Key, Inst> table, Map<Inst, Value> replace) {
+  private static void walk(Block b, Block[][] children, Map<Key, Inst> table, Value[] replace) {
     List<Key> added = new ArrayList<>();
     for (Inst i : b.insts) {
       for (int k = 0; k < i.args.length; k++) {
-        if (i.args[k] instanceof Inst x && replace.containsKey(x)) {
+        if (i.args[k] instanceof Inst x && replace[x.id] != null) {
           i.args[k] = Function.resolve(x, replace);
         }
       }
       Value same = identity(i);
       if (same != null) {
-        replace.put(i, same);
+        replace[i.id] = same;
         continue;
       }
       if (!pure(i)) {
@@ -111,14 +122,17 @@ public final class Cse implements Pass {
       Key key = new Key(i);
       Inst prev = table.get(key);
       if (prev != null) {
-        replace.put(i, prev);
+        replace[i.id] = prev;
       } else {
         table.put(key, i);
         added.add(key);
       }
     }
-    for (Block c : children.getOrDefault(b, List.of())) {
-      walk(c, children, table, replace);
+    Block[] cs = children[b.id];
+    if (cs != null) {
+      for (Block c : cs) {
+        walk(c, children, table, replace);
+      }
     }
     for (Key k : added) {
       table.remove(k);

@@ -35,8 +35,8 @@ public final class Dce implements Pass {
       }
     }
     for (Block b : fn.blocks) {
-      b.phis.removeIf(p -> !live[p.id]);
-      b.insts.removeIf(i -> !live[i.id]);
+      Inst.removeDead(b.phis, live);
+      Inst.removeDead(b.insts, live);
     }
   }
 }

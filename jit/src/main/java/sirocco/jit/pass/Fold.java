@@ -1,17 +1,16 @@
 package sirocco.jit.pass;
 
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.LongMap;
 import sirocco.jit.ir.Op;
 import sirocco.jit.ir.Type;
+import sirocco.jit.ir.Users;
 import sirocco.jit.ir.Value;
 
 /**
@@ -31,21 +30,101 @@ public final class Fold implements Pass {
   private byte[] state;
   private Const[] val;
   private boolean[] execBlock;
-  private Set<Long> execEdge;
+  private LongMap<Boolean> execEdge;
   private ArrayDeque<Block> blockWork;
   private ArrayDeque<Inst> instWork;
-  private Map<Inst, List<Inst>> users;
+  private Users users;
+
+  /** Pre-analysis only: values of specialized parameters, by JVM parameter index. */
+  private Map<Integer, Const> params;
+
+  /** Pre-analysis only: whether an executable instruction is one Peephole may rewrite. */
+  private boolean sawPeepholeCandidate;
+
+  /** An analysis done beforehand on a function this pass will see (see {@link #mayExecute}). */
+  private final Analysis given;
+
+  /** A fold that analyzes the function it runs on. */
+  public Fold() {
+    this(null);
+  }
+
+  /**
+   * A fold that, when {@code given} is {@link Analysis#exact() exact}, uses it instead of
+   * analyzing: for the function {@link #mayExecute} analyzed, after {@code SpecializeParams} with
+   * the same values and {@code Peephole}, or for a copy of it (same ids) without blocks the
+   * analysis found not executable.
+   */
+  public Fold(Analysis given) {
+    this.given = given;
+  }
 
   @Override
   public void run(Function fn, PassContext ctx) {
+    if (given != null && given.exact) {
+      state = given.state;
+      val = given.val;
+      execBlock = given.execBlock;
+    } else {
+      analyze(fn, fn.users());
+    }
+    rewrite(fn);
+  }
+
+  /** The lattice values and executable blocks found by {@link #mayExecute}. */
+  public static final class Analysis {
+    private final byte[] state;
+    private final Const[] val;
+    private final boolean[] execBlock;
+    private final boolean exact;
+
+    private Analysis(Fold f) {
+      state = f.state;
+      val = f.val;
+      execBlock = f.execBlock;
+      exact = !f.sawPeepholeCandidate;
+    }
+
+    /** Executable blocks, by id (see {@link #mayExecute}). */
+    public boolean[] executable() {
+      return execBlock;
+    }
+
+    /**
+     * True when no executable instruction is one Peephole may rewrite: then this is exactly the
+     * analysis the pass does after specialization and peephole (the same system of values, and its
+     * fixpoint does not depend on the order of visits), and a following fold may use it.
+     */
+    public boolean exact() {
+      return exact;
+    }
+  }
+
+  /**
+   * The fold analysis, without rewriting, of {@code fn} as it will be after {@link
+   * SpecializeParams} (with {@code specializations}) and {@link Peephole}: specialized parameters
+   * are constants, and instructions the peephole pass may rewrite are unknown. Unknown values only
+   * make more branches executable, so a block that is not executable here is certainly not
+   * executable in the real pass; without such instructions the analysis is the real one. Reads
+   * {@code fn} only ({@code users} is {@link Function#users()} of it), so several threads may
+   * analyze one function.
+   */
+  public static Analysis mayExecute(Function fn, Users users, Map<Integer, Const> specializations) {
+    Fold f = new Fold();
+    f.params = specializations;
+    f.analyze(fn, users);
+    return new Analysis(f);
+  }
+
+  private void analyze(Function fn, Users users) {
     int n = fn.instIdLimit();
     state = new byte[n];
     val = new Const[n];
     execBlock = new boolean[fn.blockIdLimit()];
-    execEdge = new HashSet<>();
+    execEdge = new LongMap<>(fn.blocks.size() * 2);
     blockWork = new ArrayDeque<>();
     instWork = new ArrayDeque<>();
-    users = fn.users();
+    this.users = users;
     execBlock[fn.entry().id] = true;
     blockWork.add(fn.entry());
     while (!blockWork.isEmpty() || !instWork.isEmpty()) {
@@ -65,7 +144,6 @@ public final class Fold implements Pass {
         }
       }
     }
-    rewrite(fn);
   }
 
   private static long edge(Block p, Block s) {
@@ -73,7 +151,7 @@ public final class Fold implements Pass {
   }
 
   private void markEdge(Block p, Block s) {
-    if (!execEdge.add(edge(p, s))) {
+    if (execEdge.put(edge(p, s), Boolean.TRUE) != null) {
       return;
     }
     if (!execBlock[s.id]) {
@@ -105,13 +183,28 @@ public final class Fold implements Pass {
     }
     state[i.id] = s;
     val[i.id] = c;
-    List<Inst> us = users.get(i);
-    if (us != null) {
-      instWork.addAll(us);
+    Users us = users;
+    for (int k = us.from(i.id), e = us.to(i.id); k < e; k++) {
+      Inst u = us.get(k);
+      // A user in a block not executable yet is visited with the whole block if it becomes so.
+      if (u.block != null && execBlock[u.block.id]) {
+        instWork.add(u);
+      }
     }
   }
 
   private void visit(Inst i) {
+    if (params != null) {
+      if (i.op == Op.PARAM && params.get((Integer) i.aux) instanceof Const c) {
+        set(i, CONST, c);
+        return;
+      }
+      if (Peephole.mayRewrite(i)) {
+        sawPeepholeCandidate = true;
+        set(i, BOTTOM, null);
+        return;
+      }
+    }
     switch (i.op) {
       case PHI -> visitPhi(i);
       case BR -> markEdge(i.block, i.block.succs.get(0));
@@ -191,7 +284,7 @@ public final class Fold implements Pass {
     Block b = phi.block;
     Const c = null;
     for (int k = 0; k < phi.args.length; k++) {
-      if (!execEdge.contains(edge(b.preds.get(k), b))) {
+      if (execEdge.get(edge(b.preds.get(k), b)) == null) {
         continue;
       }
       Value a = phi.args[k];
@@ -217,25 +310,23 @@ public final class Fold implements Pass {
   }
 
   private void rewrite(Function fn) {
-    Map<Inst, Value> replace = new HashMap<>();
+    Value[] replace = new Value[fn.instIdLimit()];
     for (Block b : fn.blocks) {
       if (!execBlock[b.id]) {
         continue;
       }
-      b.phis.removeIf(
-          p -> {
-            if (state[p.id] == CONST) {
-              replace.put(p, val[p.id]);
-              return true;
-            }
-            return false;
-          });
-      for (Inst i : b.insts) {
-        if (state[i.id] == CONST && !i.hasSideEffects()) {
-          replace.put(i, val[i.id]);
+      for (Inst p : b.phis) {
+        if (state[p.id] == CONST) {
+          replace[p.id] = val[p.id];
         }
       }
-      b.insts.removeIf(i -> replace.containsKey(i));
+      Inst.removeReplaced(b.phis, replace);
+      for (Inst i : b.insts) {
+        if (state[i.id] == CONST && !i.hasSideEffects()) {
+          replace[i.id] = val[i.id];
+        }
+      }
+      Inst.removeReplaced(b.insts, replace);
       Inst t = b.terminator();
       if ((t.op == Op.CBR || t.op == Op.SWITCH) && stateOf(t.args[0]) == TOP) {
         throw new IllegalStateException("branch on an undefined value at " + t.pos);
@@ -267,7 +358,7 @@ public final class Fold implements Pass {
         }
       }
     }
-    fn.blocks.removeIf(b -> !execBlock[b.id]);
+    fn.retainBlocks(execBlock);
     fn.replaceUses(replace);
   }
 

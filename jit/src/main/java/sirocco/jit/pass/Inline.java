@@ -3,11 +3,8 @@ package sirocco.jit.pass;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import sirocco.jit.classfile.BytecodeBuilder;
-import sirocco.jit.classfile.ClassFiles;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
@@ -20,9 +17,9 @@ import sirocco.jit.ir.Value;
 
 /**
  * Inlines every call to a static helper, across classes, transitively. Helpers are built once per
- * compilation and cloned per call site; positions in the clones record the call site so that errors
- * name the whole inlining chain. A recursive call (a method already on the chain) becomes a trap
- * naming the chain.
+ * class loader ({@link HelperTemplates}) and cloned per call site; positions in the clones record
+ * the call site so that errors name the whole inlining chain. A recursive call (a method already on
+ * the chain) becomes a trap naming the chain.
  */
 public final class Inline implements Pass {
   /** Deepest allowed helper nesting. */
@@ -95,16 +92,7 @@ public final class Inline implements Pass {
     if (ctx.templates.containsKey(target)) {
       return ctx.templates.get(target);
     }
-    ClassFiles cf = ctx.classes;
-    Class<?> owner = cf.load(target.className().replace('.', '/'));
-    Function f = null;
-    if (owner != null) {
-      ClassFiles.Found found = cf.find(owner, target.name(), target.descriptor());
-      if (found != null
-          && (found.method().flags().flagsMask() & java.lang.reflect.Modifier.STATIC) != 0) {
-        f = BytecodeBuilder.build(cf, found);
-      }
-    }
+    Function f = HelperTemplates.get(ctx.classes, target);
     ctx.templates.put(target, f);
     return f;
   }
@@ -144,30 +132,31 @@ public final class Inline implements Pass {
     b.succs.clear();
 
     Pos at = call.pos;
-    Map<Block, Block> bmap = new IdentityHashMap<>();
+    // Template values and blocks by id (templates are never modified: they are cloned).
+    Block[] bmap = new Block[tmpl.blockIdLimit()];
     for (Block tb : tmpl.blocks) {
-      bmap.put(tb, fn.newBlock());
+      bmap[tb.id] = fn.newBlock();
     }
-    Map<Inst, Value> vmap = new IdentityHashMap<>();
-    List<Inst[]> cloned = new ArrayList<>();
+    Value[] vmap = new Value[tmpl.instIdLimit()];
+    List<Inst> cloned = new ArrayList<>();
     List<Block> retBlocks = new ArrayList<>();
     List<Value> retValues = new ArrayList<>();
     for (Block tb : tmpl.blocks) {
-      Block nb = bmap.get(tb);
+      Block nb = bmap[tb.id];
       for (Inst p : tb.phis) {
         Inst np = fn.newPhi(nb, p.type, p.pos == null ? null : p.pos.inlinedAt(at));
         np.args = p.args.clone();
-        vmap.put(p, np);
-        cloned.add(new Inst[] {p, np});
+        vmap[p.id] = np;
+        cloned.add(np);
       }
       for (Inst i : tb.insts) {
         if (i.op == Op.PARAM) {
-          vmap.put(i, call.args[(Integer) i.aux]);
+          vmap[i.id] = call.args[(Integer) i.aux];
           continue;
         }
         if (i.op == Op.RET) {
           Inst br = fn.append(nb, Op.BR, Type.VOID, null, null, i.pos.inlinedAt(at));
-          cloned.add(new Inst[] {i, br});
+          cloned.add(br);
           retBlocks.add(nb);
           retValues.add(i.args.length > 0 ? i.args[0] : null);
           continue;
@@ -180,21 +169,20 @@ public final class Inline implements Pass {
                 i.args.clone(),
                 i.aux,
                 i.pos == null ? null : i.pos.inlinedAt(at));
-        vmap.put(i, ni);
-        cloned.add(new Inst[] {i, ni});
+        vmap[i.id] = ni;
+        cloned.add(ni);
         if (ni.op == Op.CALL) {
           work.add(ni);
         }
       }
       for (Block s : tb.succs) {
-        nb.succs.add(bmap.get(s));
+        nb.succs.add(bmap[s.id]);
       }
       for (Block p : tb.preds) {
-        nb.preds.add(bmap.get(p));
+        nb.preds.add(bmap[p.id]);
       }
     }
-    for (Inst[] pair : cloned) {
-      Inst ni = pair[1];
+    for (Inst ni : cloned) {
       if (ni.op == Op.BR) {
         ni.args = new Value[0];
         continue;
@@ -202,7 +190,7 @@ public final class Inline implements Pass {
       Value[] a = ni.args;
       for (int k = 0; k < a.length; k++) {
         if (a[k] instanceof Inst x) {
-          Value m = vmap.get(x);
+          Value m = vmap[x.id];
           if (m == null) {
             throw new IllegalStateException("unmapped value " + x + " inlining " + tmpl.method);
           }
@@ -210,7 +198,7 @@ public final class Inline implements Pass {
         }
       }
     }
-    Block centry = bmap.get(tmpl.entry());
+    Block centry = bmap[tmpl.entry().id];
     fn.append(b, Op.BR, Type.VOID, null, null, at);
     b.succs.add(centry);
     centry.preds.add(b);
@@ -235,7 +223,7 @@ public final class Inline implements Pass {
     }
   }
 
-  private static Value map(Value v, Map<Inst, Value> vmap) {
-    return v instanceof Inst x ? vmap.get(x) : v;
+  private static Value map(Value v, Value[] vmap) {
+    return v instanceof Inst x ? vmap[x.id] : v;
   }
 }

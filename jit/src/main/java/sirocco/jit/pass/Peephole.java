@@ -22,6 +22,27 @@ public final class Peephole implements Pass {
     return "peephole";
   }
 
+  /** The f32 form of {@code (float) m(double)}, or null. */
+  private static MathFn floatForm(Inst m) {
+    return switch ((MathFn) m.aux) {
+      case SQRT_D -> MathFn.SQRT_F;
+      case EXP_D -> MathFn.EXP_F;
+      case FLOOR_D -> MathFn.FLOOR_F;
+      case CEIL_D -> MathFn.CEIL_F;
+      case RINT_D -> MathFn.RINT_F;
+      default -> null;
+    };
+  }
+
+  /** True when {@link #run} may rewrite {@code i} (a superset of what it rewrites). */
+  static boolean mayRewrite(Inst i) {
+    return i.op == Op.CONV
+        && i.aux == Conv.D2F
+        && i.args[0] instanceof Inst m
+        && m.op == Op.MATH
+        && floatForm(m) != null;
+  }
+
   @Override
   public void run(Function fn, PassContext ctx) {
     for (Block b : fn.blocks) {
@@ -32,15 +53,7 @@ public final class Peephole implements Pass {
         if (m.op != Op.MATH) {
           continue;
         }
-        MathFn f =
-            switch ((MathFn) m.aux) {
-              case SQRT_D -> MathFn.SQRT_F;
-              case EXP_D -> MathFn.EXP_F;
-              case FLOOR_D -> MathFn.FLOOR_F;
-              case CEIL_D -> MathFn.CEIL_F;
-              case RINT_D -> MathFn.RINT_F;
-              default -> null;
-            };
+        MathFn f = floatForm(m);
         if (f == null) {
           continue;
         }

@@ -1,10 +1,7 @@
 package sirocco.jit.pass;
 
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
@@ -28,20 +25,14 @@ public final class ScalarReplaceRecords implements Pass {
 
   @Override
   public void run(Function fn, PassContext ctx) {
-    boolean any = false;
-    for (Block b : fn.blocks) {
-      for (Inst p : b.phis) {
-        any |= p.type.isRecord();
-      }
-      for (Inst i : b.insts) {
-        any |= i.type.isRecord() || i.op == Op.STORE_VEC || i.op == Op.MMA;
-      }
-    }
-    if (!any) {
+    if (!usesRecords(fn)) {
       return;
     }
-    Map<Value, Value[]> comps = new IdentityHashMap<>();
-    Map<Inst, Value> scalar = new HashMap<>();
+    // Components of record values and replacements of accessors, by instruction id (only
+    // instructions that exist now are keys).
+    int limit = fn.instIdLimit();
+    Value[][] comps = new Value[limit][];
+    Value[] scalar = new Value[limit];
     List<Inst> recordPhis = new ArrayList<>();
     for (Block b : fn.blocks) {
       List<Inst> newPhis = new ArrayList<>();
@@ -55,25 +46,38 @@ public final class ScalarReplaceRecords implements Pass {
             newPhis.add(np);
             c[i] = np;
           }
-          comps.put(p, c);
+          comps[p.id] = c;
           recordPhis.add(p);
         }
       }
-      b.phis.removeIf(p -> p.type.isRecord());
-      b.phis.addAll(newPhis);
+      if (!newPhis.isEmpty()) {
+        List<Inst> kept = new ArrayList<>(b.phis.size());
+        for (Inst p : b.phis) {
+          if (!p.type.isRecord()) {
+            kept.add(p);
+          }
+        }
+        b.phis.clear();
+        b.phis.addAll(kept);
+        b.phis.addAll(newPhis);
+      }
     }
+    boolean anyScalar = false;
     for (Block b : fn.reversePostOrder()) {
       List<Inst> out = new ArrayList<>(b.insts.size());
       for (Inst i : b.insts) {
-        resolveArgs(i, scalar);
+        if (anyScalar) {
+          resolveArgs(i, scalar);
+        }
         switch (i.op) {
           case NEW_RECORD -> {
-            comps.put(i, i.args.clone());
+            comps[i.id] = i.args.clone();
             i.block = null;
             continue;
           }
           case GET_FIELD -> {
-            scalar.put(i, componentsOf(i.args[0], comps)[i.auxInt()]);
+            scalar[i.id] = componentsOf(i.args[0], comps)[i.auxInt()];
+            anyScalar = true;
             i.block = null;
             continue;
           }
@@ -97,14 +101,14 @@ public final class ScalarReplaceRecords implements Pass {
             out.add(x);
             c[n] = x;
           }
-          comps.put(i, c);
+          comps[i.id] = c;
         }
       }
       b.insts.clear();
       b.insts.addAll(out);
     }
     for (Inst p : recordPhis) {
-      Value[] c = comps.get(p);
+      Value[] c = comps[p.id];
       for (int n = 0; n < c.length; n++) {
         Inst np = (Inst) c[n];
         Value[] args = new Value[p.args.length];
@@ -115,26 +119,41 @@ public final class ScalarReplaceRecords implements Pass {
       }
     }
     // Phis of scalars may use accessors that were just removed.
-    for (Block b : fn.blocks) {
-      for (Inst p : b.phis) {
-        resolveArgs(p, scalar);
+    if (anyScalar) {
+      for (Block b : fn.blocks) {
+        for (Inst p : b.phis) {
+          resolveArgs(p, scalar);
+        }
       }
     }
   }
 
-  private static void resolveArgs(Inst i, Map<Inst, Value> scalar) {
-    if (scalar.isEmpty()) {
-      return;
+  private static boolean usesRecords(Function fn) {
+    for (Block b : fn.blocks) {
+      for (Inst p : b.phis) {
+        if (p.type.isRecord()) {
+          return true;
+        }
+      }
+      for (Inst i : b.insts) {
+        if (i.type.isRecord() || i.op == Op.STORE_VEC || i.op == Op.MMA) {
+          return true;
+        }
+      }
     }
+    return false;
+  }
+
+  private static void resolveArgs(Inst i, Value[] scalar) {
     for (int k = 0; k < i.args.length; k++) {
-      if (i.args[k] instanceof Inst x && scalar.containsKey(x)) {
+      if (i.args[k] instanceof Inst x && x.id < scalar.length && scalar[x.id] != null) {
         i.args[k] = Function.resolve(x, scalar);
       }
     }
   }
 
-  private static Value[] componentsOf(Value v, Map<Value, Value[]> comps) {
-    Value[] c = comps.get(v);
+  private static Value[] componentsOf(Value v, Value[][] comps) {
+    Value[] c = v instanceof Inst x && x.id < comps.length ? comps[x.id] : null;
     if (c != null) {
       return c;
     }
@@ -149,7 +168,7 @@ public final class ScalarReplaceRecords implements Pass {
     throw new IllegalStateException("no components for " + v);
   }
 
-  private static Value[] expand(Value[] args, Map<Value, Value[]> comps) {
+  private static Value[] expand(Value[] args, Value[][] comps) {
     List<Value> out = new ArrayList<>();
     for (Value a : args) {
       if (a.type().isRecord()) {

@@ -64,7 +64,6 @@ public final class SimplifyCfg implements Pass {
   private static boolean merge(Function fn) {
     boolean changed = false;
     Map<Inst, Value> replace = new HashMap<>();
-    List<Block> removed = new ArrayList<>();
     for (Block b : fn.blocks) {
       if (b.mark == -1) {
         continue;
@@ -96,12 +95,11 @@ public final class SimplifyCfg implements Pass {
         s.succs.clear();
         s.preds.clear();
         s.mark = -1;
-        removed.add(s);
         changed = true;
       }
     }
     if (changed) {
-      fn.blocks.removeAll(removed);
+      fn.removeBlocksMarked(-1); // merged blocks (one pass: removeAll is quadratic)
       fn.replaceUses(replace);
     }
     for (Block b : fn.blocks) {
@@ -113,7 +111,6 @@ public final class SimplifyCfg implements Pass {
   /** Redirects predecessors of blocks that hold only a jump (and no phis) to the jump's target. */
   private static boolean forwardEmpty(Function fn) {
     boolean changed = false;
-    List<Block> removed = new ArrayList<>();
     for (Block b : fn.blocks) {
       if (b == fn.entry() || !b.phis.isEmpty() || b.insts.size() != 1) {
         continue;
@@ -152,10 +149,15 @@ public final class SimplifyCfg implements Pass {
       // and added twice: consistent with the duplicate-predecessor convention.
       b.preds.clear();
       b.succs.clear();
-      removed.add(b);
+      b.mark = -1;
       changed = true;
     }
-    fn.blocks.removeAll(removed);
+    if (changed) {
+      fn.removeBlocksMarked(-1);
+      for (Block b : fn.blocks) {
+        b.mark = 0;
+      }
+    }
     return changed;
   }
 }

@@ -1,7 +1,5 @@
 package sirocco.jit.pass;
 
-import java.util.HashMap;
-import java.util.Map;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
@@ -20,21 +18,20 @@ public final class SpecializeParams implements Pass {
     if (ctx.specializations.isEmpty()) {
       return;
     }
-    Map<Inst, Value> replace = new HashMap<>();
-    fn.entry()
-        .insts
-        .removeIf(
-            i -> {
-              if (i.op != Op.PARAM) {
-                return false;
-              }
-              Const c = ctx.specializations.get((Integer) i.aux);
-              if (c == null) {
-                return false;
-              }
-              replace.put(i, c);
-              return true;
-            });
-    fn.replaceUses(replace);
+    Value[] replace = new Value[fn.instIdLimit()];
+    boolean any = false;
+    for (Inst i : fn.entry().insts) {
+      if (i.op == Op.PARAM) {
+        Const c = ctx.specializations.get((Integer) i.aux);
+        if (c != null) {
+          replace[i.id] = c;
+          any = true;
+        }
+      }
+    }
+    if (any) {
+      Inst.removeReplaced(fn.entry().insts, replace);
+      fn.replaceUses(replace);
+    }
   }
 }

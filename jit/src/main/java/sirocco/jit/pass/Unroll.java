@@ -2,12 +2,8 @@ package sirocco.jit.pass;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashSet;
+import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Cmp;
 import sirocco.jit.ir.Const;
@@ -67,34 +63,48 @@ public final class Unroll implements Pass {
   private static final class Loop {
     Block header;
     Block latch;
-    Set<Block> blocks;
+
+    /** The loop's blocks: the header, the latch, then the others as found. */
+    List<Block> blocks;
+
+    /** The ids of {@link #blocks}. */
+    BitSet in;
+
     boolean innermost = true;
+
+    boolean contains(Block b) {
+      return in.get(b.id);
+    }
   }
 
   private static List<Loop> findLoops(Function fn) {
     List<Block> rpo = fn.reversePostOrder();
-    Map<Block, Integer> order = new IdentityHashMap<>();
+    int[] order = new int[fn.blockIdLimit()];
     for (int i = 0; i < rpo.size(); i++) {
-      order.put(rpo.get(i), i);
+      order[rpo.get(i).id] = i;
     }
     List<Loop> loops = new ArrayList<>();
-    Map<Block, Integer> backEdges = new IdentityHashMap<>();
+    int[] backEdges = new int[order.length];
     for (Block b : rpo) {
       for (Block s : b.succs) {
-        if (order.get(s) <= order.get(b)) {
-          backEdges.merge(s, 1, Integer::sum);
+        if (order[s.id] <= order[b.id]) {
+          backEdges[s.id]++;
         }
       }
     }
     for (Block b : rpo) {
       for (Block h : b.succs) {
-        if (order.get(h) > order.get(b) || backEdges.get(h) != 1) {
+        if (order[h.id] > order[b.id] || backEdges[h.id] != 1) {
           continue;
         }
-        Set<Block> body = new LinkedHashSet<>();
+        List<Block> body = new ArrayList<>();
+        BitSet in = new BitSet(order.length);
         body.add(h);
+        in.set(h.id);
         ArrayDeque<Block> work = new ArrayDeque<>();
-        if (body.add(b)) {
+        if (!in.get(b.id)) {
+          in.set(b.id);
+          body.add(b);
           work.add(b);
         }
         boolean natural = true;
@@ -105,7 +115,9 @@ public final class Unroll implements Pass {
             break;
           }
           for (Block p : x.preds) {
-            if (body.add(p)) {
+            if (!in.get(p.id)) {
+              in.set(p.id);
+              body.add(p);
               work.add(p);
             }
           }
@@ -117,12 +129,13 @@ public final class Unroll implements Pass {
         l.header = h;
         l.latch = b;
         l.blocks = body;
+        l.in = in;
         loops.add(l);
       }
     }
     for (Loop outer : loops) {
       for (Loop inner : loops) {
-        if (inner != outer && outer.blocks.contains(inner.header)) {
+        if (inner != outer && outer.contains(inner.header)) {
           outer.innermost = false;
         }
       }
@@ -139,17 +152,17 @@ public final class Unroll implements Pass {
     int li = h.preds.indexOf(latch);
     int pi = 1 - li;
     Block pre = h.preds.get(pi);
-    if (l.blocks.contains(pre)) {
+    if (l.contains(pre)) {
       return false;
     }
     Inst t = h.terminator();
     if (t.op != Op.CBR) {
       return false;
     }
-    int inIdx = l.blocks.contains(h.succs.get(0)) ? 0 : 1;
+    int inIdx = l.contains(h.succs.get(0)) ? 0 : 1;
     Block inSucc = h.succs.get(inIdx);
     Block exit = h.succs.get(1 - inIdx);
-    if (!l.blocks.contains(inSucc) || l.blocks.contains(exit) || inSucc == h) {
+    if (!l.contains(inSucc) || l.contains(exit) || inSucc == h) {
       return false;
     }
     for (Block b : l.blocks) {
@@ -157,7 +170,7 @@ public final class Unroll implements Pass {
         continue;
       }
       for (Block s : b.succs) {
-        if (!l.blocks.contains(s)) {
+        if (!l.contains(s)) {
           return false; // another exit (break, labelled continue out of the loop)
         }
       }
@@ -225,36 +238,41 @@ public final class Unroll implements Pass {
   private static void unroll(
       Function fn, Loop l, Block pre, int pi, int li, Block inSucc, Block exit, int trips) {
     Block h = l.header;
-    List<Block> loopBlocks = new ArrayList<>(l.blocks);
+    List<Block> loopBlocks = l.blocks;
     Block[] headers = new Block[trips + 1];
     Block[] latches = new Block[trips];
-    Map<Inst, Value> prev = null;
+    // Value maps of the current and the previous copy, by instruction id (only instructions of
+    // the loop are keys; all existed before this call), and the current copy's blocks by id.
+    int limit = fn.instIdLimit();
+    Value[] vm = new Value[limit];
+    Value[] prev = null;
+    Value[] spare = null;
+    Block[] bm = new Block[fn.blockIdLimit()];
+    List<Inst> cloned = new ArrayList<>();
+    List<Block> onlyHeader = List.of(h);
     for (int k = 0; k <= trips; k++) {
-      Map<Inst, Value> vm = new HashMap<>();
       for (Inst phi : h.phis) {
-        Value v = k == 0 ? phi.args[pi] : map(phi.args[li], prev);
-        vm.put(phi, v);
+        vm[phi.id] = k == 0 ? phi.args[pi] : map(phi.args[li], prev);
       }
-      List<Block> toCopy = k < trips ? loopBlocks : List.of(h);
-      Map<Block, Block> bm = new IdentityHashMap<>();
+      List<Block> toCopy = k < trips ? loopBlocks : onlyHeader;
       for (Block b : toCopy) {
-        bm.put(b, fn.newBlock());
+        bm[b.id] = fn.newBlock();
       }
-      List<Inst> cloned = new ArrayList<>();
+      cloned.clear();
       for (Block b : toCopy) {
-        Block nb = bm.get(b);
+        Block nb = bm[b.id];
         if (b != h) {
           for (Inst p : b.phis) {
             Inst np = fn.newPhi(nb, p.type, p.pos);
             np.args = p.args.clone();
-            vm.put(p, np);
+            vm[p.id] = np;
             cloned.add(np);
           }
         }
         for (Inst i : b.insts) {
           Inst ni = fn.append(nb, i.op, i.type, i.args.clone(), i.aux, i.pos);
           ni.space = i.space;
-          vm.put(i, ni);
+          vm[i.id] = ni;
           cloned.add(ni);
         }
       }
@@ -264,14 +282,14 @@ public final class Unroll implements Pass {
         }
       }
       for (Block b : toCopy) {
-        Block nb = bm.get(b);
+        Block nb = bm[b.id];
         if (b == h) {
           Inst term = nb.terminator();
           term.op = Op.BR;
           term.args = new Value[0];
           term.aux = null;
           // The in-loop successor's copy lists this header among its mapped predecessors.
-          nb.succs.add(k < trips ? bm.get(inSucc) : exit);
+          nb.succs.add(k < trips ? bm[inSucc.id] : exit);
           continue;
         }
         for (Block s : b.succs) {
@@ -279,15 +297,25 @@ public final class Unroll implements Pass {
             latches[k] = nb;
             nb.succs.add(null); // wired to the next header below
           } else {
-            nb.succs.add(bm.get(s));
+            nb.succs.add(bm[s.id]);
           }
         }
         for (Block p : b.preds) {
-          nb.preds.add(p == h ? bm.get(h) : bm.get(p));
+          nb.preds.add(bm[p.id]);
         }
       }
-      headers[k] = bm.get(h);
+      headers[k] = bm[h.id];
+      for (Block b : toCopy) {
+        bm[b.id] = null;
+      }
+      // This copy's map becomes the previous one; the one before is cleared for reuse.
+      Value[] next = spare != null ? spare : new Value[limit];
+      if (spare != null) {
+        clearLoopKeys(next, loopBlocks);
+      }
+      spare = prev;
       prev = vm;
+      vm = next;
     }
     // Wire: preheader -> first header, latch k -> header k+1, last header -> exit.
     pre.replaceSucc(h, headers[0]);
@@ -299,14 +327,17 @@ public final class Unroll implements Pass {
     }
     exit.replacePred(h, headers[trips]);
     // Uses after the loop of values defined in the header take the last copy's values.
-    Map<Inst, Value> outside = new HashMap<>();
+    Value[] outside = new Value[limit];
     for (Inst phi : h.phis) {
-      outside.put(phi, prev.get(phi));
+      outside[phi.id] = prev[phi.id];
     }
     for (Inst i : h.insts) {
-      outside.put(i, prev.get(i));
+      outside[i.id] = prev[i.id];
     }
-    fn.blocks.removeAll(loopBlocks);
+    for (Block b : loopBlocks) {
+      b.mark = -2; // reverse post-order left 0 or 1 on all others
+    }
+    fn.removeBlocksMarked(-2);
     for (Block b : loopBlocks) {
       for (Inst i : b.insts) {
         i.block = null;
@@ -317,9 +348,21 @@ public final class Unroll implements Pass {
     fn.replaceUses(outside);
   }
 
-  private static Value map(Value v, Map<Inst, Value> m) {
-    if (v instanceof Inst x && m != null) {
-      Value r = m.get(x);
+  /** Clears the entries of the loop's phis and instructions in a value map. */
+  private static void clearLoopKeys(Value[] m, List<Block> loopBlocks) {
+    for (Block b : loopBlocks) {
+      for (Inst p : b.phis) {
+        m[p.id] = null;
+      }
+      for (Inst i : b.insts) {
+        m[i.id] = null;
+      }
+    }
+  }
+
+  private static Value map(Value v, Value[] m) {
+    if (v instanceof Inst x && m != null && x.id < m.length) {
+      Value r = m[x.id];
       return r != null ? r : v;
     }
     return v;

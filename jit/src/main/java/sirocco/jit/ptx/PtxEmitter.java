@@ -294,12 +294,12 @@ public final class PtxEmitter {
     Type t = c.type();
     if (t == Type.PRED) {
       String p = fresh(Cls.PRED);
-      line("setp.ne.s32 " + p + ", " + (c.asPred() ? 1 : 0) + ", 0");
+      line("setp.ne.s32 ", p, ", ", (c.asPred() ? 1 : 0), ", 0");
       return p;
     }
     Cls k = t.isArray() ? Cls.R64 : cls(t, null);
     String r = fresh(k);
-    line("mov" + movType(k) + " " + r + ", " + imm(c));
+    line("mov", movType(k), " ", r, ", ", imm(c));
     return r;
   }
 
@@ -316,6 +316,19 @@ public final class PtxEmitter {
 
   private void line(String s) {
     body.append('\t').append(s).append(";\n");
+  }
+
+  /**
+   * A line from parts, appended in order (what {@code line(a + b + ...)} would append, without
+   * building the string first; the parts are evaluated before anything is appended, as before).
+   */
+  private void line(Object... parts) {
+    StringBuilder b = body;
+    b.append('\t');
+    for (Object p : parts) {
+      b.append(p);
+    }
+    b.append(";\n");
   }
 
   private void loc(Pos p) {
@@ -372,34 +385,34 @@ public final class PtxEmitter {
       switch (d.charAt(0)) {
         case '[' -> {
           String raw = fresh(Cls.R64);
-          line("ld.param.u64 " + raw + ", [" + p.ptxName + "]");
-          line("cvta.to.global.u64 " + n + ", " + raw);
+          line("ld.param.u64 ", raw, ", [", p.ptxName, "]");
+          line("cvta.to.global.u64 ", n, ", ", raw);
         }
-        case 'J' -> line("ld.param.s64 " + n + ", [" + p.ptxName + "]");
-        case 'F' -> line("ld.param.f32 " + n + ", [" + p.ptxName + "]");
-        case 'D' -> line("ld.param.f64 " + n + ", [" + p.ptxName + "]");
-        case 'I' -> line("ld.param.s32 " + n + ", [" + p.ptxName + "]");
+        case 'J' -> line("ld.param.s64 ", n, ", [", p.ptxName, "]");
+        case 'F' -> line("ld.param.f32 ", n, ", [", p.ptxName, "]");
+        case 'D' -> line("ld.param.f64 ", n, ", [", p.ptxName, "]");
+        case 'I' -> line("ld.param.s32 ", n, ", [", p.ptxName, "]");
         case 'B' -> {
           String raw = fresh(Cls.R32);
-          line("ld.param.s32 " + raw + ", [" + p.ptxName + "]");
-          line("cvt.s32.s8 " + n + ", " + raw);
+          line("ld.param.s32 ", raw, ", [", p.ptxName, "]");
+          line("cvt.s32.s8 ", n, ", ", raw);
         }
         case 'S' -> {
           String raw = fresh(Cls.R32);
-          line("ld.param.s32 " + raw + ", [" + p.ptxName + "]");
-          line("cvt.s32.s16 " + n + ", " + raw);
+          line("ld.param.s32 ", raw, ", [", p.ptxName, "]");
+          line("cvt.s32.s16 ", n, ", ", raw);
         }
         case 'C' -> {
           String raw = fresh(Cls.R32);
-          line("ld.param.u32 " + raw + ", [" + p.ptxName + "]");
-          line("and.b32 " + n + ", " + raw + ", 65535");
+          line("ld.param.u32 ", raw, ", [", p.ptxName, "]");
+          line("and.b32 ", n, ", ", raw, ", 65535");
         }
         case 'Z' -> {
           String raw = fresh(Cls.R32);
           String pr = fresh(Cls.PRED);
-          line("ld.param.u32 " + raw + ", [" + p.ptxName + "]");
-          line("setp.ne.s32 " + pr + ", " + raw + ", 0");
-          line("selp.b32 " + n + ", 1, 0, " + pr);
+          line("ld.param.u32 ", raw, ", [", p.ptxName, "]");
+          line("setp.ne.s32 ", pr, ", ", raw, ", 0");
+          line("selp.b32 ", n, ", 1, 0, ", pr);
         }
         default -> throw new IllegalStateException("parameter descriptor " + d);
       }
@@ -414,45 +427,45 @@ public final class PtxEmitter {
       case ADD, SUB, MUL, DIV, REM -> arith(i);
       case AND, OR, XOR ->
           line(
-              i.op.name().toLowerCase(Locale.ROOT)
-                  + "."
-                  + bitType(i.type)
-                  + " "
-                  + name(i)
-                  + ", "
-                  + op(i.args[0])
-                  + ", "
-                  + op(i.args[1]));
+              i.op.name().toLowerCase(Locale.ROOT),
+              ".",
+              bitType(i.type),
+              " ",
+              name(i),
+              ", ",
+              op(i.args[0]),
+              ", ",
+              op(i.args[1]));
       case SHL, SHR, USHR -> shift(i);
       case NEG ->
           line(
-              "neg."
-                  + (i.type.isFloating() ? fType(i.type) : intType(i.type))
-                  + " "
-                  + name(i)
-                  + ", "
-                  + op(i.args[0]));
+              "neg.",
+              (i.type.isFloating() ? fType(i.type) : intType(i.type)),
+              " ",
+              name(i),
+              ", ",
+              op(i.args[0]));
       case CONV -> conv(i);
       case CMP3 -> cmp3(i);
       case SETP -> setp(i);
       case SELECT ->
           line(
-              "selp."
-                  + selType(i.type)
-                  + " "
-                  + name(i)
-                  + ", "
-                  + op(i.args[1])
-                  + ", "
-                  + op(i.args[2])
-                  + ", "
-                  + reg(i.args[0]));
+              "selp.",
+              selType(i.type),
+              " ",
+              name(i),
+              ", ",
+              op(i.args[1]),
+              ", ",
+              op(i.args[2]),
+              ", ",
+              reg(i.args[0]));
       case MATH -> math(i);
       case SREG -> {
         SReg r = (SReg) i.aux;
-        line((r.wide ? "mov.u64 " : "mov.u32 ") + name(i) + ", " + r.ptx);
+        line((r.wide ? "mov.u64 " : "mov.u32 "), name(i), ", ", r.ptx);
       }
-      case SHARED_ALLOC -> line("mov.u32 " + name(i) + ", " + sharedNames.get((SharedSite) i.aux));
+      case SHARED_ALLOC -> line("mov.u32 ", name(i), ", ", sharedNames.get((SharedSite) i.aux));
       case LOAD -> load(i);
       case STORE -> store(i);
       case LOAD_VEC -> loadVec(i);
@@ -463,24 +476,24 @@ public final class PtxEmitter {
       case SHFL -> {
         ShflMode m = (ShflMode) i.aux;
         line(
-            "shfl.sync."
-                + m.ptx
-                + ".b32 "
-                + name(i)
-                + ", "
-                + reg(i.args[0])
-                + ", "
-                + op(i.args[1])
-                + ", "
-                + m.clamp
-                + ", 0xffffffff");
+            "shfl.sync.",
+            m.ptx,
+            ".b32 ",
+            name(i),
+            ", ",
+            reg(i.args[0]),
+            ", ",
+            op(i.args[1]),
+            ", ",
+            m.clamp,
+            ", 0xffffffff");
       }
       case MMA -> mma(i);
       case BR -> {
         phiCopies(i.block);
         Block t = i.block.succs.get(0);
         if (t != next) {
-          line("bra " + labels.get(t));
+          line("bra ", labels.get(t));
         }
       }
       case CBR -> {
@@ -488,11 +501,11 @@ public final class PtxEmitter {
         Block f = i.block.succs.get(1);
         String p = reg(i.args[0]);
         if (t == next) {
-          line("@!" + p + " bra " + labels.get(f));
+          line("@!", p, " bra ", labels.get(f));
         } else {
-          line("@" + p + " bra " + labels.get(t));
+          line("@", p, " bra ", labels.get(t));
           if (f != next) {
-            line("bra " + labels.get(f));
+            line("bra ", labels.get(f));
           }
         }
       }
@@ -501,12 +514,12 @@ public final class PtxEmitter {
         String k = reg(i.args[0]);
         for (int j = 0; j < keys.length; j++) {
           String p = fresh(Cls.PRED);
-          line("setp.eq.s32 " + p + ", " + k + ", " + keys[j]);
-          line("@" + p + " bra " + labels.get(i.block.succs.get(j + 1)));
+          line("setp.eq.s32 ", p, ", ", k, ", ", keys[j]);
+          line("@", p, " bra ", labels.get(i.block.succs.get(j + 1)));
         }
         Block d = i.block.succs.get(0);
         if (d != next) {
-          line("bra " + labels.get(d));
+          line("bra ", labels.get(d));
         }
       }
       case RET -> line("ret");
@@ -551,7 +564,7 @@ public final class PtxEmitter {
             default -> throw new IllegalStateException();
           };
     }
-    line(o + " " + name(i) + ", " + op(i.args[0]) + ", " + op(i.args[1]));
+    line(o, " ", name(i), ", ", op(i.args[0]), ", ", op(i.args[1]));
   }
 
   private void shift(Inst i) {
@@ -562,7 +575,7 @@ public final class PtxEmitter {
       count = Integer.toString(c.asInt() & mask);
     } else {
       count = fresh(Cls.R32);
-      line("and.b32 " + count + ", " + op(i.args[1]) + ", " + mask);
+      line("and.b32 ", count, ", ", op(i.args[1]), ", ", mask);
     }
     String o =
         switch (i.op) {
@@ -570,24 +583,24 @@ public final class PtxEmitter {
           case SHR -> wide ? "shr.s64" : "shr.s32";
           default -> wide ? "shr.u64" : "shr.u32";
         };
-    line(o + " " + name(i) + ", " + op(i.args[0]) + ", " + count);
+    line(o, " ", name(i), ", ", op(i.args[0]), ", ", count);
   }
 
   private void conv(Inst i) {
     String d = name(i);
     String a = op(i.args[0]);
     switch ((Conv) i.aux) {
-      case I2L -> line("cvt.s64.s32 " + d + ", " + a);
-      case I2F -> line("cvt.rn.f32.s32 " + d + ", " + a);
-      case I2D -> line("cvt.rn.f64.s32 " + d + ", " + a);
-      case L2I -> line("cvt.u32.u64 " + d + ", " + a);
-      case L2F -> line("cvt.rn.f32.s64 " + d + ", " + a);
-      case L2D -> line("cvt.rn.f64.s64 " + d + ", " + a);
+      case I2L -> line("cvt.s64.s32 ", d, ", ", a);
+      case I2F -> line("cvt.rn.f32.s32 ", d, ", ", a);
+      case I2D -> line("cvt.rn.f64.s32 ", d, ", ", a);
+      case L2I -> line("cvt.u32.u64 ", d, ", ", a);
+      case L2F -> line("cvt.rn.f32.s64 ", d, ", ", a);
+      case L2D -> line("cvt.rn.f64.s64 ", d, ", ", a);
       // Measured on an H200 (driver 580): cvt.rzi.s32.f32 gives 0 for NaN and saturates, as Java;
       // cvt.rzi.s32.f64 saturates but gives 0x80000000 for NaN, so it needs the NaN guard.
-      case F2I -> line("cvt.rzi.s32.f32 " + d + ", " + a);
-      case F2D -> line("cvt.f64.f32 " + d + ", " + a);
-      case D2F -> line("cvt.rn.f32.f64 " + d + ", " + a);
+      case F2I -> line("cvt.rzi.s32.f32 ", d, ", ", a);
+      case F2D -> line("cvt.f64.f32 ", d, ", ", a);
+      case D2F -> line("cvt.rn.f32.f64 ", d, ", ", a);
       case F2L, D2L, D2I -> {
         Conv c = (Conv) i.aux;
         String ft = c == Conv.F2L ? "f32" : "f64";
@@ -595,13 +608,13 @@ public final class PtxEmitter {
         String x = reg(i.args[0]);
         String t = fresh(wide ? Cls.R64 : Cls.R32);
         String p = fresh(Cls.PRED);
-        line("cvt.rzi." + (wide ? "s64." : "s32.") + ft + " " + t + ", " + x);
-        line("setp.nan." + ft + " " + p + ", " + x + ", " + x);
-        line((wide ? "selp.b64 " : "selp.b32 ") + d + ", 0, " + t + ", " + p);
+        line("cvt.rzi.", (wide ? "s64." : "s32."), ft, " ", t, ", ", x);
+        line("setp.nan.", ft, " ", p, ", ", x, ", ", x);
+        line((wide ? "selp.b64 " : "selp.b32 "), d, ", 0, ", t, ", ", p);
       }
-      case I2B -> line("cvt.s32.s8 " + d + ", " + reg(i.args[0]));
-      case I2S -> line("cvt.s32.s16 " + d + ", " + reg(i.args[0]));
-      case I2C -> line("and.b32 " + d + ", " + a + ", 65535");
+      case I2B -> line("cvt.s32.s8 ", d, ", ", reg(i.args[0]));
+      case I2S -> line("cvt.s32.s16 ", d, ", ", reg(i.args[0]));
+      case I2C -> line("and.b32 ", d, ", ", a, ", 65535");
     }
   }
 
@@ -618,18 +631,18 @@ public final class PtxEmitter {
     String lt = fresh(Cls.PRED);
     String gt = fresh(Cls.PRED);
     String r1 = fresh(Cls.R32);
-    line("setp.lt." + t + " " + lt + ", " + a + ", " + b);
-    line("setp.gt." + t + " " + gt + ", " + a + ", " + b);
-    line("selp.b32 " + r1 + ", -1, 0, " + lt);
+    line("setp.lt.", t, " ", lt, ", ", a, ", ", b);
+    line("setp.gt.", t, " ", gt, ", ", a, ", ", b);
+    line("selp.b32 ", r1, ", -1, 0, ", lt);
     if (k == Cmp3.LCMP) {
-      line("selp.b32 " + name(i) + ", 1, " + r1 + ", " + gt);
+      line("selp.b32 ", name(i), ", 1, ", r1, ", ", gt);
       return;
     }
     String r2 = fresh(Cls.R32);
     String nan = fresh(Cls.PRED);
-    line("selp.b32 " + r2 + ", 1, " + r1 + ", " + gt);
-    line("setp.nan." + t + " " + nan + ", " + a + ", " + b);
-    line("selp.b32 " + name(i) + ", " + k.nanResult() + ", " + r2 + ", " + nan);
+    line("selp.b32 ", r2, ", 1, ", r1, ", ", gt);
+    line("setp.nan.", t, " ", nan, ", ", a, ", ", b);
+    line("selp.b32 ", name(i), ", ", k.nanResult(), ", ", r2, ", ", nan);
   }
 
   private void setp(Inst i) {
@@ -644,7 +657,7 @@ public final class PtxEmitter {
           default -> throw new IllegalStateException("setp on " + t);
         };
     String cond = c.cond().ptx() + (c.unordered() && t.isFloating() ? "u" : "");
-    line("setp." + cond + "." + ty + " " + name(i) + ", " + reg(i.args[0]) + ", " + op(i.args[1]));
+    line("setp.", cond, ".", ty, " ", name(i), ", ", reg(i.args[0]), ", ", op(i.args[1]));
   }
 
   // ---------------------------------------------------------------- memory
@@ -718,12 +731,12 @@ public final class PtxEmitter {
       if (r == null) {
         if (sp == Space.SHARED) {
           r = fresh(Cls.R32);
-          line("mad.lo.s32 " + r + ", " + op(rest) + ", " + size + ", " + base);
+          line("mad.lo.s32 ", r, ", ", op(rest), ", ", size, ", ", base);
         } else {
           String o = fresh(Cls.R64);
           r = fresh(Cls.R64);
-          line("mul.wide.s32 " + o + ", " + reg(rest) + ", " + size);
-          line("add.s64 " + r + ", " + base + ", " + o);
+          line("mul.wide.s32 ", o, ", ", reg(rest), ", ", size);
+          line("add.s64 ", r, ", ", base, ", ", o);
         }
         addresses.put(key, r);
       }
@@ -758,7 +771,7 @@ public final class PtxEmitter {
           case NC -> sp == Space.GLOBAL ? "ld.global.nc" : "ld" + spaceSuffix(sp);
           case VOLATILE -> "ld.volatile" + spaceSuffix(sp);
         };
-    line(qual + "." + e.ptxLoad + " " + name(i) + ", " + addr);
+    line(qual, ".", e.ptxLoad, " ", name(i), ", ", addr);
   }
 
   private void store(Inst i) {
@@ -768,10 +781,10 @@ public final class PtxEmitter {
     String v = op(i.args[2]);
     if (e == Elem.BOOLEAN) {
       String t = fresh(Cls.R32);
-      line("and.b32 " + t + ", " + v + ", 1");
+      line("and.b32 ", t, ", ", v, ", 1");
       v = t;
     }
-    line("st" + spaceSuffix(space(arr)) + "." + e.ptxStore() + " " + addr + ", " + v);
+    line("st", spaceSuffix(space(arr)), ".", e.ptxStore(), " ", addr, ", ", v);
   }
 
   private void loadVec(Inst i) {
@@ -787,14 +800,14 @@ public final class PtxEmitter {
     tuples.put(i, regs);
     String q = va.nc() && sp == Space.GLOBAL ? "ld.global.nc" : "ld" + spaceSuffix(sp);
     line(
-        q
-            + ".v"
-            + va.words()
-            + (va.floats() ? ".f32" : ".u32")
-            + " {"
-            + String.join(", ", regs)
-            + "}, "
-            + addr);
+        q,
+        ".v",
+        va.words(),
+        (va.floats() ? ".f32" : ".u32"),
+        " {",
+        String.join(", ", regs),
+        "}, ",
+        addr);
   }
 
   private void storeVec(Inst i) {
@@ -806,16 +819,16 @@ public final class PtxEmitter {
       vals.add(reg(i.args[k]));
     }
     line(
-        "st"
-            + spaceSuffix(space(arr))
-            + ".v"
-            + va.words()
-            + (va.floats() ? ".f32" : ".u32")
-            + " "
-            + addr
-            + ", {"
-            + String.join(", ", vals)
-            + "}");
+        "st",
+        spaceSuffix(space(arr)),
+        ".v",
+        va.words(),
+        (va.floats() ? ".f32" : ".u32"),
+        " ",
+        addr,
+        ", {",
+        String.join(", ", vals),
+        "}");
   }
 
   private void atomic(Inst i) {
@@ -850,19 +863,19 @@ public final class PtxEmitter {
       c[n] = reg(i.args[6 + n]);
     }
     line(
-        "mma.sync.aligned.m16n8k16.row.col.f32."
-            + k.ptx
-            + "."
-            + k.ptx
-            + ".f32 {"
-            + String.join(", ", d)
-            + "}, {"
-            + String.join(", ", a)
-            + "}, {"
-            + String.join(", ", b)
-            + "}, {"
-            + String.join(", ", c)
-            + "}");
+        "mma.sync.aligned.m16n8k16.row.col.f32.",
+        k.ptx,
+        ".",
+        k.ptx,
+        ".f32 {",
+        String.join(", ", d),
+        "}, {",
+        String.join(", ", a),
+        "}, {",
+        String.join(", ", b),
+        "}, {",
+        String.join(", ", c),
+        "}");
   }
 
   // ---------------------------------------------------------------- math
@@ -872,92 +885,92 @@ public final class PtxEmitter {
     String d = name(i);
     Value[] a = i.args;
     switch (f) {
-      case FMA_F -> line("fma.rn.f32 " + d + ", " + op(a[0]) + ", " + op(a[1]) + ", " + op(a[2]));
-      case FMA_D -> line("fma.rn.f64 " + d + ", " + op(a[0]) + ", " + op(a[1]) + ", " + op(a[2]));
-      case MAX_I -> line("max.s32 " + d + ", " + op(a[0]) + ", " + op(a[1]));
-      case MIN_I -> line("min.s32 " + d + ", " + op(a[0]) + ", " + op(a[1]));
-      case MAX_L -> line("max.s64 " + d + ", " + op(a[0]) + ", " + op(a[1]));
-      case MIN_L -> line("min.s64 " + d + ", " + op(a[0]) + ", " + op(a[1]));
-      case MAX_F -> line("max.NaN.f32 " + d + ", " + op(a[0]) + ", " + op(a[1]));
-      case MIN_F -> line("min.NaN.f32 " + d + ", " + op(a[0]) + ", " + op(a[1]));
+      case FMA_F -> line("fma.rn.f32 ", d, ", ", op(a[0]), ", ", op(a[1]), ", ", op(a[2]));
+      case FMA_D -> line("fma.rn.f64 ", d, ", ", op(a[0]), ", ", op(a[1]), ", ", op(a[2]));
+      case MAX_I -> line("max.s32 ", d, ", ", op(a[0]), ", ", op(a[1]));
+      case MIN_I -> line("min.s32 ", d, ", ", op(a[0]), ", ", op(a[1]));
+      case MAX_L -> line("max.s64 ", d, ", ", op(a[0]), ", ", op(a[1]));
+      case MIN_L -> line("min.s64 ", d, ", ", op(a[0]), ", ", op(a[1]));
+      case MAX_F -> line("max.NaN.f32 ", d, ", ", op(a[0]), ", ", op(a[1]));
+      case MIN_F -> line("min.NaN.f32 ", d, ", ", op(a[0]), ", ", op(a[1]));
       case MAX_D, MIN_D -> minMaxDouble(d, reg(a[0]), reg(a[1]), f == MathFn.MAX_D);
-      case ABS_I -> line("abs.s32 " + d + ", " + op(a[0]));
-      case ABS_L -> line("abs.s64 " + d + ", " + op(a[0]));
+      case ABS_I -> line("abs.s32 ", d, ", ", op(a[0]));
+      case ABS_L -> line("abs.s64 ", d, ", ", op(a[0]));
       case ABS_F -> {
         String t = fresh(Cls.R32);
-        line("mov.b32 " + t + ", " + op(a[0]));
-        line("and.b32 " + t + ", " + t + ", 2147483647");
-        line("mov.b32 " + d + ", " + t);
+        line("mov.b32 ", t, ", ", op(a[0]));
+        line("and.b32 ", t, ", ", t, ", 2147483647");
+        line("mov.b32 ", d, ", ", t);
       }
       case ABS_D -> {
         String t = fresh(Cls.R64);
-        line("mov.b64 " + t + ", " + op(a[0]));
-        line("and.b64 " + t + ", " + t + ", 9223372036854775807");
-        line("mov.b64 " + d + ", " + t);
+        line("mov.b64 ", t, ", ", op(a[0]));
+        line("and.b64 ", t, ", ", t, ", 9223372036854775807");
+        line("mov.b64 ", d, ", ", t);
       }
-      case SQRT_F -> line("sqrt.rn.f32 " + d + ", " + op(a[0]));
-      case SQRT_D -> line("sqrt.rn.f64 " + d + ", " + op(a[0]));
+      case SQRT_F -> line("sqrt.rn.f32 ", d, ", ", op(a[0]));
+      case SQRT_D -> line("sqrt.rn.f64 ", d, ", ", op(a[0]));
       case EXP_F -> expF(d, op(a[0]));
-      case FLOOR_F -> line("cvt.rmi.f32.f32 " + d + ", " + op(a[0]));
-      case CEIL_F -> line("cvt.rpi.f32.f32 " + d + ", " + op(a[0]));
-      case RINT_F -> line("cvt.rni.f32.f32 " + d + ", " + op(a[0]));
-      case FLOOR_D -> line("cvt.rmi.f64.f64 " + d + ", " + op(a[0]));
-      case CEIL_D -> line("cvt.rpi.f64.f64 " + d + ", " + op(a[0]));
-      case RINT_D -> line("cvt.rni.f64.f64 " + d + ", " + op(a[0]));
-      case EX2_APPROX -> line("ex2.approx.f32 " + d + ", " + op(a[0]));
-      case LG2_APPROX -> line("lg2.approx.f32 " + d + ", " + op(a[0]));
-      case RSQRT_APPROX -> line("rsqrt.approx.f32 " + d + ", " + op(a[0]));
-      case DIV_APPROX -> line("div.approx.f32 " + d + ", " + op(a[0]) + ", " + op(a[1]));
-      case FLOAT_TO_RAW_INT_BITS, INT_BITS_TO_FLOAT -> line("mov.b32 " + d + ", " + op(a[0]));
-      case DOUBLE_TO_RAW_LONG_BITS, LONG_BITS_TO_DOUBLE -> line("mov.b64 " + d + ", " + op(a[0]));
+      case FLOOR_F -> line("cvt.rmi.f32.f32 ", d, ", ", op(a[0]));
+      case CEIL_F -> line("cvt.rpi.f32.f32 ", d, ", ", op(a[0]));
+      case RINT_F -> line("cvt.rni.f32.f32 ", d, ", ", op(a[0]));
+      case FLOOR_D -> line("cvt.rmi.f64.f64 ", d, ", ", op(a[0]));
+      case CEIL_D -> line("cvt.rpi.f64.f64 ", d, ", ", op(a[0]));
+      case RINT_D -> line("cvt.rni.f64.f64 ", d, ", ", op(a[0]));
+      case EX2_APPROX -> line("ex2.approx.f32 ", d, ", ", op(a[0]));
+      case LG2_APPROX -> line("lg2.approx.f32 ", d, ", ", op(a[0]));
+      case RSQRT_APPROX -> line("rsqrt.approx.f32 ", d, ", ", op(a[0]));
+      case DIV_APPROX -> line("div.approx.f32 ", d, ", ", op(a[0]), ", ", op(a[1]));
+      case FLOAT_TO_RAW_INT_BITS, INT_BITS_TO_FLOAT -> line("mov.b32 ", d, ", ", op(a[0]));
+      case DOUBLE_TO_RAW_LONG_BITS, LONG_BITS_TO_DOUBLE -> line("mov.b64 ", d, ", ", op(a[0]));
       case FLOAT_TO_INT_BITS -> {
         String x = reg(a[0]);
         String t = fresh(Cls.R32);
         String p = fresh(Cls.PRED);
-        line("mov.b32 " + t + ", " + x);
-        line("setp.nan.f32 " + p + ", " + x + ", " + x);
-        line("selp.b32 " + d + ", 2143289344, " + t + ", " + p);
+        line("mov.b32 ", t, ", ", x);
+        line("setp.nan.f32 ", p, ", ", x, ", ", x);
+        line("selp.b32 ", d, ", 2143289344, ", t, ", ", p);
       }
       case DOUBLE_TO_LONG_BITS -> {
         String x = reg(a[0]);
         String t = fresh(Cls.R64);
         String p = fresh(Cls.PRED);
-        line("mov.b64 " + t + ", " + x);
-        line("setp.nan.f64 " + p + ", " + x + ", " + x);
-        line("selp.b64 " + d + ", 9221120237041090560, " + t + ", " + p);
+        line("mov.b64 ", t, ", ", x);
+        line("setp.nan.f64 ", p, ", ", x, ", ", x);
+        line("selp.b64 ", d, ", 9221120237041090560, ", t, ", ", p);
       }
       case HALF_TO_FLOAT -> halfToFloat(d, reg(a[0]));
       case FLOAT_TO_HALF -> floatToHalf(d, reg(a[0]));
-      case POPC_I -> line("popc.b32 " + d + ", " + op(a[0]));
-      case CLZ_I -> line("clz.b32 " + d + ", " + op(a[0]));
+      case POPC_I -> line("popc.b32 ", d, ", ", op(a[0]));
+      case CLZ_I -> line("clz.b32 ", d, ", ", op(a[0]));
       case CTZ_I -> {
         String t = fresh(Cls.R32);
-        line("brev.b32 " + t + ", " + op(a[0]));
-        line("clz.b32 " + d + ", " + t);
+        line("brev.b32 ", t, ", ", op(a[0]));
+        line("clz.b32 ", d, ", ", t);
       }
-      case BREV_I -> line("brev.b32 " + d + ", " + op(a[0]));
+      case BREV_I -> line("brev.b32 ", d, ", ", op(a[0]));
       case ROTL_I, ROTR_I -> {
         String x = reg(a[0]);
         line(
-            (f == MathFn.ROTL_I ? "shf.l.wrap.b32 " : "shf.r.wrap.b32 ")
-                + d
-                + ", "
-                + x
-                + ", "
-                + x
-                + ", "
-                + op(a[1]));
+            (f == MathFn.ROTL_I ? "shf.l.wrap.b32 " : "shf.r.wrap.b32 "),
+            d,
+            ", ",
+            x,
+            ", ",
+            x,
+            ", ",
+            op(a[1]));
       }
-      case POPC_L -> line("popc.b64 " + d + ", " + op(a[0]));
-      case CLZ_L -> line("clz.b64 " + d + ", " + op(a[0]));
+      case POPC_L -> line("popc.b64 ", d, ", ", op(a[0]));
+      case CLZ_L -> line("clz.b64 ", d, ", ", op(a[0]));
       case CTZ_L -> {
         String t = fresh(Cls.R64);
-        line("brev.b64 " + t + ", " + op(a[0]));
-        line("clz.b64 " + d + ", " + t);
+        line("brev.b64 ", t, ", ", op(a[0]));
+        line("clz.b64 ", d, ", ", t);
       }
-      case TO_UNSIGNED_LONG -> line("cvt.u64.u32 " + d + ", " + op(a[0]));
-      case DIVU_I -> line("div.u32 " + d + ", " + op(a[0]) + ", " + op(a[1]));
-      case REMU_I -> line("rem.u32 " + d + ", " + op(a[0]) + ", " + op(a[1]));
+      case TO_UNSIGNED_LONG -> line("cvt.u64.u32 ", d, ", ", op(a[0]));
+      case DIVU_I -> line("div.u32 ", d, ", ", op(a[0]), ", ", op(a[1]));
+      case REMU_I -> line("rem.u32 ", d, ", ", op(a[0]), ", ", op(a[1]));
       case EXP_D -> throw new IllegalStateException("Math.exp(double) reached emission");
     }
   }
@@ -971,10 +984,10 @@ public final class PtxEmitter {
     String m = fresh(Cls.F64);
     String nan = fresh(Cls.PRED);
     String s = fresh(Cls.F64);
-    line((max ? "max.f64 " : "min.f64 ") + m + ", " + a + ", " + b);
-    line("setp.nan.f64 " + nan + ", " + a + ", " + b);
-    line("add.rn.f64 " + s + ", " + a + ", " + b);
-    line("selp.f64 " + d + ", " + s + ", " + m + ", " + nan);
+    line((max ? "max.f64 " : "min.f64 "), m, ", ", a, ", ", b);
+    line("setp.nan.f64 ", nan, ", ", a, ", ", b);
+    line("add.rn.f64 ", s, ", ", a, ", ", b);
+    line("selp.f64 ", d, ", ", s, ", ", m, ", ", nan);
   }
 
   /** The sequence mirrored by {@link ExpF32#exp(float)}. */
@@ -985,91 +998,91 @@ public final class PtxEmitter {
     String kf = fresh(Cls.F32);
     String r1 = fresh(Cls.F32);
     String r = fresh(Cls.F32);
-    line("max.NaN.f32 " + x1 + ", " + x + ", " + ExpF32.hex(ExpF32.LO));
-    line("min.NaN.f32 " + x2 + ", " + x1 + ", " + ExpF32.hex(ExpF32.HI));
-    line("mul.rn.f32 " + t + ", " + x2 + ", " + ExpF32.hex(ExpF32.LOG2E));
-    line("cvt.rni.f32.f32 " + kf + ", " + t);
-    line("fma.rn.f32 " + r1 + ", " + kf + ", " + ExpF32.hex(-ExpF32.LN2_HI) + ", " + x2);
-    line("fma.rn.f32 " + r + ", " + kf + ", " + ExpF32.hex(-ExpF32.LN2_LO) + ", " + r1);
+    line("max.NaN.f32 ", x1, ", ", x, ", ", ExpF32.hex(ExpF32.LO));
+    line("min.NaN.f32 ", x2, ", ", x1, ", ", ExpF32.hex(ExpF32.HI));
+    line("mul.rn.f32 ", t, ", ", x2, ", ", ExpF32.hex(ExpF32.LOG2E));
+    line("cvt.rni.f32.f32 ", kf, ", ", t);
+    line("fma.rn.f32 ", r1, ", ", kf, ", ", ExpF32.hex(-ExpF32.LN2_HI), ", ", x2);
+    line("fma.rn.f32 ", r, ", ", kf, ", ", ExpF32.hex(-ExpF32.LN2_LO), ", ", r1);
     String p = fresh(Cls.F32);
-    line("mov.f32 " + p + ", " + ExpF32.hex(ExpF32.C[7]));
+    line("mov.f32 ", p, ", ", ExpF32.hex(ExpF32.C[7]));
     for (int k = 6; k >= 0; k--) {
       String q = fresh(Cls.F32);
-      line("fma.rn.f32 " + q + ", " + p + ", " + r + ", " + ExpF32.hex(ExpF32.C[k]));
+      line("fma.rn.f32 ", q, ", ", p, ", ", r, ", ", ExpF32.hex(ExpF32.C[k]));
       p = q;
     }
     String k = fresh(Cls.R32);
     String k1 = fresh(Cls.R32);
     String k2 = fresh(Cls.R32);
-    line("cvt.rzi.s32.f32 " + k + ", " + kf);
-    line("shr.s32 " + k1 + ", " + k + ", 1");
-    line("sub.s32 " + k2 + ", " + k + ", " + k1);
+    line("cvt.rzi.s32.f32 ", k, ", ", kf);
+    line("shr.s32 ", k1, ", ", k, ", 1");
+    line("sub.s32 ", k2, ", ", k, ", ", k1);
     String e1 = fresh(Cls.R32);
     String e2 = fresh(Cls.R32);
-    line("add.s32 " + e1 + ", " + k1 + ", 127");
-    line("shl.b32 " + e1 + ", " + e1 + ", 23");
-    line("add.s32 " + e2 + ", " + k2 + ", 127");
-    line("shl.b32 " + e2 + ", " + e2 + ", 23");
+    line("add.s32 ", e1, ", ", k1, ", 127");
+    line("shl.b32 ", e1, ", ", e1, ", 23");
+    line("add.s32 ", e2, ", ", k2, ", 127");
+    line("shl.b32 ", e2, ", ", e2, ", 23");
     String s1 = fresh(Cls.F32);
     String s2 = fresh(Cls.F32);
     String y = fresh(Cls.F32);
-    line("mov.b32 " + s1 + ", " + e1);
-    line("mov.b32 " + s2 + ", " + e2);
-    line("mul.rn.f32 " + y + ", " + p + ", " + s1);
-    line("mul.rn.f32 " + d + ", " + y + ", " + s2);
+    line("mov.b32 ", s1, ", ", e1);
+    line("mov.b32 ", s2, ", ", e2);
+    line("mul.rn.f32 ", y, ", ", p, ", ", s1);
+    line("mul.rn.f32 ", d, ", ", y, ", ", s2);
   }
 
   /** Float.float16ToFloat: cvt.f32.f16, with NaN significand bits kept as the JDK does. */
   private void halfToFloat(String d, String h) {
     String hb = fresh(Cls.B16);
     String f = fresh(Cls.F32);
-    line("cvt.u16.u32 " + hb + ", " + h);
-    line("cvt.f32.f16 " + f + ", " + hb);
+    line("cvt.u16.u32 ", hb, ", ", h);
+    line("cvt.f32.f16 ", f, ", ", hb);
     String mag = fresh(Cls.R32);
     String nan = fresh(Cls.PRED);
-    line("and.b32 " + mag + ", " + h + ", 32767");
-    line("setp.gt.u32 " + nan + ", " + mag + ", 31744");
+    line("and.b32 ", mag, ", ", h, ", 32767");
+    line("setp.gt.u32 ", nan, ", ", mag, ", 31744");
     String s = fresh(Cls.R32);
     String m = fresh(Cls.R32);
     String bits = fresh(Cls.R32);
     String nf = fresh(Cls.F32);
-    line("and.b32 " + s + ", " + h + ", 32768");
-    line("shl.b32 " + s + ", " + s + ", 16");
-    line("and.b32 " + m + ", " + h + ", 1023");
-    line("shl.b32 " + m + ", " + m + ", 13");
-    line("or.b32 " + bits + ", " + s + ", " + m);
-    line("or.b32 " + bits + ", " + bits + ", 2139095040");
-    line("mov.b32 " + nf + ", " + bits);
-    line("selp.f32 " + d + ", " + nf + ", " + f + ", " + nan);
+    line("and.b32 ", s, ", ", h, ", 32768");
+    line("shl.b32 ", s, ", ", s, ", 16");
+    line("and.b32 ", m, ", ", h, ", 1023");
+    line("shl.b32 ", m, ", ", m, ", 13");
+    line("or.b32 ", bits, ", ", s, ", ", m);
+    line("or.b32 ", bits, ", ", bits, ", 2139095040");
+    line("mov.b32 ", nf, ", ", bits);
+    line("selp.f32 ", d, ", ", nf, ", ", f, ", ", nan);
   }
 
   /** Float.floatToFloat16: cvt.rn.f16.f32, sign-extended, with the JDK's NaN bit mapping. */
   private void floatToHalf(String d, String x) {
     String hb = fresh(Cls.B16);
     String v = fresh(Cls.R32);
-    line("cvt.rn.f16.f32 " + hb + ", " + x);
-    line("cvt.s32.s16 " + v + ", " + hb);
+    line("cvt.rn.f16.f32 ", hb, ", ", x);
+    line("cvt.s32.s16 ", v, ", ", hb);
     String bits = fresh(Cls.R32);
     String sg = fresh(Cls.R32);
     String a = fresh(Cls.R32);
     String b = fresh(Cls.R32);
     String c = fresh(Cls.R32);
     String n = fresh(Cls.R32);
-    line("mov.b32 " + bits + ", " + x);
-    line("shr.s32 " + sg + ", " + bits + ", 16");
-    line("and.b32 " + sg + ", " + sg + ", -32768");
-    line("and.b32 " + a + ", " + bits + ", 8380416");
-    line("shr.u32 " + a + ", " + a + ", 13");
-    line("and.b32 " + b + ", " + bits + ", 8176");
-    line("shr.u32 " + b + ", " + b + ", 4");
-    line("and.b32 " + c + ", " + bits + ", 15");
-    line("or.b32 " + n + ", " + sg + ", 31744");
-    line("or.b32 " + n + ", " + n + ", " + a);
-    line("or.b32 " + n + ", " + n + ", " + b);
-    line("or.b32 " + n + ", " + n + ", " + c);
+    line("mov.b32 ", bits, ", ", x);
+    line("shr.s32 ", sg, ", ", bits, ", 16");
+    line("and.b32 ", sg, ", ", sg, ", -32768");
+    line("and.b32 ", a, ", ", bits, ", 8380416");
+    line("shr.u32 ", a, ", ", a, ", 13");
+    line("and.b32 ", b, ", ", bits, ", 8176");
+    line("shr.u32 ", b, ", ", b, ", 4");
+    line("and.b32 ", c, ", ", bits, ", 15");
+    line("or.b32 ", n, ", ", sg, ", 31744");
+    line("or.b32 ", n, ", ", n, ", ", a);
+    line("or.b32 ", n, ", ", n, ", ", b);
+    line("or.b32 ", n, ", ", n, ", ", c);
     String p = fresh(Cls.PRED);
-    line("setp.nan.f32 " + p + ", " + x + ", " + x);
-    line("selp.b32 " + d + ", " + n + ", " + v + ", " + p);
+    line("setp.nan.f32 ", p, ", ", x, ", ", x);
+    line("selp.b32 ", d, ", ", n, ", ", v, ", ", p);
   }
 
   // ---------------------------------------------------------------- phis
@@ -1094,7 +1107,7 @@ public final class PtxEmitter {
           && x != phi
           && !saved.containsKey(x)) {
         String t = fresh(cls(x));
-        line("mov" + movType(cls(x)) + " " + t + ", " + name(x));
+        line("mov", movType(cls(x)), " ", t, ", ", name(x));
         saved.put(x, t);
       }
     }
@@ -1114,30 +1127,30 @@ public final class PtxEmitter {
     if (phi.type.isArray()) {
       Space to = phi.space;
       if (src instanceof Const) {
-        line("mov" + movType(c) + " " + dst + ", 0"); // undefined on this path
+        line("mov", movType(c), " ", dst, ", 0"); // undefined on this path
         return;
       }
       Space from = space(src);
       String s = savedReg != null ? savedReg : reg(src);
       if (to == Space.GENERIC && from == Space.GLOBAL) {
-        line("cvta.global.u64 " + dst + ", " + s);
+        line("cvta.global.u64 ", dst, ", ", s);
         return;
       }
       if (to == Space.GENERIC && from == Space.SHARED) {
         String w = fresh(Cls.R64);
-        line("cvt.u64.u32 " + w + ", " + s);
-        line("cvta.shared.u64 " + dst + ", " + w);
+        line("cvt.u64.u32 ", w, ", ", s);
+        line("cvta.shared.u64 ", dst, ", ", w);
         return;
       }
-      line("mov" + movType(c) + " " + dst + ", " + s);
+      line("mov", movType(c), " ", dst, ", ", s);
       return;
     }
     if (savedReg != null) {
-      line("mov" + movType(c) + " " + dst + ", " + savedReg);
+      line("mov", movType(c), " ", dst, ", ", savedReg);
     } else if (src instanceof Const k && k.type() == Type.PRED) {
-      line("setp.ne.s32 " + dst + ", " + (k.asPred() ? 1 : 0) + ", 0");
+      line("setp.ne.s32 ", dst, ", ", (k.asPred() ? 1 : 0), ", 0");
     } else {
-      line("mov" + movType(c) + " " + dst + ", " + op(src));
+      line("mov", movType(c), " ", dst, ", ", op(src));
     }
   }
 }
