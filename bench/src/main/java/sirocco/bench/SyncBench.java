@@ -27,6 +27,9 @@ import sirocco.runtime.sync.WaitOptions;
  * from 1/4/16/64 concurrent virtual threads on their own streams. Reports median and p90 of the
  * round trip and the process CPU time per wait.
  *
+ * <p>The single-thread modes alternate in {@link #ROUNDS} rounds of {@code iterations / ROUNDS}
+ * round trips each, so slow drifts of the machine do not favour one mode.
+ *
  * <p>The bars (from the runtime issue): platform-thread {@code synchronize()} ≤ raw + 5 µs at p50;
  * cooperative ≤ blocking + 3 µs at p50 for the 0 µs kernel and within 1% for 1–5 ms kernels.
  */
@@ -60,6 +63,9 @@ public final class SyncBench {
       }
     }
   }
+
+  /** Single-thread modes alternate in this many rounds per kernel duration. */
+  static final int ROUNDS = 10;
 
   private SyncBench() {}
 
@@ -195,14 +201,31 @@ public final class SyncBench {
       modes.add(new Object[] {"coop-spin", (Consumer<Stream>) Stream::synchronize, true});
       WaitOptions noSpin = WaitOptions.DEFAULT.withSpin(false);
       modes.add(new Object[] {"coop-nospin", (Consumer<Stream>) s -> s.synchronize(noSpin), true});
-      for (Object[] m : modes) {
-        String mode = (String) m[0];
-        @SuppressWarnings("unchecked")
-        Consumer<Stream> waiter = (Consumer<Stream>) m[1];
-        long[] cpu = new long[1];
-        long[] ns = sample(d, lane, waiter, o.warmup(), o.iterations(), (Boolean) m[2], cpu);
-        Stats s = Stats.ofNanosAsMicros(ns);
-        double cpuPerWait = cpu[0] < 0 ? Double.NaN : cpu[0] / 1e3 / o.iterations();
+      // Modes take turns in rounds, so a drift of the machine (clocks, neighbours on the VM)
+      // spreads
+      // over every mode instead of biasing whichever ran last.
+      int rounds = Math.min(ROUNDS, o.iterations());
+      long[][] modeNs = new long[modes.size()][o.iterations()];
+      long[] cpuTotal = new long[modes.size()];
+      int done = 0;
+      for (int r = 0; r < rounds; r++) {
+        int n = (o.iterations() - done) / (rounds - r);
+        for (int mi = 0; mi < modes.size(); mi++) {
+          Object[] m = modes.get(mi);
+          @SuppressWarnings("unchecked")
+          Consumer<Stream> waiter = (Consumer<Stream>) m[1];
+          long[] cpu = new long[1];
+          int warm = r == 0 ? o.warmup() : Math.min(2, o.warmup());
+          long[] part = sample(d, lane, waiter, warm, n, (Boolean) m[2], cpu);
+          System.arraycopy(part, 0, modeNs[mi], done, n);
+          cpuTotal[mi] = cpuTotal[mi] < 0 || cpu[0] < 0 ? -1 : cpuTotal[mi] + cpu[0];
+        }
+        done += n;
+      }
+      for (int mi = 0; mi < modes.size(); mi++) {
+        String mode = (String) modes.get(mi)[0];
+        Stats s = Stats.ofNanosAsMicros(modeNs[mi]);
+        double cpuPerWait = cpuTotal[mi] < 0 ? Double.NaN : cpuTotal[mi] / 1e3 / o.iterations();
         medians.put(mode, s.median());
         addCases(cases, mode, micros, s, cpuPerWait, null);
         out.printf(
@@ -293,6 +316,7 @@ public final class SyncBench {
     params.put("kernel_us", o.kernelMicros());
     params.put("iterations", o.iterations());
     params.put("warmup", o.warmup());
+    params.put("rounds", ROUNDS);
     params.put("concurrency", o.concurrency());
     params.put("concurrent_iterations", o.concurrentIterations());
     params.put("max_concurrency", maxConcurrency);

@@ -92,6 +92,13 @@ final class CudnnSdpaPlan {
 
   private void tryDestroy() {
     if (users.compareAndSet(0, -1)) {
+      synchronized (packs) {
+        for (int i = 0; i < packCount; i++) {
+          api.destroy(packs[i].pack);
+          packs[i] = null;
+        }
+        packCount = 0;
+      }
       for (int i = owned.size() - 1; i >= 0; i--) {
         api.destroy(owned.get(i));
       }
@@ -122,13 +129,79 @@ final class CudnnSdpaPlan {
    */
   void execute(
       long handle, long q, long k, long v, long o, long bias, float scale, long workspace) {
-    try (Arena arena = Arena.ofConfined()) {
-      Descriptor pack = variantPack(arena, q, k, v, o, bias, scale, workspace);
-      try {
-        api.execute(handle, plan, pack);
-      } finally {
-        api.destroy(pack);
+    int scaleBits = Float.floatToRawIntBits(scale);
+    synchronized (packs) {
+      CachedPack c = findPack(q, k, v, o, bias, workspace, scaleBits);
+      if (c == null) {
+        // Building a pack (create, three attributes, finalize, destroy) costs more host time than
+        // cudnnBackendExecute itself; a decode loop calls with the same few buffers, whose packs
+        // are
+        // kept here. A pack holds only addresses, so a freed-and-reused address stays correct.
+        Arena arena = Arena.ofAuto();
+        c =
+            new CachedPack(
+                variantPack(arena, q, k, v, o, bias, scale, workspace),
+                arena,
+                new long[] {q, k, v, o, bias, workspace},
+                scaleBits);
+        addPack(c);
       }
+      api.execute(handle, plan, c.pack);
+    }
+  }
+
+  /** Variant packs kept per plan, most recently used first. */
+  static final int PACKS = 8;
+
+  private final CachedPack[] packs = new CachedPack[PACKS];
+  private int packCount;
+  private long packHits;
+  private long packMisses;
+
+  /**
+   * A finalized variant pack and the host memory of its by-value scalars ({@code arena} must stay
+   * reachable while the pack can execute).
+   */
+  private record CachedPack(Descriptor pack, Arena arena, long[] pointers, int scaleBits) {
+    boolean matches(long q, long k, long v, long o, long bias, long ws, int scale) {
+      return pointers[0] == q
+          && pointers[1] == k
+          && pointers[2] == v
+          && pointers[3] == o
+          && pointers[4] == bias
+          && pointers[5] == ws
+          && scaleBits == scale;
+    }
+  }
+
+  private CachedPack findPack(long q, long k, long v, long o, long bias, long ws, int scaleBits) {
+    for (int i = 0; i < packCount; i++) {
+      CachedPack c = packs[i];
+      if (c.matches(q, k, v, o, bias, ws, scaleBits)) {
+        System.arraycopy(packs, 0, packs, 1, i);
+        packs[0] = c;
+        packHits++;
+        return c;
+      }
+    }
+    packMisses++;
+    return null;
+  }
+
+  private void addPack(CachedPack c) {
+    if (packCount == PACKS) {
+      api.destroy(packs[PACKS - 1].pack);
+      packCount--;
+    }
+    System.arraycopy(packs, 0, packs, 1, packCount);
+    packs[0] = c;
+    packCount++;
+  }
+
+  /** Variant-pack reuse so far: {hits, misses, kept}. */
+  long[] packStats() {
+    synchronized (packs) {
+      return new long[] {packHits, packMisses, packCount};
     }
   }
 

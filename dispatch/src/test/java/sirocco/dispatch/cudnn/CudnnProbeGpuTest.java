@@ -170,7 +170,7 @@ class CudnnProbeGpuTest {
               + "):");
       System.out.println("HOST   CudnnSdpa.run (everything)              " + pct(full));
       System.out.println("HOST   prepare + cache lookup only             " + pct(lookup));
-      System.out.println("HOST   variant pack + cudnnBackendExecute      " + pct(packAndExecute));
+      System.out.println("HOST   plan.execute (kept variant pack)        " + pct(packAndExecute));
       System.out.println("HOST   cudnnBackendExecute alone (prebuilt)    " + pct(rawExecute));
       double overhead = median(full) - median(rawExecute);
       System.out.printf(

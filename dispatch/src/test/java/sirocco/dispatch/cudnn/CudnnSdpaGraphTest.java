@@ -369,7 +369,7 @@ class CudnnSdpaGraphTest {
   }
 
   @Test
-  void executeBuildsAVariantPackWithEveryUidAndDestroysIt() {
+  void executeBuildsAVariantPackWithEveryUidAndKeepsItUntilEviction() {
     RecordingCudnnApi api = new RecordingCudnnApi();
     CudnnSdpaKey k = key(64, 128, CudnnSdpaKey.MaskKind.CAUSAL);
     CudnnSdpaPlan entry = CudnnSdpaPlan.build(api, HANDLE, k);
@@ -379,7 +379,8 @@ class CudnnSdpaGraphTest {
     entry.release();
     assertEquals(1, api.executes);
     Fake pack = api.ofType(VARIANT_PACK_DESCRIPTOR).get(0);
-    assertTrue(pack.destroyed);
+    assertTrue(pack.finalized);
+    assertFalse(pack.destroyed, "the pack is kept for the next call with the same buffers");
     long[] uids = pack.get(ATTR_VARIANT_PACK_UNIQUE_IDS);
     long[] ptrs = pack.get(ATTR_VARIANT_PACK_DATA_POINTERS);
     assertArrayEquals(new long[] {1, 2, 3, 4, 5, 9, 8, 7}, uids);
@@ -389,6 +390,38 @@ class CudnnSdpaGraphTest {
     }
     assertEquals(TYPE_VOID_PTR, pack.types.get(ATTR_VARIANT_PACK_DATA_POINTERS));
     assertArrayEquals(new long[] {0x50000}, pack.get(ATTR_VARIANT_PACK_WORKSPACE));
+    entry.evict();
+    assertTrue(pack.destroyed);
+    assertEquals(0, api.live());
+  }
+
+  @Test
+  void variantPacksAreReusedPerBuffersAndScaleAndTheOldestIsDestroyed() {
+    RecordingCudnnApi api = new RecordingCudnnApi();
+    CudnnSdpaPlan entry =
+        CudnnSdpaPlan.build(api, HANDLE, key(64, 128, CudnnSdpaKey.MaskKind.NONE));
+    entry.execute(HANDLE, 0x10000, 0x20000, 0x30000, 0x40000, 0, 0.125f, 0x50000);
+    entry.execute(HANDLE, 0x10000, 0x20000, 0x30000, 0x40000, 0, 0.125f, 0x50000);
+    assertEquals(2, api.executes);
+    assertEquals(1, api.ofType(VARIANT_PACK_DESCRIPTOR).size(), "same buffers: one pack");
+    // A different scale is a different by-value scalar: a new pack, never the old one's value.
+    entry.execute(HANDLE, 0x10000, 0x20000, 0x30000, 0x40000, 0, 0.25f, 0x50000);
+    assertEquals(2, api.ofType(VARIANT_PACK_DESCRIPTOR).size());
+    // Another output buffer or workspace: a new pack each.
+    entry.execute(HANDLE, 0x10000, 0x20000, 0x30000, 0x48000, 0, 0.125f, 0x50000);
+    entry.execute(HANDLE, 0x10000, 0x20000, 0x30000, 0x40000, 0, 0.125f, 0x58000);
+    List<Fake> packs = api.ofType(VARIANT_PACK_DESCRIPTOR);
+    assertEquals(4, packs.size());
+    assertEquals(0x48000, packs.get(2).get(ATTR_VARIANT_PACK_DATA_POINTERS)[3]);
+    assertArrayEquals(new long[] {0x58000}, packs.get(3).get(ATTR_VARIANT_PACK_WORKSPACE));
+    assertArrayEquals(new long[] {1, 4, 4}, entry.packStats(), "{hits, misses, kept}");
+    // Past the bound the least recently used pack (the first one) goes first.
+    for (int i = 0; i < CudnnSdpaPlan.PACKS; i++) {
+      entry.execute(HANDLE, 0x90000 + 0x1000L * i, 0x20000, 0x30000, 0x40000, 0, 1f, 0);
+    }
+    assertTrue(packs.get(0).destroyed, "the least recently used pack is destroyed when evicted");
+    long live = api.ofType(VARIANT_PACK_DESCRIPTOR).stream().filter(f -> !f.destroyed).count();
+    assertEquals(CudnnSdpaPlan.PACKS, live);
     entry.evict();
     assertEquals(0, api.live());
   }
