@@ -132,6 +132,41 @@ public abstract class Device {
 
   public abstract MemoryStats memoryStats();
 
+  private final java.util.List<Runnable> cacheOwners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * Registers a cache of this device's memory kept outside Sirocco's runtime (a library's
+   * per-stream workspace, say): {@link #clearCache()} runs {@code dropCached} first, so what it
+   * frees can be trimmed in the same call, and an allocation that ran out of memory retries after
+   * it.
+   */
+  public void addCacheOwner(Runnable dropCached) {
+    if (dropCached == null) {
+      throw new IllegalArgumentException("dropCached must not be null");
+    }
+    cacheOwners.add(dropCached);
+  }
+
+  /** Runs every registered cache owner's drop; one that throws does not stop the others. */
+  protected final void dropOwnedCaches() {
+    RuntimeException first = null;
+    for (Runnable r : cacheOwners) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
   /**
    * Returns cached device memory: drops Sirocco's own caches, waits for the streams that freed
    * memory, and trims the driver's pool so reserved memory falls to what live buffers use.

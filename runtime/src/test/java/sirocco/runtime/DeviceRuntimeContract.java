@@ -323,6 +323,39 @@ public abstract class DeviceRuntimeContract {
     }
   }
 
+  @Test
+  public void clearCacheDropsWhatRegisteredOwnersKeepEvenIfOneOfThemFails() {
+    // A library keeping a workspace per stream registers it; clearCache must free and trim it too.
+    Device d = device();
+    d.synchronize();
+    d.clearCache();
+    long usedBefore = d.memoryStats().usedBytes();
+    DeviceBuffer kept = d.allocate(ElementType.F32, 16L << 20);
+    AtomicBoolean failOnce = new AtomicBoolean(true);
+    d.addCacheOwner(
+        () -> {
+          if (failOnce.getAndSet(false)) {
+            throw new IllegalStateException("owner failed");
+          }
+        });
+    d.addCacheOwner(
+        () -> {
+          if (!kept.isClosed()) {
+            kept.close();
+          }
+        });
+    IllegalStateException e = assertThrows(IllegalStateException.class, d::clearCache);
+    assertEquals("owner failed", e.getMessage());
+    assertTrue(kept.isClosed(), "the owner after the failing one still ran");
+    d.clearCache();
+    MemoryStats after = d.memoryStats();
+    assertEquals(usedBefore, after.usedBytes(), "the owner's buffer is no longer counted");
+    assertTrue(
+        after.reservedBytes() < after.usedBytes() + (2L << 20),
+        "reserved falls to what live buffers use: " + after);
+    assertThrows(IllegalArgumentException.class, () -> d.addCacheOwner(null));
+  }
+
   /** An allocation no device of this kind can satisfy. */
   protected abstract long impossibleElements();
 

@@ -402,6 +402,24 @@ public final class CudnnSdpa {
 
     final ReentrantLock lock = new ReentrantLock();
 
+    /** Streams that keep a workspace; the least recently used one gives its workspace up. */
+    static final int MAX_WORKSPACE_STREAMS = 8;
+
+    /** Workspace sizes are rounded up to this, so nearby shapes share one. */
+    static final long WORKSPACE_GRANULE = 1L << 20;
+
+    // One workspace per stream, reused by every call queued there: each use is ordered on that
+    // stream after the previous one, so no call can overwrite a workspace another still reads.
+    // Streams live as long as the process, so a workspace can always be freed on its own stream.
+    // Allocating and freeing one per call cost microseconds of host time on the cache-hit path.
+    // Guarded by lock.
+    private final java.util.LinkedHashMap<CudaStream, DeviceBuffer> workspaces =
+        new java.util.LinkedHashMap<>(16, 0.75f, true);
+
+    // The stream the handle was last bound to; cudnnSetStream is skipped when it is unchanged.
+    // Guarded by lock.
+    private CudaStream boundStream;
+
     DeviceState(CudaDevice device) {
       this.device = device;
       device.makeCurrent();
@@ -415,6 +433,69 @@ public final class CudnnSdpa {
       }
       this.handle = h;
       this.failure = why;
+      if (h != 0) {
+        device.addCacheOwner(this::dropWorkspaces);
+      }
+    }
+
+    /**
+     * A workspace of at least {@code bytes} for work queued on {@code stream}, kept for the next
+     * call there. Caller holds {@link #lock}.
+     */
+    long workspace(CudaStream stream, long bytes) {
+      DeviceBuffer ws = workspaces.get(stream);
+      if (ws != null && ws.length() >= bytes) {
+        return ((CudaBuffer) ws).pointer();
+      }
+      if (ws != null) {
+        workspaces.remove(stream);
+        ws.close(); // stream-ordered: freed after the calls already queued there
+      }
+      long rounded = (bytes + WORKSPACE_GRANULE - 1) / WORKSPACE_GRANULE * WORKSPACE_GRANULE;
+      DeviceBuffer fresh = device.allocate(ElementType.I8, rounded, stream);
+      if (workspaces.size() >= MAX_WORKSPACE_STREAMS) {
+        var eldest = workspaces.entrySet().iterator();
+        DeviceBuffer old = eldest.next().getValue();
+        eldest.remove();
+        old.close();
+      }
+      workspaces.put(stream, fresh);
+      return ((CudaBuffer) fresh).pointer();
+    }
+
+    /** Bytes kept as workspaces, and on how many streams (for tests and explain output). */
+    long[] workspaceStats() {
+      lock.lock();
+      try {
+        long bytes = 0;
+        for (DeviceBuffer b : workspaces.values()) {
+          bytes += b.length();
+        }
+        return new long[] {bytes, workspaces.size()};
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Frees every kept workspace (stream-ordered); from the device's clearCache. */
+    void dropWorkspaces() {
+      lock.lock();
+      try {
+        for (DeviceBuffer b : workspaces.values()) {
+          b.close();
+        }
+        workspaces.clear();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Binds the handle to {@code stream} unless it already is. Caller holds {@link #lock}. */
+    void bind(CudaStream stream) {
+      if (boundStream != stream) {
+        Cudnn.setStream(handle, stream.handle());
+        boundStream = stream;
+      }
     }
   }
 
@@ -603,7 +684,6 @@ public final class CudnnSdpa {
         return refuse("cuDNN has no plan for this shape: " + plan.failure);
       }
       DeviceBuffer biasBuffer = null;
-      DeviceBuffer workspace = null;
       try {
         long biasPointer = 0;
         if (c.bias != null) {
@@ -616,15 +696,10 @@ public final class CudnnSdpa {
             biasPointer = ((CudaBuffer) biasBuffer).pointer();
           }
         }
-        long ws = 0;
-        if (plan.workspaceBytes > 0) {
-          workspace = c.device.allocate(ElementType.I8, plan.workspaceBytes, c.stream);
-          ws = ((CudaBuffer) workspace).pointer();
-        }
         state.lock.lock();
         try {
-          c.device.makeCurrent();
-          Cudnn.setStream(state.handle, c.stream.handle());
+          long ws = plan.workspaceBytes > 0 ? state.workspace(c.stream, plan.workspaceBytes) : 0;
+          state.bind(c.stream);
           plan.execute(state.handle, c.q, c.k, c.v, c.o, biasPointer, scale, ws);
         } finally {
           state.lock.unlock();
@@ -632,10 +707,7 @@ public final class CudnnSdpa {
       } catch (CudnnException e) {
         return refuse("cuDNN execution failed: " + e.getMessage());
       } finally {
-        // Stream-ordered frees: the memory returns to the pool after the queued work.
-        if (workspace != null) {
-          workspace.close();
-        }
+        // Stream-ordered free: the memory returns to the pool after the queued work.
         if (biasBuffer != null) {
           biasBuffer.close();
         }
@@ -673,6 +745,16 @@ public final class CudnnSdpa {
             + MAX_HEAD_DIM_PROPERTY
             + "=256)");
     lines.add("cuDNN SDPA " + cache().describe() + ", " + RAN.sum() + " calls ran");
+    STATES.forEach(
+        (device, st) -> {
+          long[] ws = st.workspaceStats();
+          if (ws[1] > 0) {
+            lines.add(
+                String.format(
+                    "cuDNN workspaces kept on %s: %.1f MiB on %d stream(s) (freed by clearCache)",
+                    device.info().name(), ws[0] / 1048576.0, ws[1]));
+          }
+        });
     REFUSALS.forEach((why, n) -> lines.add("cuDNN SDPA refused " + n.sum() + "x: " + why));
     return lines;
   }

@@ -215,6 +215,39 @@ class CudnnSdpaGpuTest {
   }
 
   @Test
+  void theWorkspaceIsKeptPerStreamAcrossCallsAndClearCacheFreesIt() {
+    DType dt = DType.BF16;
+    // Long enough that cuDNN asks for a workspace with these engines.
+    SdpaTestData data = new SdpaTestData(dt, 1, 32, 8, 512, 512, 128, 17);
+    try (Tensor q = SdpaTestData.upload(rt, dt, data.q, 1, 32, 512, 128, false);
+        Tensor k = SdpaTestData.upload(rt, dt, data.k, 1, 8, 512, 128, false);
+        Tensor v = SdpaTestData.upload(rt, dt, data.v, 1, 8, 512, 128, false)) {
+      double[] want = data.reference(Mask.Kind.NONE, null, 1, 1);
+      Object prepared = CudnnSdpa.prepare(q, k, v, Mask.none(), q, true);
+      assertTrue(prepared instanceof CudnnSdpa.Call, String.valueOf(prepared));
+      CudnnSdpa.DeviceState st = CudnnSdpa.state(((CudnnSdpa.Call) prepared).device);
+      for (int round = 0; round < 3; round++) {
+        try (Tensor out = data.poisonedOutput(rt)) {
+          CudnnSdpa.Attempt a = CudnnSdpa.run(q, k, v, data.scale, Mask.none(), out);
+          assertTrue(a.ran(), a.reason());
+          CudnnSdpaPlan p = CudnnSdpa.cache().peek(((CudnnSdpa.Call) prepared).key);
+          long[] ws = st.workspaceStats();
+          System.out.println(
+              "round " + round + ": plan wants " + p.workspaceBytes + " B, kept " + ws[0] + " B");
+          assertTrue(ws[0] >= p.workspaceBytes, "the kept workspace covers the plan's");
+          SdpaTestData.Comparison c =
+              SdpaTestData.Comparison.of(rt.toFloats(out), want, data.atol(), data.rtol());
+          assertTrue(c.ok(), "round " + round + ": " + c);
+          if (round == 1) {
+            rt.clearCache();
+            assertEquals(0, st.workspaceStats()[1], "clearCache frees every kept workspace");
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void printsThePlanOfEachMaskKind() {
     DType dt = DType.BF16;
     SdpaTestData data = new SdpaTestData(dt, 1, 32, 8, 64, 128, 128, 3);

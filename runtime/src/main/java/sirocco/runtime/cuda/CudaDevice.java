@@ -464,11 +464,10 @@ public final class CudaDevice extends Device {
   @Override
   public void clearCache() {
     kernels.trimIdle();
+    dropOwnedCaches();
     // Frees are stream-ordered, and the pool releases a freed block only once the host has observed
-    // its
-    // completion through a stream or context synchronize (an event wait is not enough: measured on
-    // the
-    // H200, trimming after an event wait released nothing). Report stream errors first, then
+    // its completion through a stream or context synchronize (an event wait is not enough: measured
+    // on the H200, trimming after an event wait released nothing). Report stream errors first, then
     // observe all.
     synchronize();
     contextSynchronize(WaitOptions.DEFAULT);

@@ -268,6 +268,7 @@ public final class HostDevice extends Device {
   @Override
   public void clearCache() {
     // No cache of its own: arrays are returned to the garbage collector when buffers are dropped.
+    dropOwnedCaches();
     synchronize();
   }
 }
