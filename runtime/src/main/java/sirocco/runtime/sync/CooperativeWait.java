@@ -8,7 +8,8 @@ import java.util.function.BooleanSupplier;
  * cooperative_wait}).
  *
  * <p>From a virtual thread: check once; poll a bounded number of rounds (32 × {@link
- * Thread#onSpinWait()}, then 224 × {@link Thread#yield()}, or for {@link WaitOptions#spinNanos()});
+ * Thread#onSpinWait()}, then 224 × {@link Thread#yield()}, or for {@link WaitOptions#spinNanos()};
+ * the rounds can be set with {@value #SPIN_ROUNDS_PROPERTY} and {@value #YIELD_ROUNDS_PROPERTY});
  * then hand the blocking driver call to a {@link WaitPool} worker (a platform thread) while the
  * caller parks. When every worker is busy, a pollable wait keeps polling with a growing park (10 µs
  * to 1 ms) and asks again each round; a non-pollable wait (device- or context-wide) gets an
@@ -22,8 +23,47 @@ import java.util.function.BooleanSupplier;
  * attached as a suppressed exception. Interrupts: see {@link WaitOptions#cancellable()}.
  */
 public final class CooperativeWait {
-  static final int SPIN_ROUNDS = 32;
-  static final int YIELD_ROUNDS = 224;
+  /**
+   * System property: {@link Thread#onSpinWait()} rounds of a virtual thread's poll (default 32).
+   */
+  public static final String SPIN_ROUNDS_PROPERTY = "sirocco.wait.spinRounds";
+
+  /** System property: {@link Thread#yield()} rounds after the spin rounds (default 224). */
+  public static final String YIELD_ROUNDS_PROPERTY = "sirocco.wait.yieldRounds";
+
+  static final int SPIN_ROUNDS = rounds(SPIN_ROUNDS_PROPERTY, 32);
+  static final int YIELD_ROUNDS = rounds(YIELD_ROUNDS_PROPERTY, 224);
+
+  // Why the rounds are tunable: each yield checks the device once, and on a machine with many idle
+  // carriers a yield also wakes one of them, so the default poll phase (~1 ms on the H200 machine)
+  // keeps several cores busy; fewer yields trade that CPU for a hand-off latency on longer waits.
+  // A malformed value is reported by every wait (not by class initialization, which would leave
+  // the class unusable with a NoClassDefFoundError).
+  private static int rounds(String property, int fallback) {
+    return parseRounds(System.getProperty(property), fallback);
+  }
+
+  /** A property's round count, {@code fallback} when unset, -1 when malformed or out of range. */
+  static int parseRounds(String v, int fallback) {
+    if (v == null || v.isBlank()) {
+      return fallback;
+    }
+    try {
+      int n = Integer.parseInt(v.strip());
+      return n >= 0 && n <= 1_000_000 ? n : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static void checkRounds() {
+    if (SPIN_ROUNDS < 0 || YIELD_ROUNDS < 0) {
+      String p = SPIN_ROUNDS < 0 ? SPIN_ROUNDS_PROPERTY : YIELD_ROUNDS_PROPERTY;
+      throw new IllegalArgumentException(
+          "-D" + p + " must be an integer in [0, 1000000], got '" + System.getProperty(p) + "'");
+    }
+  }
+
   private static final long MIN_BACKOFF_NANOS = 10_000;
   private static final long MAX_BACKOFF_NANOS = 1_000_000;
 
@@ -55,6 +95,7 @@ public final class CooperativeWait {
     if (options == null) {
       options = WaitOptions.DEFAULT;
     }
+    checkRounds();
     if (done != null && done.getAsBoolean()) {
       return;
     }

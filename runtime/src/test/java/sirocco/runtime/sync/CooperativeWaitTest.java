@@ -140,6 +140,17 @@ class CooperativeWaitTest {
   }
 
   @Test
+  void pollRoundPropertiesAcceptCountsAndRejectAnythingElse() {
+    assertEquals(32, CooperativeWait.parseRounds(null, 32), "unset: the default");
+    assertEquals(32, CooperativeWait.parseRounds("  ", 32), "blank: the default");
+    assertEquals(0, CooperativeWait.parseRounds("0", 32));
+    assertEquals(64, CooperativeWait.parseRounds(" 64 ", 224));
+    assertEquals(-1, CooperativeWait.parseRounds("-1", 32));
+    assertEquals(-1, CooperativeWait.parseRounds("lots", 32));
+    assertEquals(-1, CooperativeWait.parseRounds("1000001", 32));
+  }
+
+  @Test
   void noSpinHandsOffAfterOneCheck() throws Exception {
     WaitPool pool = new WaitPool("test-nospin", 1, 0, 60_000, 60_000);
     FakeWork w = new FakeWork();
