@@ -15,7 +15,8 @@ import sirocco.runtime.lifecycle.Lifecycle;
  * <p>The worker thread sleeps on a condition while the queue is empty, and otherwise sleeps in the
  * marker's blocking wait (a blocking-sync event on CUDA): it never polls. (MLX's completion thread
  * reset a batch counter inside its loop, so the wait predicate stayed true and the thread spun at
- * 100% CPU; {@code CompletionWorkerTest} measures this worker's CPU time while idle.)
+ * 100% CPU; {@code DeviceRuntimeContract.completionWorkerReleasesAfterABurstAndThenSleeps} measures
+ * this worker's CPU time while idle, on both backends.)
  *
  * <p>Requests complete in the order they were queued. A request whose marker is not complete holds
  * back later ones, even from other streams, until it completes: memory is released late, never

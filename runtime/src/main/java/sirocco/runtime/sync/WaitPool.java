@@ -33,17 +33,59 @@ public final class WaitPool {
   public static final int MAX_CORE_WORKERS = 4;
 
   private static final class Holder {
-    static final WaitPool SHARED =
-        new WaitPool(
-            "sirocco-wait",
-            Integer.getInteger("sirocco.wait.coreWorkers", MAX_CORE_WORKERS),
-            Integer.getInteger("sirocco.wait.maxOverflow", 64),
-            Long.getLong("sirocco.wait.coreKeepAliveMs", 30_000L),
-            Long.getLong("sirocco.wait.overflowKeepAliveMs", 2_000L));
+    // A bad setting is reported by every call to shared(), not by class initialization (which
+    // would leave later waits with a bare NoClassDefFoundError).
+    static final IllegalArgumentException BAD_SETTING;
+    static final WaitPool SHARED;
+
+    static {
+      WaitPool pool = null;
+      IllegalArgumentException bad = null;
+      try {
+        pool =
+            new WaitPool(
+                "sirocco-wait",
+                (int) setting("sirocco.wait.coreWorkers", MAX_CORE_WORKERS),
+                (int) setting("sirocco.wait.maxOverflow", 64),
+                setting("sirocco.wait.coreKeepAliveMs", 30_000L),
+                setting("sirocco.wait.overflowKeepAliveMs", 2_000L));
+      } catch (IllegalArgumentException e) {
+        bad = e;
+      }
+      SHARED = pool;
+      BAD_SETTING = bad;
+    }
+
+    private static long setting(String property, long fallback) {
+      String v = System.getProperty(property);
+      if (v == null || v.isBlank()) {
+        return fallback;
+      }
+      try {
+        long n = Long.parseLong(v.strip());
+        if (n >= 0 && n <= Integer.MAX_VALUE) {
+          return n;
+        }
+      } catch (NumberFormatException ignored) {
+        // reported below
+      }
+      throw new IllegalArgumentException(
+          "-D" + property + " must be a non-negative integer, got '" + v + "'");
+    }
   }
 
-  /** The pool Sirocco's waits use. */
+  /**
+   * The pool Sirocco's waits use, configured by {@code sirocco.wait.coreWorkers} (1–4), {@code
+   * sirocco.wait.maxOverflow}, {@code sirocco.wait.coreKeepAliveMs} and {@code
+   * sirocco.wait.overflowKeepAliveMs}.
+   *
+   * @throws IllegalArgumentException when one of those properties is malformed or out of range
+   */
   public static WaitPool shared() {
+    if (Holder.BAD_SETTING != null) {
+      throw new IllegalArgumentException(
+          "wait pool settings: " + Holder.BAD_SETTING.getMessage(), Holder.BAD_SETTING);
+    }
     return Holder.SHARED;
   }
 
@@ -162,7 +204,10 @@ public final class WaitPool {
       long overflowKeepAliveMs) {
     if (coreWorkers < 1 || coreWorkers > MAX_CORE_WORKERS) {
       throw new IllegalArgumentException(
-          "coreWorkers must be in [1, " + MAX_CORE_WORKERS + "], got " + coreWorkers);
+          "coreWorkers (sirocco.wait.coreWorkers) must be in [1, "
+              + MAX_CORE_WORKERS
+              + "], got "
+              + coreWorkers);
     }
     if (maxOverflow < 0 || coreKeepAliveMs < 0 || overflowKeepAliveMs < 0) {
       throw new IllegalArgumentException(

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.ref.WeakReference;
@@ -99,6 +100,47 @@ class CooperativeWaitTest {
     assertEquals(1, pending.polls.get(), "a platform thread does not poll");
     assertTrue(
         assertDoesJoin(finisher), "the finisher ends once the blocking call has been reached");
+  }
+
+  @Test
+  void aSpinDurationMakesEvenAPlatformThreadPollForThatLongBeforeBlocking() {
+    WaitOptions spin20ms = WaitOptions.DEFAULT.withSpinFor(java.time.Duration.ofMillis(20));
+    // Work that completes during the spin: polled until then, never reaches the blocking call.
+    FakeWork soon = new FakeWork();
+    AtomicInteger left = new AtomicInteger(50);
+    CooperativeWait.await(
+        () -> {
+          if (left.decrementAndGet() == 0) {
+            soon.finish();
+          }
+          return soon.poll();
+        },
+        soon::block,
+        spin20ms);
+    assertEquals(50, soon.polls.get(), "polled until the work completed");
+    assertEquals(0, soon.blockCalls.get());
+    // Work still pending after the spin: it blocks on this thread, once, after at least 20 ms.
+    FakeWork late = new FakeWork();
+    Thread finisher =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  while (late.blockedOn.get() == null) {
+                    Thread.onSpinWait();
+                  }
+                  late.finish();
+                });
+    long t0 = System.nanoTime();
+    CooperativeWait.await(late::poll, late::block, spin20ms);
+    long waited = System.nanoTime() - t0;
+    assertSame(Thread.currentThread(), late.blockedOn.get());
+    assertEquals(1, late.blockCalls.get());
+    assertTrue(late.polls.get() > 1, "polled during the spin: " + late.polls.get());
+    assertTrue(waited >= 20_000_000, "the spin lasted its duration: " + waited + " ns");
+    assertTrue(assertDoesJoin(finisher));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> WaitOptions.DEFAULT.withSpinFor(java.time.Duration.ofMillis(-1)));
   }
 
   private static boolean assertDoesJoin(Thread t) {
@@ -460,6 +502,37 @@ class CooperativeWaitTest {
     assertSame(b.blockedOn.get(), c.blockedOn.get(), "the most recently idle worker is taken");
     c.finish();
     tc.join();
+  }
+
+  @Test
+  void malformedWaitSettingsAreReportedByEveryUseNamingTheProperty() throws Exception {
+    // A bad pool size fails the pool and every wait that would use it, naming the property.
+    List<String> pool = childLines("-Dsirocco.wait.coreWorkers=9");
+    for (String line : pool) {
+      assertTrue(
+          line.contains("IllegalArgumentException: ")
+              && line.contains("sirocco.wait.coreWorkers")
+              && line.contains("got 9"),
+          line);
+    }
+    // Bad poll rounds leave the pool usable and fail each wait.
+    List<String> rounds = childLines("-Dsirocco.wait.yieldRounds=lots");
+    assertEquals(List.of("pool ok", "pool ok"), List.of(rounds.get(0), rounds.get(2)));
+    for (String line : List.of(rounds.get(1), rounds.get(3))) {
+      assertTrue(
+          line.startsWith("wait IllegalArgumentException: ")
+              && line.contains("-Dsirocco.wait.yieldRounds")
+              && line.contains("'lots'"),
+          line);
+    }
+  }
+
+  private static List<String> childLines(String setting) throws Exception {
+    ChildJvm.Result r = ChildJvm.run(List.of(setting), BadWaitSettingsMain.class, List.of(), 60);
+    assertEquals(0, r.exitCode(), r.toString());
+    List<String> lines = r.stdout().lines().toList();
+    assertEquals(4, lines.size(), r.toString());
+    return lines;
   }
 
   @Test
