@@ -233,6 +233,65 @@ class TornadoCliTest {
     return a;
   }
 
+  static long rows(String out, String asked, String ran) {
+    return out.lines()
+        .filter(l -> l.matches("S=16 D=64 Lq=16( causal)? +" + asked + " +" + ran + " .*"))
+        .count();
+  }
+
+  @Test
+  void benchSdpaPrefillTimesCudnnAndTheFallbackUnlessAKernelIsNamed(@TempDir Path dir)
+      throws Exception {
+    Path json = dir.resolve("sdpa.json");
+    Run r = run(with(SMALL_PREFILL, "--json", json.toString()));
+    System.clearProperty("sirocco.backend");
+    assertEquals(0, r.code(), r.out() + r.err());
+    // Both rungs asked for in each cell (causal and not). On the Java backend the cuDNN rung
+    // cannot run and says why; the fallback runs and its output matches float64.
+    assertEquals(2, rows(r.out(), "cudnn", "\\S+"), r.out());
+    assertEquals(2, rows(r.out(), "fallback", "fallback"), r.out());
+    assertEquals(
+        2,
+        r.out()
+            .lines()
+            .filter(l -> l.contains(" cudnn ") && l.contains("cuDNN runs only on CUDA devices"))
+            .count(),
+        r.out());
+    assertTrue(
+        r.out()
+            .lines()
+            .filter(l -> l.contains(" fallback  fallback "))
+            .allMatch(l -> l.contains(" ok (")),
+        r.out());
+    JsonNode doc = Json.MAPPER.readTree(Files.readString(json));
+    assertEquals(
+        List.of(
+            "sdpa-prefill/S=16/D=64/Lq=16/fallback",
+            "sdpa-prefill/S=16/D=64/Lq=16/causal/fallback"),
+        names(doc));
+
+    Run only = run(with(SMALL_PREFILL, "--kernel", "fallback"));
+    System.clearProperty("sirocco.backend");
+    assertEquals(0, only.code(), only.out() + only.err());
+    assertEquals(
+        0, rows(only.out(), "cudnn", "\\S+"), "an explicit --kernel is kept: " + only.out());
+    assertEquals(2, rows(only.out(), "fallback", "fallback"), only.out());
+
+    Run bad = run(with(SMALL_PREFILL, "--kernel", "flash"));
+    System.clearProperty("sirocco.backend");
+    assertEquals(2, bad.code());
+    assertTrue(
+        bad.err()
+            .contains("--kernel must be auto, all or one of cudnn, vector, fallback, got 'flash'"),
+        bad.err());
+  }
+
+  static List<String> names(JsonNode doc) {
+    List<String> n = new java.util.ArrayList<>();
+    doc.get("cases").forEach(c -> n.add(c.get("name").asText()));
+    return n;
+  }
+
   @Test
   void threadInfoEndsWithTheCudnnReportOnceSomethingConsultedCudnn() {
     // Looking cuDNN up is what an op on CUDA does; on the Java backend nothing does, so do it here.
