@@ -27,7 +27,7 @@ import sirocco.runtime.Stream;
  * --kernel}), device µs per call (events around each call; median, p10, p90), K/V GB/s, % of the
  * floor (K/V bytes at the measured copy bandwidth), the time a read-only kernel takes for the same
  * bytes, and the PyTorch 2.11 figure from the issue. {@code --prefill}: Lq = Lkv, causal and not,
- * cuDNN against the unfused fallback.
+ * cuDNN against the unfused fallback (both timed per cell unless {@code --kernel} names one).
  *
  * <p>Every cell's output is checked against a float64 reference on sampled heads; a wrong cell says
  * FAILED.
@@ -58,7 +58,11 @@ public final class SdpaBench {
           "32768/256",
           79.1);
 
-  /** Options. */
+  /**
+   * Options.
+   *
+   * @param kernel null for the default ({@link #kernels}), "auto" (the ladder), "all", or a rung
+   */
   public record Options(
       List<Integer> seq,
       List<Integer> headDims,
@@ -72,6 +76,33 @@ public final class SdpaBench {
 
   private SdpaBench() {}
 
+  /**
+   * What each cell times, in order. With no {@code --kernel} (null): the ladder's choice for
+   * decode, and for prefill both the cuDNN rung and the fallback, since a prefill run is there to
+   * compare them. "all": every rung that applies (prefill: cuDNN and the fallback; decode: the
+   * ladder's choice, vector and cuDNN). "auto" or a rung name: that alone.
+   *
+   * @throws IllegalArgumentException for any other {@code kernel}
+   */
+  public static List<String> kernels(String kernel, boolean prefill) {
+    List<String> both = List.of(SdpaOp.CUDNN, SdpaOp.FALLBACK);
+    if (kernel == null) {
+      return prefill ? both : List.of("auto");
+    }
+    if (kernel.equals("all")) {
+      return prefill ? both : List.of("auto", SdpaOp.VECTOR, SdpaOp.CUDNN);
+    }
+    if (kernel.equals("auto") || SdpaOp.rungs().contains(kernel)) {
+      return List.of(kernel);
+    }
+    throw new IllegalArgumentException(
+        "--kernel must be auto, all or one of "
+            + String.join(", ", SdpaOp.rungs())
+            + ", got '"
+            + kernel
+            + "'");
+  }
+
   public static BenchRecord run(Sirocco rt, Options o, PrintWriter out) {
     Device d = Internal.bridge().device(rt);
     Stream s = Internal.bridge().stream(rt);
@@ -82,10 +113,7 @@ public final class SdpaBench {
         "bench sdpa on %s; device copy bandwidth %.0f GB/s%n",
         d.info().name(),
         copyGBs);
-    List<String> kernels =
-        o.kernel().equals("all")
-            ? (o.prefill() ? List.of("cudnn", "fallback") : List.of("auto", "vector", "cudnn"))
-            : List.of(o.kernel());
+    List<String> kernels = kernels(o.kernel(), o.prefill());
     List<BenchCase> cases = new ArrayList<>();
     out.printf(
         Locale.ROOT,

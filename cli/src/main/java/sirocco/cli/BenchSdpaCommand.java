@@ -43,12 +43,15 @@ final class BenchSdpaCommand implements Callable<Integer> {
   @Option(
       names = "--kernel",
       description =
-          "auto (the ladder), a rung (cudnn, vector, fallback), or all (default: ${DEFAULT-VALUE}).")
-  String kernel = "auto";
+          "auto (the ladder), a rung (cudnn, vector, fallback), or all (default: auto; with"
+              + " --prefill both cudnn and fallback).")
+  String kernel;
 
   @Option(
       names = "--prefill",
-      description = "Lq = Lkv prefill, causal and not (cuDNN vs the fallback).")
+      description =
+          "Lq = Lkv prefill, causal and not; times the cuDNN rung and the fallback per cell unless"
+              + " --kernel names one.")
   boolean prefill;
 
   @Option(names = "--samples", description = "Timed calls per cell (default: ${DEFAULT-VALUE}).")
@@ -69,6 +72,7 @@ final class BenchSdpaCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           "--hq and --hkv must be positive with hq % hkv == 0; --samples >= 1");
     }
+    SdpaBench.kernels(kernel, prefill); // rejects a bad --kernel before the device is opened
     List<Integer> s =
         seq != null ? seq : prefill ? List.of(512, 2048, 8192) : List.of(1024, 8192, 32768);
     List<Integer> d =

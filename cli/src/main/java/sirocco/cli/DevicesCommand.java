@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import sirocco.dispatch.cudnn.CudnnSdpa;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceInfo;
 import sirocco.runtime.Devices;
@@ -16,7 +17,7 @@ import sirocco.runtime.cuda.Cu;
 
 /**
  * {@code tornado devices}: what Sirocco can run on here, and which backend it picks by default, and
- * why.
+ * why; on CUDA, the cuDNN path's state ({@link CudnnSdpa#explain()}).
  */
 @Command(
     name = "devices",
@@ -63,6 +64,13 @@ final class DevicesCommand implements Callable<Integer> {
             + " ("
             + choice.reason()
             + ")");
+    String cudnnSkipped = cudnnNotLoadedReason(cudaReason);
+    List<String> cudnn = cudnnSkipped == null ? CudnnSdpa.explain() : List.of();
+    if (cudnnSkipped != null) {
+      out.println("cuDNN: not loaded: " + cudnnSkipped);
+    } else {
+      cudnn.forEach(out::println);
+    }
     if (json != null) {
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("devices", infos);
@@ -70,8 +78,29 @@ final class DevicesCommand implements Callable<Integer> {
       doc.put("cudaUnavailableReason", cudaReason);
       doc.put("defaultBackend", choice.device().kind().name().toLowerCase(java.util.Locale.ROOT));
       doc.put("defaultReason", choice.reason());
+      Map<String, Object> c = new LinkedHashMap<>();
+      c.put("loaded", cudnnSkipped == null);
+      c.put("notLoadedReason", cudnnSkipped);
+      c.put("explain", cudnn);
+      doc.put("cudnn", c);
       Json.write(json, doc, out);
     }
     return 0;
+  }
+
+  /**
+   * Why cuDNN is left unloaded, or null to load it and show its state. cuDNN runs only on CUDA
+   * devices, so without CUDA (or with {@code --backend java}) loading it would say nothing about
+   * what Sirocco will run, and could only add the loader's noise.
+   */
+  static String cudnnNotLoadedReason(String cudaReason) {
+    if (cudaReason != null) {
+      return "cuDNN runs only on CUDA devices, and CUDA is unavailable here";
+    }
+    String b = System.getProperty("sirocco.backend");
+    if (b != null && b.trim().equalsIgnoreCase("java")) {
+      return "the backend is java (--backend java); cuDNN runs only on CUDA devices";
+    }
+    return null;
   }
 }

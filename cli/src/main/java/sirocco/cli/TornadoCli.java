@@ -7,6 +7,8 @@ import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import sirocco.dispatch.cudnn.Cudnn;
+import sirocco.dispatch.cudnn.CudnnSdpa;
 
 /**
  * {@code bin/tornado}: Sirocco's command line. The exit status is 0 only when the command did what
@@ -38,7 +40,8 @@ public final class TornadoCli implements Runnable {
   @Option(
       names = "--threadInfo",
       description =
-          "Print each launch's grid and block and which kernel each op chose (and why the others were rejected).")
+          "Print each launch's grid and block and which kernel each op chose (and why the others were"
+              + " rejected); at the end, the cuDNN path's state when an op consulted cuDNN.")
   void threadInfo(boolean on) {
     System.setProperty("sirocco.threadInfo", Boolean.toString(on));
   }
@@ -78,7 +81,32 @@ public final class TornadoCli implements Runnable {
           // are 1.
           return ex instanceof IllegalArgumentException || ForkCommand.isInputError(ex) ? 2 : 1;
         });
-    return cli.execute(args);
+    int code = cli.execute(args);
+    printCudnnSummary(cli, out);
+    return code;
+  }
+
+  /**
+   * The --threadInfo report's cuDNN part: the per-call lines ("sirocco dispatch …") say which rung
+   * ran and why others were refused; what they cannot say (library version, settings, plan-cache
+   * statistics, kept workspaces, refusal counts, teardown failures) is printed once, after the
+   * command, in the same form. Only when something consulted cuDNN, so it is never loaded for this;
+   * {@code devices} prints the same lines itself.
+   */
+  private static void printCudnnSummary(CommandLine cli, PrintWriter out) {
+    if (!Boolean.getBoolean("sirocco.threadInfo") || !Cudnn.lookedUp()) {
+      return;
+    }
+    CommandLine.ParseResult parsed = cli.getParseResult();
+    if (parsed != null
+        && parsed.subcommand() != null
+        && parsed.subcommand().commandSpec().userObject() instanceof DevicesCommand) {
+      return;
+    }
+    for (String line : CudnnSdpa.explain()) {
+      out.println("sirocco cudnn " + line);
+    }
+    out.flush();
   }
 
   /** The version from the build. */

@@ -1,6 +1,7 @@
 package sirocco.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,8 +9,11 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import sirocco.dispatch.cudnn.Cudnn;
+import sirocco.runtime.Devices;
 
 /** The CLI's commands, run in-process; exit codes and output checked. */
 class TornadoCliTest {
@@ -43,6 +47,31 @@ class TornadoCliTest {
     JsonNode doc = Json.MAPPER.readTree(Files.readString(json));
     assertTrue(doc.get("devices").isArray() && doc.get("devices").size() >= 1);
     assertTrue(doc.has("defaultBackend") && doc.has("cudaAvailable"));
+  }
+
+  @Test
+  void devicesSaysWhatIsTrueAboutCudnnHere(@TempDir Path dir) throws Exception {
+    Path json = dir.resolve("devices.json");
+    Run r = run("devices", "--json", json.toString());
+    assertEquals(0, r.code(), r.err());
+    JsonNode cudnn = Json.MAPPER.readTree(Files.readString(json)).get("cudnn");
+    if (Devices.cudaUnavailableReason() != null) {
+      // No CUDA (this CI machine): cuDNN is not even looked up, and the output says why.
+      assertTrue(
+          r.out()
+              .contains(
+                  "cuDNN: not loaded: cuDNN runs only on CUDA devices, and CUDA is unavailable"
+                      + " here"),
+          r.out());
+      assertFalse(cudnn.get("loaded").asBoolean());
+      assertEquals(0, cudnn.get("explain").size());
+    } else {
+      // CUDA: the cuDNN path's own report, whether or not the library loaded.
+      assertTrue(r.out().contains(Cudnn.describe()), r.out());
+      assertTrue(r.out().lines().anyMatch(l -> l.startsWith("cuDNN SDPA: ")), r.out());
+      assertTrue(cudnn.get("loaded").asBoolean());
+      assertEquals(Cudnn.describe(), cudnn.get("explain").get(0).asText());
+    }
   }
 
   @Test
@@ -176,6 +205,110 @@ class TornadoCliTest {
     System.clearProperty("sirocco.backend");
     assertEquals(2, bad.code());
     assertTrue(bad.err().contains("--kernel must be auto, all or one of"), bad.err());
+  }
+
+  static final String[] SMALL_PREFILL = {
+    "--backend",
+    "java",
+    "bench",
+    "sdpa",
+    "--prefill",
+    "--seq",
+    "16",
+    "--head-dim",
+    "64",
+    "--hq",
+    "2",
+    "--hkv",
+    "1",
+    "--samples",
+    "2",
+    "--max-seconds",
+    "0.1"
+  };
+
+  static String[] with(String[] base, String... more) {
+    String[] a = java.util.Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, a, base.length, more.length);
+    return a;
+  }
+
+  static long rows(String out, String asked, String ran) {
+    return out.lines()
+        .filter(l -> l.matches("S=16 D=64 Lq=16( causal)? +" + asked + " +" + ran + " .*"))
+        .count();
+  }
+
+  @Test
+  void benchSdpaPrefillTimesCudnnAndTheFallbackUnlessAKernelIsNamed(@TempDir Path dir)
+      throws Exception {
+    Path json = dir.resolve("sdpa.json");
+    Run r = run(with(SMALL_PREFILL, "--json", json.toString()));
+    System.clearProperty("sirocco.backend");
+    assertEquals(0, r.code(), r.out() + r.err());
+    // Both rungs asked for in each cell (causal and not). On the Java backend the cuDNN rung
+    // cannot run and says why; the fallback runs and its output matches float64.
+    assertEquals(2, rows(r.out(), "cudnn", "\\S+"), r.out());
+    assertEquals(2, rows(r.out(), "fallback", "fallback"), r.out());
+    assertEquals(
+        2,
+        r.out()
+            .lines()
+            .filter(l -> l.contains(" cudnn ") && l.contains("cuDNN runs only on CUDA devices"))
+            .count(),
+        r.out());
+    assertTrue(
+        r.out()
+            .lines()
+            .filter(l -> l.contains(" fallback  fallback "))
+            .allMatch(l -> l.contains(" ok (")),
+        r.out());
+    JsonNode doc = Json.MAPPER.readTree(Files.readString(json));
+    assertEquals(
+        List.of(
+            "sdpa-prefill/S=16/D=64/Lq=16/fallback",
+            "sdpa-prefill/S=16/D=64/Lq=16/causal/fallback"),
+        names(doc));
+
+    Run only = run(with(SMALL_PREFILL, "--kernel", "fallback"));
+    System.clearProperty("sirocco.backend");
+    assertEquals(0, only.code(), only.out() + only.err());
+    assertEquals(
+        0, rows(only.out(), "cudnn", "\\S+"), "an explicit --kernel is kept: " + only.out());
+    assertEquals(2, rows(only.out(), "fallback", "fallback"), only.out());
+
+    Run bad = run(with(SMALL_PREFILL, "--kernel", "flash"));
+    System.clearProperty("sirocco.backend");
+    assertEquals(2, bad.code());
+    assertTrue(
+        bad.err()
+            .contains("--kernel must be auto, all or one of cudnn, vector, fallback, got 'flash'"),
+        bad.err());
+  }
+
+  static List<String> names(JsonNode doc) {
+    List<String> n = new java.util.ArrayList<>();
+    doc.get("cases").forEach(c -> n.add(c.get("name").asText()));
+    return n;
+  }
+
+  @Test
+  void threadInfoEndsWithTheCudnnReportOnceSomethingConsultedCudnn() {
+    // Looking cuDNN up is what an op on CUDA does; on the Java backend nothing does, so do it here.
+    Cudnn.available();
+    try {
+      Run r = run(with(new String[] {"--threadInfo"}, with(SMALL_PREFILL, "--kernel", "fallback")));
+      assertEquals(0, r.code(), r.out() + r.err());
+      List<String> tail = r.out().lines().filter(l -> l.startsWith("sirocco cudnn ")).toList();
+      assertEquals("sirocco cudnn " + Cudnn.describe(), tail.get(0), r.out());
+      assertTrue(tail.stream().anyMatch(l -> l.startsWith("sirocco cudnn cuDNN SDPA: ")), r.out());
+      List<String> lines = r.out().lines().toList();
+      assertEquals(
+          tail, lines.subList(lines.size() - tail.size(), lines.size()), "printed after the bench");
+    } finally {
+      System.clearProperty("sirocco.backend");
+      System.clearProperty("sirocco.threadInfo");
+    }
   }
 
   @Test

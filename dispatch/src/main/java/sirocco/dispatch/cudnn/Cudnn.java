@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.LongAdder;
 import sirocco.runtime.lifecycle.Lifecycle;
 
 /**
@@ -18,14 +19,30 @@ import sirocco.runtime.lifecycle.Lifecycle;
  * <p>Nothing here throws because the library is missing until something is actually called: {@link
  * #available()} and {@link #unavailableReason()} answer first. See {@link CudnnLibrary} for how the
  * library is found.
+ *
+ * <p>Destroying is checked like every other call ({@link CudnnApi#destroy}, {@link
+ * #destroyHandle}); teardown paths use {@link CudnnApi#destroyQuietly} instead, which counts a
+ * failure in {@link #teardownFailures()} (shown by {@link CudnnSdpa#explain()}) and never throws or
+ * prints.
  */
 public final class Cudnn {
   private static final Ffm API = new Ffm();
+
+  private static final LongAdder TEARDOWN_FAILURES = new LongAdder();
+  private static volatile String lastTeardownFailure;
 
   private Cudnn() {}
 
   static CudnnLibrary lib() {
     return CudnnLibrary.global();
+  }
+
+  /**
+   * True once something in this process has looked the library up (whether or not it loaded);
+   * asking this never loads it, so reports can leave cuDNN out when nothing used it.
+   */
+  public static boolean lookedUp() {
+    return CudnnLibrary.lookedUp();
   }
 
   /** True when {@code libcudnn.so.9} (or the override) loaded and is cuDNN 9. */
@@ -69,6 +86,25 @@ public final class Cudnn {
             : "")
         + (l.maxDeviceVersion() > 0 ? ", newest target sm_" + l.maxDeviceVersion() / 10 : "")
         + ")";
+  }
+
+  /**
+   * How many destroys on teardown paths failed so far (cuDNN returned an error, or the call threw);
+   * those paths cannot act on a failure, so they count it here instead of throwing.
+   */
+  public static long teardownFailures() {
+    return TEARDOWN_FAILURES.sum();
+  }
+
+  /** The most recent teardown failure's message, or null when none happened. */
+  public static String lastTeardownFailure() {
+    return lastTeardownFailure;
+  }
+
+  /** Records a failed teardown destroy (from {@link CudnnApi#destroyQuietly}). */
+  static void teardownFailed(RuntimeException e) {
+    TEARDOWN_FAILURES.increment();
+    lastTeardownFailure = e.getMessage() != null ? e.getMessage() : e.toString();
   }
 
   /** The real backend API through FFM. Its calls fail with a clear message if cuDNN is absent. */
@@ -161,19 +197,23 @@ public final class Cudnn {
     }
   }
 
-  /** {@code cudnnDestroy}; never throws, does nothing once the JVM is exiting. */
+  /**
+   * {@code cudnnDestroy}, checked: throws {@link CudnnException} when cuDNN refuses. Sirocco keeps
+   * its per-device handles for the life of the process (see {@code CudnnSdpa.DeviceState}), so the
+   * only callers destroy a handle on purpose and must hear about a failure; there is no teardown
+   * caller to keep quiet for. Does nothing for handle 0, without the library (no handle can exist)
+   * or once the JVM is exiting (cuDNN may already be torn down and the process is going away).
+   */
   static void destroyHandle(long handle) {
     CudnnLibrary l = lib();
     if (!l.available() || Lifecycle.exiting() || handle == 0) {
       return;
     }
     try {
-      int rc = (int) l.destroy.invokeExact(MemorySegment.ofAddress(handle));
-      if (rc != 0) {
-        System.err.println("sirocco: cudnnDestroy returned " + statusName(rc));
-      }
-    } catch (Throwable ignored) {
-      // teardown never throws
+      check(
+          "cudnnDestroy", (int) l.destroy.invokeExact(MemorySegment.ofAddress(handle)), null, null);
+    } catch (Throwable t) {
+      throw rethrow(t);
     }
   }
 
@@ -213,20 +253,18 @@ public final class Cudnn {
     @Override
     public void destroy(Descriptor d) {
       CudnnLibrary l = lib();
+      // Without the library no descriptor can exist; at exit cuDNN may already be torn down.
       if (d == null || !l.available() || Lifecycle.exiting()) {
         return;
       }
       try {
-        int rc = (int) l.backendDestroyDescriptor.invokeExact(MemorySegment.ofAddress(d.address()));
-        if (rc != 0) {
-          System.err.println(
-              "sirocco: cudnnBackendDestroyDescriptor("
-                  + CudnnConstants.descriptorTypeName(d.type())
-                  + ") returned "
-                  + statusName(rc));
-        }
-      } catch (Throwable ignored) {
-        // teardown never throws
+        check(
+            "cudnnBackendDestroyDescriptor",
+            (int) l.backendDestroyDescriptor.invokeExact(MemorySegment.ofAddress(d.address())),
+            d.type(),
+            null);
+      } catch (Throwable t) {
+        throw rethrow(t);
       }
     }
 

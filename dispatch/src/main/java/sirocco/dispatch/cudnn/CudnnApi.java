@@ -22,8 +22,26 @@ interface CudnnApi {
 
   Descriptor create(int descriptorType);
 
-  /** Destroys a descriptor; never throws (teardown path). */
+  /**
+   * Destroys a descriptor, checked like every other call: a failure is a {@link CudnnException}.
+   * For normal-flow destroys whose caller can act on a failure; teardown uses {@link
+   * #destroyQuietly}.
+   */
   void destroy(Descriptor d);
+
+  /**
+   * Destroys a descriptor on a teardown path (unwinding after another failure, evicting, freeing
+   * scratch descriptors): never throws and never prints; a failure is counted in {@link
+   * Cudnn#teardownFailures()}, which {@link CudnnSdpa#explain()} shows. Errors (not exceptions)
+   * still propagate.
+   */
+  default void destroyQuietly(Descriptor d) {
+    try {
+      destroy(d);
+    } catch (RuntimeException e) {
+      Cudnn.teardownFailed(e);
+    }
+  }
 
   void set(Descriptor d, int attribute, int attributeType, long... values);
 

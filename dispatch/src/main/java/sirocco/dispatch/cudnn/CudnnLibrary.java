@@ -198,6 +198,11 @@ final class CudnnLibrary {
     return g;
   }
 
+  /** True once {@link #global()} has run (the lookup is made at most once). */
+  static boolean lookedUp() {
+    return global != null;
+  }
+
   boolean available() {
     return reason == null;
   }

@@ -730,7 +730,11 @@ public final class CudnnSdpa {
     return Attempt.refused(why);
   }
 
-  /** Lines for explain/--threadInfo output: library, settings, cache, decisions so far. */
+  /**
+   * Lines for explain/--threadInfo output: library, settings, cache, kept workspaces, refusals and
+   * teardown failures so far. Looks the library up if nothing has yet (see {@link
+   * Cudnn#lookedUp()}).
+   */
   public static List<String> explain() {
     List<String> lines = new ArrayList<>();
     lines.add(Cudnn.describe());
@@ -756,6 +760,14 @@ public final class CudnnSdpa {
           }
         });
     REFUSALS.forEach((why, n) -> lines.add("cuDNN SDPA refused " + n.sum() + "x: " + why));
+    long teardown = Cudnn.teardownFailures();
+    if (teardown > 0) {
+      lines.add(
+          "cuDNN teardown failures: "
+              + teardown
+              + " destroy(s) failed (descriptors leaked); last: "
+              + Cudnn.lastTeardownFailure());
+    }
     return lines;
   }
 }

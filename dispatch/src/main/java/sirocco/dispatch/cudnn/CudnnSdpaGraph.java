@@ -84,8 +84,10 @@ final class CudnnSdpaGraph {
   }
 
   private void destroyAll() {
+    // Unwinding after a failed build: the build's CudnnException is what the caller needs, and a
+    // second one from a destroy would hide it.
     for (int i = owned.size() - 1; i >= 0; i--) {
-      api.destroy(owned.get(i));
+      api.destroyQuietly(owned.get(i));
     }
     owned.clear();
   }
@@ -369,22 +371,26 @@ final class CudnnSdpaGraph {
                 null);
           } catch (CudnnException e) {
             rejected.add("heuristics " + modeName + " #" + i + " " + tag + ": " + e.shortReason());
-            api.destroy(plan);
+            // Unwinding a candidate cuDNN rejected: plan() reports, it does not throw.
+            api.destroyQuietly(plan);
           }
         }
       } catch (CudnnException e) {
         rejected.add("heuristics " + modeName + ": " + e.getMessage());
       } finally {
+        // Scratch descriptors, also on the success path: a throw from here would drop a plan
+        // already made (leaking its descriptors) for a leak the caller cannot act on.
         for (Descriptor c : configs) {
-          api.destroy(c);
+          api.destroyQuietly(c);
         }
         if (heur != null) {
-          api.destroy(heur);
+          api.destroyQuietly(heur);
         }
       }
     }
+    // Unwinding: no mode gave a plan, and the reason returned is the rejections, not a destroy.
     for (int i = owned.size() - 1; i >= 0; i--) {
-      api.destroy(owned.get(i));
+      api.destroyQuietly(owned.get(i));
     }
     String why =
         rejected.isEmpty()
@@ -416,8 +422,9 @@ final class CudnnSdpaGraph {
         b.append("eng?");
       }
     } finally {
+      // Scratch for a best-effort description: nothing the caller could do about a failure.
       if (engine != null) {
-        api.destroy(engine);
+        api.destroyQuietly(engine);
       }
     }
     List<Descriptor> knobs = new ArrayList<>();
@@ -441,7 +448,7 @@ final class CudnnSdpaGraph {
       // knobs are decoration
     } finally {
       for (Descriptor kc : knobs) {
-        api.destroy(kc);
+        api.destroyQuietly(kc);
       }
     }
     return b.toString();

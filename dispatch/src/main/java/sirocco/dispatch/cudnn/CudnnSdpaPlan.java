@@ -92,15 +92,18 @@ final class CudnnSdpaPlan {
 
   private void tryDestroy() {
     if (users.compareAndSet(0, -1)) {
+      // Teardown: this runs from the cache while it inserts another key, or from release() after
+      // a call already queued its work; neither caller can act on a failure, and the entry is out
+      // of the cache either way. Failures are counted (Cudnn.teardownFailures()).
       synchronized (packs) {
         for (int i = 0; i < packCount; i++) {
-          api.destroy(packs[i].pack);
+          api.destroyQuietly(packs[i].pack);
           packs[i] = null;
         }
         packCount = 0;
       }
       for (int i = owned.size() - 1; i >= 0; i--) {
-        api.destroy(owned.get(i));
+        api.destroyQuietly(owned.get(i));
       }
     }
   }
@@ -133,6 +136,16 @@ final class CudnnSdpaPlan {
     synchronized (packs) {
       CachedPack c = findPack(q, k, v, o, bias, workspace, scaleBits);
       if (c == null) {
+        if (packCount == PACKS) {
+          // Making room is normal flow, not teardown, so the destroy is checked: a failure throws
+          // here, before a pack is made or anything is queued, and CudnnSdpa.run turns it into a
+          // refusal with cuDNN's reason (the op then falls back and says why). The pack leaves
+          // the array first: after a failed destroy its state is unknown, so it is never reused.
+          Descriptor oldest = packs[PACKS - 1].pack;
+          packs[PACKS - 1] = null;
+          packCount--;
+          api.destroy(oldest);
+        }
         // Building a pack (create, three attributes, finalize, destroy) costs more host time than
         // cudnnBackendExecute itself; a decode loop calls with the same few buffers, whose packs
         // are
@@ -188,11 +201,8 @@ final class CudnnSdpaPlan {
     return null;
   }
 
+  /** Puts {@code c} first; the caller has made room. */
   private void addPack(CachedPack c) {
-    if (packCount == PACKS) {
-      api.destroy(packs[PACKS - 1].pack);
-      packCount--;
-    }
     System.arraycopy(packs, 0, packs, 1, packCount);
     packs[0] = c;
     packCount++;
@@ -251,7 +261,8 @@ final class CudnnSdpaPlan {
       api.set(pack, ATTR_VARIANT_PACK_WORKSPACE, TYPE_VOID_PTR, workspace);
       api.finalizeDescriptor(pack);
     } catch (RuntimeException | Error e) {
-      api.destroy(pack);
+      // Unwinding: the exception being rethrown is the one the caller needs.
+      api.destroyQuietly(pack);
       throw e;
     }
     return pack;

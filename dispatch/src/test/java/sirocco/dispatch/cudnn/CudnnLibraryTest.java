@@ -138,7 +138,7 @@ class CudnnLibraryTest {
     assertTrue(
         ex.getMessage().startsWith("cuDNN failed: CUDNN_UNAVAILABLE (-1): "), ex.getMessage());
     assertTrue(Cudnn.describe().startsWith("cuDNN unavailable: "), Cudnn.describe());
-    // Destroy is a teardown path: it never throws.
+    // Without the library no descriptor or handle can exist: both destroys have nothing to do.
     Cudnn.api().destroy(new CudnnApi.Descriptor(1, CudnnConstants.TENSOR_DESCRIPTOR));
     Cudnn.destroyHandle(1);
   }

@@ -19,13 +19,18 @@ import sirocco.DType;
 import sirocco.Mask;
 import sirocco.Sirocco;
 import sirocco.Tensor;
+import sirocco.dispatch.Explain;
 import sirocco.dispatch.Internal;
+import sirocco.dispatch.attention.SdpaOp;
 import sirocco.runtime.testing.GpuTest;
 
 /**
  * cuDNN SDPA on the GPU against a float64 reference: MLX's test_fast_sdpa.py prefill cases (B = 1)
- * × masks {none, additive, bool, causal} × {f16, bf16}. Prints, per case, the engine cuDNN chose,
- * whether the plan came from the cache and the largest error, so one run says what to fix.
+ * × masks {none, additive, bool, causal} × {f16, bf16}. Each case also runs through the op's
+ * unfused fallback rung on the same GPU (as MLX compares its fused kernel with the unfused path):
+ * the fallback is checked against float64 too, and cuDNN against the fallback. Prints, per case,
+ * the engine cuDNN chose, whether the plan came from the cache and the errors of both paths, so one
+ * run says what to fix (and whether a failure is cuDNN's or the reference's).
  */
 @GpuTest
 class CudnnSdpaGpuTest {
@@ -161,19 +166,96 @@ class CudnnSdpaGpuTest {
                 biasB,
                 biasH);
         SdpaTestData.Comparison c = SdpaTestData.Comparison.of(got, want, data.atol(), data.rtol());
+        float[] fb = fallback(q, k, v, data.scale, mask);
+        SdpaTestData.Comparison f = SdpaTestData.Comparison.of(fb, want, data.atol(), data.rtol());
+        double[] cross = crossTolerance(dt, data.v);
+        SdpaTestData.Comparison x =
+            SdpaTestData.Comparison.of(got, toDoubles(fb), cross[0], cross[1]);
+        boolean ok = c.ok() && f.ok() && x.ok();
         String line =
             String.format(
-                "%s %-55s %s | %s%s",
-                c.ok() ? "OK  " : "FAIL", name, c, a.engine(), a.cacheHit() ? " (cached)" : "");
+                "%s %-55s cuDNN vs f64: %s | fallback vs f64: %s | cuDNN vs fallback (atol %.1e,"
+                    + " rtol %.1e): %s | %s%s",
+                ok ? "OK  " : "FAIL",
+                name,
+                c,
+                f,
+                cross[0],
+                cross[1],
+                x,
+                a.engine(),
+                a.cacheHit() ? " (cached)" : "");
         System.out.println(line);
         SUMMARY.add(line);
-        assertTrue(c.ok(), name + ": " + c);
+        assertTrue(c.ok(), name + ": cuDNN vs float64: " + c);
+        assertTrue(f.ok(), name + ": fallback vs float64: " + f);
+        assertTrue(x.ok(), name + ": cuDNN vs fallback: " + x);
       } finally {
         if (maskTensor != null) {
           maskTensor.close();
         }
       }
     }
+  }
+
+  /**
+   * The same attention through the op's unfused fallback rung: {@link SdpaOp#RUNG_PROPERTY} is the
+   * op's switch for forcing a rung; it is process-wide, so it is set for this one call and the
+   * previous value restored in {@code finally}. The decision the op reports must be the fallback.
+   */
+  private static float[] fallback(Tensor q, Tensor k, Tensor v, float scale, Mask mask) {
+    String previous = System.getProperty(SdpaOp.RUNG_PROPERTY);
+    List<String> chosen = new ArrayList<>();
+    try (AutoCloseable listening =
+        Explain.listen(
+            d -> {
+              if (SdpaOp.OP.equals(d.op())) {
+                chosen.add(d.chosen());
+              }
+            })) {
+      System.setProperty(SdpaOp.RUNG_PROPERTY, SdpaOp.FALLBACK);
+      try (Tensor out = rt.scaledDotProductAttention(q, k, v, scale, mask)) {
+        float[] got = rt.toFloats(out);
+        assertEquals(List.of(SdpaOp.FALLBACK), chosen, "the op must have run the fallback rung");
+        return got;
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    } finally {
+      if (previous == null) {
+        System.clearProperty(SdpaOp.RUNG_PROPERTY);
+      } else {
+        System.setProperty(SdpaOp.RUNG_PROPERTY, previous);
+      }
+    }
+  }
+
+  /**
+   * {atol, rtol} for cuDNN against the fallback, from the dtype's unit roundoff u (2^-8 for bf16's
+   * 8 significant bits, 2^-11 for f16's 11). Both paths compute q·kᵀ, softmax and the sums in
+   * float32, whose differences are far below u; what separates them is rounding to the I/O dtype.
+   * cuDNN rounds the probabilities to it before P·V (the fallback keeps them in float32): per
+   * output at most u·Σ p·|v| ≤ u·max|v|, which the atol covers (u·max|v| + u). Each output is then
+   * rounded to the dtype once per path (u·|out| each, 2u together); the rtol of 4u leaves as much
+   * again for accumulation-order differences. This is tighter than the sum of the two float64
+   * tolerances, so it can catch the paths disagreeing (masks, strides, GQA) where both still pass
+   * against float64.
+   */
+  static double[] crossTolerance(DType dt, double[] v) {
+    double u = dt == DType.BF16 ? 0x1p-8 : 0x1p-11;
+    double maxV = 0;
+    for (double x : v) {
+      maxV = Math.max(maxV, Math.abs(x));
+    }
+    return new double[] {u * maxV + u, 4 * u};
+  }
+
+  private static double[] toDoubles(float[] a) {
+    double[] d = new double[a.length];
+    for (int i = 0; i < a.length; i++) {
+      d[i] = a[i];
+    }
+    return d;
   }
 
   @Test

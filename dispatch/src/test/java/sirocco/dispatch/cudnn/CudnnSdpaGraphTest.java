@@ -427,6 +427,69 @@ class CudnnSdpaGraphTest {
   }
 
   @Test
+  void teardownDestroysThatFailAreCountedNotThrownNorPrinted() {
+    RecordingCudnnApi api = new RecordingCudnnApi();
+    CudnnSdpaPlan entry =
+        CudnnSdpaPlan.build(api, HANDLE, key(128, 128, CudnnSdpaKey.MaskKind.NONE));
+    entry.execute(HANDLE, 0x10000, 0x20000, 0x30000, 0x40000, 0, 1f, 0);
+    api.failDestroy = f -> f.d.type() == VARIANT_PACK_DESCRIPTOR || f.d.type() == TENSOR_DESCRIPTOR;
+    long failing =
+        api.created.stream().filter(f -> !f.destroyed && api.failDestroy.test(f)).count();
+    assertTrue(failing >= 2, "the pack and the graph's tensors");
+    long before = Cudnn.teardownFailures();
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true));
+    try {
+      entry.evict(); // teardown: must neither throw nor print
+    } finally {
+      System.setErr(err);
+    }
+    assertTrue(entry.destroyed());
+    assertEquals(failing, Cudnn.teardownFailures() - before);
+    assertEquals("", captured.toString());
+    assertEquals(failing, api.live(), "only the descriptors cuDNN refused to destroy are left");
+    assertTrue(
+        Cudnn.lastTeardownFailure().startsWith("cudnnBackendDestroyDescriptor failed on"),
+        Cudnn.lastTeardownFailure());
+    String line =
+        CudnnSdpa.explain().stream()
+            .filter(l -> l.startsWith("cuDNN teardown failures: "))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("explain shows no teardown failures"));
+    assertTrue(line.contains("scripted destroy failure"), line);
+  }
+
+  @Test
+  void aFailedDestroyWhenMakingRoomForAPackThrowsBeforeAnythingRuns() {
+    RecordingCudnnApi api = new RecordingCudnnApi();
+    CudnnSdpaPlan entry =
+        CudnnSdpaPlan.build(api, HANDLE, key(64, 128, CudnnSdpaKey.MaskKind.NONE));
+    for (int i = 0; i < CudnnSdpaPlan.PACKS; i++) {
+      entry.execute(HANDLE, 0x90000 + 0x1000L * i, 0x20000, 0x30000, 0x40000, 0, 1f, 0);
+    }
+    api.failDestroy = f -> f.d.type() == VARIANT_PACK_DESCRIPTOR;
+    int packsBefore = api.ofType(VARIANT_PACK_DESCRIPTOR).size();
+    long teardownBefore = Cudnn.teardownFailures();
+    CudnnException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            CudnnException.class,
+            () -> entry.execute(HANDLE, 0xA0000, 0x20000, 0x30000, 0x40000, 0, 1f, 0));
+    assertEquals("cudnnBackendDestroyDescriptor", e.call());
+    assertEquals(CudnnSdpaPlan.PACKS, api.executes, "nothing ran for the failed call");
+    assertEquals(packsBefore, api.ofType(VARIANT_PACK_DESCRIPTOR).size(), "no pack was made");
+    assertEquals(teardownBefore, Cudnn.teardownFailures(), "a normal-flow failure is thrown");
+    // The pack whose destroy failed is out of the cache; the next call makes room and runs.
+    api.failDestroy = f -> false;
+    entry.execute(HANDLE, 0xA0000, 0x20000, 0x30000, 0x40000, 0, 1f, 0);
+    assertEquals(CudnnSdpaPlan.PACKS + 1, api.executes);
+    assertArrayEquals(
+        new long[] {0, CudnnSdpaPlan.PACKS + 2, CudnnSdpaPlan.PACKS},
+        entry.packStats(),
+        "{hits, misses, kept}");
+  }
+
+  @Test
   void biasPointerGoesInTheVariantPack() {
     RecordingCudnnApi api = new RecordingCudnnApi();
     CudnnSdpaPlan entry =

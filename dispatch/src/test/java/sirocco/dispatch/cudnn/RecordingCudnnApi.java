@@ -63,6 +63,9 @@ final class RecordingCudnnApi implements CudnnApi {
   /** Finalizations for which this returns true fail with NOT_SUPPORTED_SHAPE. */
   Predicate<Fake> failFinalize = f -> false;
 
+  /** Destroys for which this returns true fail with BAD_PARAM (the descriptor stays live). */
+  Predicate<Fake> failDestroy = f -> false;
+
   int executes;
 
   @Override
@@ -94,6 +97,16 @@ final class RecordingCudnnApi implements CudnnApi {
   @Override
   public void destroy(Descriptor d) {
     Fake f = fake(d);
+    if (failDestroy.test(f)) {
+      calls.add(new Call("destroy-failed", d, -1, -1, null));
+      throw new CudnnException(
+          "cudnnBackendDestroyDescriptor",
+          CudnnConstants.STATUS_BAD_PARAM,
+          "CUDNN_STATUS_BAD_PARAM",
+          CudnnConstants.descriptorTypeName(d.type()),
+          null,
+          "scripted destroy failure");
+    }
     f.destroyed = true;
     calls.add(new Call("destroy", d, -1, -1, null));
   }
