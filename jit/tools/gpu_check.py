@@ -65,7 +65,10 @@ def run_case(path):
             arrays.append((p, dev))
         else:
             args.append(getattr(np, p["scalar"])(p["value"]))
-    fn((meta["grid"],), (meta["block"],), tuple(args))
+    # Extents are [x, y, z] lists (older exports wrote one number for a 1-D launch).
+    grid = tuple(meta["grid"]) if isinstance(meta["grid"], list) else (meta["grid"],)
+    block = tuple(meta["block"]) if isinstance(meta["block"], list) else (meta["block"],)
+    fn(grid, block, tuple(args))
     cp.cuda.Device().synchronize()
     problems, infos = [], []
     for p, dev in arrays:

@@ -15,6 +15,7 @@ import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
 import sirocco.jit.ir.Op;
+import sirocco.jit.testutil.Geometry;
 import sirocco.jit.testutil.Inputs;
 import sirocco.jit.testutil.IrInterpreter;
 import sirocco.jit.testutil.SeqContext;
@@ -53,6 +54,7 @@ class DifferentialIrTest {
           "SpecializeKernels.scaled",
           "ScalarParamKernels.scalars",
           "WarpKernels.contextFields",
+          "WarpKernels.contextFields3d",
           "AtomicKernels.volatileRead");
 
   private static boolean sequential(Function fn) {
@@ -109,22 +111,22 @@ class DifferentialIrTest {
     Object[] args = Inputs.forKernel(c.method(), c.specs(), 42);
     Object[] javaArgs = Inputs.copy(args);
     Object[] irArgs = Inputs.copy(args);
-    int blocks = (Inputs.THREADS + Inputs.BLOCK - 1) / Inputs.BLOCK;
+    Geometry g = GpuCaseExporter.launch(c.method(), c.specs());
     SeqContext ctx = new SeqContext();
     javaArgs[0] = ctx;
     IrInterpreter interp = new IrInterpreter(ir);
-    for (int b = 0; b < blocks; b++) {
+    for (int b = 0; b < g.blocks(); b++) {
       ctx.newBlock();
       interp.newBlock();
-      for (int t = 0; t < Inputs.BLOCK; t++) {
-        ctx.at(b, t, Inputs.BLOCK, blocks);
+      for (int t = 0; t < g.blockThreads(); t++) {
+        ctx.at(g, b, t);
         try {
           c.method().invoke(null, javaArgs);
         } catch (InvocationTargetException e) {
           throw new AssertionError(
-              "Java run failed at thread " + (b * Inputs.BLOCK + t), e.getCause());
+              "Java run failed at thread " + t + " of block " + b + " of " + g, e.getCause());
         }
-        interp.run(irArgs, b, t, Inputs.BLOCK, blocks);
+        interp.run(irArgs, g, b, t);
       }
     }
     for (int a = 1; a < args.length; a++) {

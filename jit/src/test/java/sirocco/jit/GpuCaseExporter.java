@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import sirocco.jit.testutil.Geometry;
 import sirocco.jit.testutil.Inputs;
 import sirocco.jit.testutil.ThreadedContext;
 
@@ -22,8 +23,6 @@ import sirocco.jit.testutil.ThreadedContext;
  */
 public final class GpuCaseExporter {
   private GpuCaseExporter() {}
-
-  record Launch(int block, int threads) {}
 
   public static void main(String[] args) throws Exception {
     Path root = Path.of(args[0]);
@@ -42,22 +41,26 @@ public final class GpuCaseExporter {
   }
 
   /**
-   * Block size and total threads each test kernel expects (shared with the GPU differential test).
+   * The launch each test kernel expects (shared with the IR differential test and the GPU
+   * differential test): 1-D blocks of {@link Inputs#BLOCK} threads, {@link Inputs#THREADS} in all,
+   * unless listed here.
    */
-  static Launch launch(Method m, Map<String, Object> specs) {
+  static Geometry launch(Method m, Map<String, Object> specs) {
     return switch (m.getName()) {
-      case "blockReverse" -> new Launch(256, 512);
-      case "arrayRefs" -> new Launch(256, 256);
-      case "sharedSmallTypes", "sharedVectors" -> new Launch(64, 64);
-      case "blockSum" -> new Launch(64, 128);
-      case "groupSums" -> new Launch((Integer) specs.get("tile"), 2 * (Integer) specs.get("tile"));
-      case "mmaBf16", "mmaF16" -> new Launch(32, 32);
-      case "softmax" -> new Launch(128, Inputs.THREADS * 32);
+      case "blockReverse" -> Geometry.oneD(256, 512);
+      case "arrayRefs" -> Geometry.oneD(256, 256);
+      case "sharedSmallTypes", "sharedVectors" -> Geometry.oneD(64, 64);
+      case "blockSum" -> Geometry.oneD(64, 128);
+      case "groupSums" ->
+          Geometry.oneD((Integer) specs.get("tile"), 2 * (Integer) specs.get("tile"));
+      case "mmaBf16", "mmaF16" -> Geometry.oneD(32, 32);
+      case "softmax" -> Geometry.oneD(128, Inputs.THREADS * 32);
       case "tiledMatmul" -> {
         int tile = (Integer) specs.get("tile");
-        yield new Launch(tile * tile, Inputs.THREADS * Inputs.THREADS);
+        yield Geometry.oneD(tile * tile, Inputs.THREADS * Inputs.THREADS);
       }
-      default -> new Launch(Inputs.BLOCK, Inputs.THREADS);
+      case "contextFields3d" -> new Geometry(4, 3, 2, 3, 2, 4);
+      default -> Geometry.oneD(Inputs.BLOCK, Inputs.THREADS);
     };
   }
 
@@ -129,7 +132,7 @@ public final class GpuCaseExporter {
     Method m = c.method();
     CompiledKernel k = KernelCompiler.compile(m, c.specs(), Target.sm90());
     Files.writeString(dir.resolve("kernel.ptx"), k.ptx());
-    Launch l = launch(m, c.specs());
+    Geometry l = launch(m, c.specs());
     Object[] args = Inputs.forKernel(m, c.specs(), 42);
     fixInputs(m, args);
     Parameter[] ps = m.getParameters();
@@ -160,10 +163,8 @@ public final class GpuCaseExporter {
       }
     }
     Object[] run = Inputs.copy(args);
-    int blocks = (l.threads() + l.block() - 1) / l.block();
     ThreadedContext.launch(
-        blocks,
-        l.block(),
+        l,
         ctx -> {
           Object[] a = run.clone();
           a[0] = ctx;
@@ -185,10 +186,19 @@ public final class GpuCaseExporter {
             + c.label().replace("\"", "'")
             + "\",\n  \"entry\": \""
             + k.entryName()
-            + "\",\n  \"block\": "
-            + l.block()
-            + ",\n  \"grid\": "
-            + blocks
+            + "\",\n  \"block\": ["
+            + l.blockX()
+            + ", "
+            + l.blockY()
+            + ", "
+            + l.blockZ()
+            + "],\n  \"grid\": ["
+            + l.gridX()
+            + ", "
+            + l.gridY()
+            + ", "
+            + l.gridZ()
+            + "]"
             + ",\n  \"params\": [\n    "
             + String.join(",\n    ", params)
             + "\n  ]\n}\n";

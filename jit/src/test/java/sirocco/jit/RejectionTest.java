@@ -18,6 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import sirocco.api.KernelCompileException;
+import sirocco.jit.rejects.DeepNesting;
 import sirocco.jit.rejects.Rejected;
 
 /**
@@ -26,23 +27,34 @@ import sirocco.jit.rejects.Rejected;
  */
 class RejectionTest {
   private static final Map<String, Integer> LINES = new HashMap<>();
+  private static final Map<String, Integer> DEEP_LINES = new HashMap<>();
   private static final String CLASS = "sirocco.jit.rejects.Rejected";
+  private static final String DEEP = "sirocco.jit.rejects.DeepNesting";
 
   @BeforeAll
   static void readMarkers() throws IOException {
-    List<String> src =
-        Files.readAllLines(Path.of("src/test/java/sirocco/jit/rejects/Rejected.java"));
+    readMarkers("Rejected.java", LINES);
+    readMarkers("DeepNesting.java", DEEP_LINES);
+  }
+
+  private static void readMarkers(String file, Map<String, Integer> into) throws IOException {
+    List<String> src = Files.readAllLines(Path.of("src/test/java/sirocco/jit/rejects", file));
     Pattern p = Pattern.compile("// reject: (\\w+)");
     for (int i = 0; i < src.size(); i++) {
       Matcher m = p.matcher(src.get(i));
       if (m.find()) {
-        LINES.put(m.group(1), i + 1);
+        into.put(m.group(1), i + 1);
       }
     }
   }
 
   private static KernelCompileException reject(String method, Map<String, Object> specs) {
-    Method m = TestKernels.method(Rejected.class, method);
+    return reject(Rejected.class, method, specs);
+  }
+
+  private static KernelCompileException reject(
+      Class<?> c, String method, Map<String, Object> specs) {
+    Method m = TestKernels.method(c, method);
     return assertThrows(
         KernelCompileException.class, () -> KernelCompiler.compile(m, specs, Target.sm90()));
   }
@@ -69,6 +81,13 @@ class RejectionTest {
         "jdkCall | call to java.lang.Math.sin(double) is not supported in kernels",
         "multiArray | multi-dimensional array",
         "referenceCompare | reference comparison",
+        "instanceOf | instanceof is not supported in kernels",
+        // An instance helper cannot be called: every way to get a receiver is rejected first.
+        "instanceHelperField | read of static final field sirocco.jit.rejects.Rejected.SCALER is"
+            + " not supported in kernels: the GPU cannot see Java heap objects; make helper methods"
+            + " static",
+        "instanceHelperNew | allocation of new sirocco.jit.rejects.Rejected$Scaler is not"
+            + " supported in kernels; objects cannot be created on the GPU",
       })
   void rejectedWithPosition(String method, String construct) {
     KernelCompileException e = reject(method, Map.of());
@@ -121,11 +140,50 @@ class RejectionTest {
         "objectParam | has type java.lang.String; kernel parameters must be primitive arrays or primitive scalars",
         "recordParam | has type sirocco.api.Int4",
         "matrixParam | has type int[][]",
+        "specializeArray | @Specialize applies to scalar parameters only, not to array parameter"
+            + " table",
       })
   void signatureErrors(String method, String construct) {
     KernelCompileException e = reject(method, Map.of());
     assertTrue(e.getMessage().contains(construct), e.getMessage());
     assertTrue(e.getMessage().startsWith(CLASS + "." + method + " ("), e.getMessage());
+  }
+
+  @org.junit.jupiter.api.Test
+  void sharedMemoryIsLimitedTo48KiB() {
+    Method m = TestKernels.method(Rejected.class, "sharedLimit");
+    CompiledKernel k = KernelCompiler.compile(m, Map.of("extra", 4096), Target.sm90());
+    assertEquals(48 * 1024, k.staticSharedBytes());
+    String msg = reject("sharedLimit", Map.of("extra", 4097)).getMessage();
+    assertTrue(msg.startsWith(CLASS + ".sharedLimit ("), msg);
+    assertTrue(msg.contains("Rejected.java:line " + LINES.get("sharedLimit") + ","), msg);
+    assertTrue(Pattern.compile("bytecode offset \\d+").matcher(msg).find(), msg);
+    // 32768 bytes, then 4097 floats after 16-byte alignment: 32768 + 16388.
+    assertTrue(
+        msg.contains(
+            "the kernel's shared arrays need 49156 bytes, more than the 49152 bytes of static"
+                + " shared memory a kernel may declare"),
+        msg);
+  }
+
+  @org.junit.jupiter.api.Test
+  void helpersNestedDeeperThan64AreRejected() {
+    Method ok = TestKernels.method(DeepNesting.class, "deepest");
+    assertTrue(KernelCompiler.compile(ok, Map.of(), Target.sm90()).ptx().contains(".entry"));
+    String msg = reject(DeepNesting.class, "tooDeep", Map.of()).getMessage();
+    List<String> lines = msg.lines().toList();
+    String first = lines.get(0);
+    assertTrue(first.startsWith(DEEP + ".h63 ("), first);
+    assertTrue(first.contains("DeepNesting.java:line " + DEEP_LINES.get("tooDeep") + ","), first);
+    assertTrue(Pattern.compile("bytecode offset \\d+").matcher(first).find(), first);
+    StringBuilder chain = new StringBuilder("DeepNesting.tooDeep");
+    for (int i = 0; i <= 64; i++) {
+      chain.append(" -> DeepNesting.h").append(i);
+    }
+    assertTrue(first.endsWith("helper calls nest deeper than 64: " + chain), first);
+    // One line per inlined frame: h62 ... h0, then the kernel.
+    assertEquals(65, lines.size(), msg);
+    assertTrue(lines.get(64).contains("inlined from " + DEEP + ".tooDeep ("), lines.get(64));
   }
 
   @org.junit.jupiter.api.Test

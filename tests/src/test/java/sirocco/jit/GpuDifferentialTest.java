@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import sirocco.jit.testutil.Geometry;
 import sirocco.jit.testutil.Inputs;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
@@ -48,9 +49,9 @@ class GpuDifferentialTest {
     Method m = c.method();
     Object[] inputs = Inputs.forKernel(m, c.specs(), seed);
     GpuCaseExporter.fixInputs(m, inputs);
-    GpuCaseExporter.Launch l = GpuCaseExporter.launch(m, c.specs());
-    Dim3 grid = Dim3.of((l.threads() + l.block() - 1) / l.block());
-    Dim3 block = Dim3.of(l.block());
+    Geometry l = GpuCaseExporter.launch(m, c.specs());
+    Dim3 grid = new Dim3(l.gridX(), l.gridY(), l.gridZ());
+    Dim3 block = new Dim3(l.blockX(), l.blockY(), l.blockZ());
     Object[] onCpu = run(cpu, m, grid, block, Inputs.copy(inputs));
     Object[] onGpu = run(gpu, m, grid, block, Inputs.copy(inputs));
     List<String> problems = new ArrayList<>();
@@ -60,7 +61,15 @@ class GpuDifferentialTest {
         compare(m.getName(), params[i].getName(), onCpu[i], onGpu[i], problems);
       }
     }
-    assertTrue(problems.isEmpty(), c.label() + ":\n  " + String.join("\n  ", problems));
+    assertTrue(
+        problems.isEmpty(),
+        c.label()
+            + " (grid "
+            + grid
+            + ", block "
+            + block
+            + "):\n  "
+            + String.join("\n  ", problems));
   }
 
   /**

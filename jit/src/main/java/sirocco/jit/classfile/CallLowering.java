@@ -222,8 +222,10 @@ final class CallLowering {
           "read of static final "
               + (t.isArray() ? "array " : "field ")
               + what
-              + " is not supported in kernels: the GPU cannot see Java heap objects; pass the"
-              + " array as a kernel parameter");
+              + " is not supported in kernels: the GPU cannot see Java heap objects; "
+              + (t.isArray()
+                  ? "pass the array as a kernel parameter"
+                  : "make helper methods static and pass values as kernel parameters"));
     }
     Object v;
     try {

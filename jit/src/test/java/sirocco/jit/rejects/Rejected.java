@@ -138,6 +138,39 @@ public final class Rejected {
     out[0] = bits;
   }
 
+  public static void instanceOf(KernelContext ctx, float[] out) {
+    Object o = out;
+    if (o instanceof float[]) { // reject: instanceOf
+      out[0] = 1f;
+    }
+  }
+
+  /** A helper written as an instance method; kernels cannot obtain an instance to call it on. */
+  static final class Scaler {
+    float twice(float x) {
+      return 2 * x;
+    }
+  }
+
+  static final Scaler SCALER = new Scaler();
+
+  public static void instanceHelperField(KernelContext ctx, float[] out) {
+    out[0] = SCALER.twice(out[1]); // reject: instanceHelperField
+  }
+
+  public static void instanceHelperNew(KernelContext ctx, float[] out) {
+    out[0] = new Scaler().twice(out[1]); // reject: instanceHelperNew
+  }
+
+  /** 8192 floats (32 KiB) plus {@code extra} floats: 4096 fill the 48 KiB exactly, 4097 do not. */
+  public static void sharedLimit(KernelContext ctx, float[] out, @Specialize int extra) {
+    float[] a = ctx.allocateFloatLocalArray(8192);
+    float[] b = ctx.allocateFloatLocalArray(extra); // reject: sharedLimit
+    a[ctx.localIdx] = 1f;
+    b[ctx.localIdx] = 2f;
+    out[ctx.globalIdx] = a[ctx.localIdx] + b[ctx.localIdx];
+  }
+
   // ---- signature errors (reported at the method) ----
 
   public void instanceKernel(KernelContext ctx, int[] out) {
@@ -162,5 +195,9 @@ public final class Rejected {
 
   public static void matrixParam(KernelContext ctx, int[][] m) {
     m[0][0] = 1;
+  }
+
+  public static void specializeArray(KernelContext ctx, @Specialize float[] table, float[] out) {
+    out[0] = table[0];
   }
 }

@@ -80,4 +80,37 @@ public final class WarpKernels {
     out[g * 8 + 6] = ctx.globalIdy;
     out[g * 8 + 7] = ctx.localIdz;
   }
+
+  /**
+   * Every context field in a 3-D launch (GpuCaseExporter: blocks of 4×3×2 threads, a grid of 3×2×4
+   * blocks, so that no two extents of one axis, and no two axes, agree). For the thread with linear
+   * global number g = (globalIdz * globalGroupSizeY + globalIdy) * globalGroupSizeX + globalIdx:
+   * ids[g*9..] = globalId x y z, localId x y z, groupId x y z; sizes[g*9..] = localGroupSize X Y Z,
+   * globalGroupSize X Y Z, groupCount X Y Z.
+   */
+  @Kernel
+  public static void contextFields3d(KernelContext ctx, int[] ids, int[] sizes) {
+    int g =
+        (ctx.globalIdz * ctx.globalGroupSizeY + ctx.globalIdy) * ctx.globalGroupSizeX
+            + ctx.globalIdx;
+    int o = g * 9;
+    ids[o] = ctx.globalIdx;
+    ids[o + 1] = ctx.globalIdy;
+    ids[o + 2] = ctx.globalIdz;
+    ids[o + 3] = ctx.localIdx;
+    ids[o + 4] = ctx.localIdy;
+    ids[o + 5] = ctx.localIdz;
+    ids[o + 6] = ctx.groupIdx;
+    ids[o + 7] = ctx.groupIdy;
+    ids[o + 8] = ctx.groupIdz;
+    sizes[o] = ctx.localGroupSizeX;
+    sizes[o + 1] = ctx.localGroupSizeY;
+    sizes[o + 2] = ctx.localGroupSizeZ;
+    sizes[o + 3] = ctx.globalGroupSizeX;
+    sizes[o + 4] = ctx.globalGroupSizeY;
+    sizes[o + 5] = ctx.globalGroupSizeZ;
+    sizes[o + 6] = ctx.groupCountX;
+    sizes[o + 7] = ctx.groupCountY;
+    sizes[o + 8] = ctx.groupCountZ;
+  }
 }

@@ -13,7 +13,8 @@
  *       infinities, subnormals, MIN/MAX); kernels guard integer division by zero themselves. {@code
  *       sirocco.jit.testutil.Inputs} generates the inputs the tests use (seeded).
  *   <li>Kernels that need a particular launch (shared arrays sized for a block, whole warps, one
- *       warp for mma) say so; {@code GpuCaseExporter} lists the launch used for each.
+ *       warp for mma, a 3-D launch for {@code WarpKernels.contextFields3d}) say so; {@code
+ *       GpuCaseExporter.launch} gives the launch every test (IR differential, GPU) uses for each.
  *   <li>{@code @Kernel(validateWith = ...)} gives the specialization sets every test compiles.
  * </ul>
  */

@@ -37,6 +37,11 @@ public final class IrInterpreter {
 
   /** Runs one thread; {@code args} are the kernel's Java arguments (index 0 = context, unused). */
   public void run(Object[] args, int block, int tid, int blockSize, int blocks) {
+    run(args, new Geometry(blockSize, 1, 1, blocks, 1, 1), block, tid);
+  }
+
+  /** Runs linear thread {@code tid} of linear block {@code block} of a launch {@code g}. */
+  public void run(Object[] args, Geometry g, int block, int tid) {
     Map<Inst, Object> v = new HashMap<>();
     Block b = fn.entry();
     Block from = null;
@@ -77,7 +82,7 @@ public final class IrInterpreter {
           }
           case TRAP -> throw new IllegalStateException("trap: " + i.aux);
           default -> {
-            Object r = exec(i, v, args, block, tid, blockSize, blocks);
+            Object r = exec(i, v, args, g, g.block(block), g.thread(tid));
             if (r != null) {
               v.put(i, r);
             }
@@ -105,7 +110,7 @@ public final class IrInterpreter {
   }
 
   private Object exec(
-      Inst i, Map<Inst, Object> v, Object[] args, int block, int tid, int bs, int nb) {
+      Inst i, Map<Inst, Object> v, Object[] args, Geometry g, int[] block, int[] tid) {
     switch (i.op) {
       case PARAM:
         {
@@ -129,12 +134,18 @@ public final class IrInterpreter {
         }
         return Const.ofInt(
             switch ((SReg) i.aux) {
-              case TID_X -> tid;
-              case NTID_X -> bs;
-              case CTAID_X -> block;
-              case NCTAID_X -> nb;
-              case TID_Y, TID_Z, CTAID_Y, CTAID_Z -> 0;
-              case NTID_Y, NTID_Z, NCTAID_Y, NCTAID_Z -> 1;
+              case TID_X -> tid[0];
+              case TID_Y -> tid[1];
+              case TID_Z -> tid[2];
+              case NTID_X -> g.blockX();
+              case NTID_Y -> g.blockY();
+              case NTID_Z -> g.blockZ();
+              case CTAID_X -> block[0];
+              case CTAID_Y -> block[1];
+              case CTAID_Z -> block[2];
+              case NCTAID_X -> g.gridX();
+              case NCTAID_Y -> g.gridY();
+              case NCTAID_Z -> g.gridZ();
               case GLOBALTIMER -> throw new IllegalStateException("handled above");
             });
       case SHARED_ALLOC:

@@ -38,16 +38,37 @@ public final class ThreadedContext extends KernelContext {
 
   private final BlockState state;
 
+  /** Linear thread number in the block (x fastest): what the hardware forms warps from. */
+  private final int tid;
+
   public ThreadedContext(BlockState state, int block, int tid, int blockSize, int blocks) {
+    this(state, new Geometry(blockSize, 1, 1, blocks, 1, 1), block, tid);
+  }
+
+  /** Linear thread {@code tid} of linear block {@code block} of launch {@code g}. */
+  public ThreadedContext(BlockState state, Geometry g, int block, int tid) {
     this.state = state;
-    localIdx = tid;
-    groupIdx = block;
-    localGroupSizeX = blockSize;
-    groupCountX = blocks;
-    globalIdx = block * blockSize + tid;
-    globalGroupSizeX = blockSize * blocks;
-    localGroupSizeY = localGroupSizeZ = groupCountY = groupCountZ = 1;
-    globalGroupSizeY = globalGroupSizeZ = 1;
+    this.tid = tid;
+    int[] t = g.thread(tid);
+    int[] b = g.block(block);
+    localIdx = t[0];
+    localIdy = t[1];
+    localIdz = t[2];
+    groupIdx = b[0];
+    groupIdy = b[1];
+    groupIdz = b[2];
+    localGroupSizeX = g.blockX();
+    localGroupSizeY = g.blockY();
+    localGroupSizeZ = g.blockZ();
+    groupCountX = g.gridX();
+    groupCountY = g.gridY();
+    groupCountZ = g.gridZ();
+    globalIdx = b[0] * g.blockX() + t[0];
+    globalIdy = b[1] * g.blockY() + t[1];
+    globalIdz = b[2] * g.blockZ() + t[2];
+    globalGroupSizeX = g.blockX() * g.gridX();
+    globalGroupSizeY = g.blockY() * g.gridY();
+    globalGroupSizeZ = g.blockZ() * g.gridZ();
   }
 
   private static void await(CyclicBarrier b) {
@@ -59,8 +80,8 @@ public final class ThreadedContext extends KernelContext {
   }
 
   private long exchange(long v, int src, boolean valid) {
-    int w = localIdx >> 5;
-    int lane = localIdx & 31;
+    int w = tid >> 5;
+    int lane = tid & 31;
     state.slots[w][lane] = v;
     await(state.warps[w]);
     long r = valid ? state.slots[w][src] : v;
@@ -80,7 +101,7 @@ public final class ThreadedContext extends KernelContext {
 
   @Override
   public void warpBarrier() {
-    await(state.warps[localIdx >> 5]);
+    await(state.warps[tid >> 5]);
   }
 
   @Override
@@ -219,8 +240,8 @@ public final class ThreadedContext extends KernelContext {
   }
 
   private Float4 mma(Int4 a, Int2 b, Float4 c, boolean bf16) {
-    int w = localIdx >> 5;
-    int lane = laneId();
+    int w = tid >> 5;
+    int lane = tid & 31;
     state.frags[w][lane] = new Object[] {a, b, c};
     await(state.warps[w]);
     float[][] ma = new float[16][16];
@@ -286,12 +307,18 @@ public final class ThreadedContext extends KernelContext {
   /** Runs {@code body(ctx)} for every thread of a 1-D launch, block by block. */
   public static void launch(
       int blocks, int blockSize, java.util.function.Consumer<KernelContext> body) {
-    for (int blk = 0; blk < blocks; blk++) {
+    launch(new Geometry(blockSize, 1, 1, blocks, 1, 1), body);
+  }
+
+  /** Runs {@code body(ctx)} for every thread of launch {@code g}, block by block. */
+  public static void launch(Geometry g, java.util.function.Consumer<KernelContext> body) {
+    int blockSize = g.blockThreads();
+    for (int blk = 0; blk < g.blocks(); blk++) {
       BlockState st = new BlockState(blockSize);
       Thread[] ts = new Thread[blockSize];
       Throwable[] err = new Throwable[1];
       for (int t = 0; t < blockSize; t++) {
-        ThreadedContext ctx = new ThreadedContext(st, blk, t, blockSize, blocks);
+        ThreadedContext ctx = new ThreadedContext(st, g, blk, t);
         ts[t] =
             Thread.ofPlatform()
                 .unstarted(
