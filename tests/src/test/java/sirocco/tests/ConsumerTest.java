@@ -145,7 +145,7 @@ class ConsumerTest {
         run(
             List.of(
                 java(),
-                "--enable-native-access=sirocco.runtime",
+                "--enable-native-access=sirocco.runtime,sirocco",
                 "-Dsirocco.forceJava=true",
                 "--module-path",
                 join(path),
