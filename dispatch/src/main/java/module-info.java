@@ -5,6 +5,10 @@
  * <p>Your own kernels: put them in a package your module exports (to {@code sirocco.runtime} at
  * least), since the runtime invokes them on the Java backend and reads their bytecode to compile
  * them.
+ *
+ * <p>The CUDA driver ({@code sirocco.runtime}) and cuDNN (this module) are called through FFM,
+ * whose restricted methods need {@code --enable-native-access=sirocco.runtime,sirocco} on the
+ * module path ({@code ALL-UNNAMED} on the class path) so the JDK prints no warning.
  */
 module sirocco {
   requires transitive sirocco.api;

@@ -164,7 +164,28 @@ public final class ExitVariants {
   private ExitVariants() {}
 
   /** Runs every requested variant {@code repeat} times, prints the table, returns the report. */
+  /** Told as child runs end; for a progress display. */
+  @FunctionalInterface
+  public interface Progress {
+    /**
+     * {@code done} of {@code total} runs have ended. Calls are serialized and {@code done} rises by
+     * one each time, so the last call has {@code done == total}; all happen before {@link #run}
+     * prints its table.
+     */
+    void runsDone(int done, int total);
+  }
+
+  /** {@link #run(Options, PrintWriter, Progress)} without progress. */
   public static Report run(Options o, PrintWriter out) throws InterruptedException {
+    return run(o, out, null);
+  }
+
+  /**
+   * Runs every requested variant {@code o.repeat()} times, {@code o.parallel()} at once, tells
+   * {@code progress} (null for none) as runs end, prints the table to {@code out}.
+   */
+  public static Report run(Options o, PrintWriter out, Progress progress)
+      throws InterruptedException {
     long t0 = System.nanoTime();
     List<Variant> todo = new ArrayList<>();
     for (Variant v : o.variants()) {
@@ -176,9 +197,21 @@ public final class ExitVariants {
         Executors.newFixedThreadPool(
             o.parallel(), Thread.ofPlatform().daemon().name("exit-variants-", 0).factory());
     List<Future<Run>> futures = new ArrayList<>();
+    int total = todo.size();
+    int[] done = {0};
     try {
       for (Variant v : todo) {
-        futures.add(pool.submit(() -> runOnce(v, o)));
+        futures.add(
+            pool.submit(
+                () -> {
+                  Run r = runOnce(v, o);
+                  if (progress != null) {
+                    synchronized (done) {
+                      progress.runsDone(++done[0], total);
+                    }
+                  }
+                  return r;
+                }));
       }
       Map<Variant, List<Run>> byVariant = new LinkedHashMap<>();
       for (Variant v : o.variants()) {

@@ -70,11 +70,23 @@ final class ExitVariantsCommand implements Callable<Integer> {
     for (String v : variants) {
       chosen.add(ExitVariants.Variant.byId(v));
     }
-    ExitVariants.Report r =
-        ExitVariants.run(
-            new ExitVariants.Options(
-                chosen, repeat, parallel, backend, longMillis, work, timeoutSeconds),
-            out);
+    // Minutes of silence otherwise; a person at a terminal sees the count on stderr, the table and
+    // JSON stay clean.
+    TerminalProgress progress =
+        TerminalProgress.forConsole(spec.commandLine().getErr(), "exit-variants");
+    ExitVariants.Report r;
+    try {
+      r =
+          ExitVariants.run(
+              new ExitVariants.Options(
+                  chosen, repeat, parallel, backend, longMillis, work, timeoutSeconds),
+              out,
+              progress);
+    } finally {
+      if (progress != null) {
+        progress.clear();
+      }
+    }
     if (json != null) {
       Json.write(json, r, out);
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import sirocco.bench.ExitVariants;
@@ -32,6 +33,33 @@ class ExitVariantsTest {
     }
     assertTrue(r.passed());
     assertTrue(text.toString().contains("all variants matched with clean stderr"));
+  }
+
+  @Test
+  void progressCountsEveryRunOnceInOrderBeforeTheTable() throws Exception {
+    List<String> calls = new ArrayList<>();
+    StringWriter text = new StringWriter();
+    PrintWriter out = new PrintWriter(text, true);
+    ExitVariants.Options o =
+        new ExitVariants.Options(
+            List.of(ExitVariants.Variant.DEFAULT_RETURN, ExitVariants.Variant.DEFAULT_EXIT),
+            3,
+            3,
+            "java",
+            100,
+            "kernel",
+            60);
+    ExitVariants.Report r =
+        ExitVariants.run(
+            o,
+            out,
+            (done, total) -> {
+              synchronized (calls) {
+                calls.add(done + "/" + total + (text.toString().isEmpty() ? "" : " after output"));
+              }
+            });
+    assertTrue(r.passed(), text.toString());
+    assertEquals(List.of("1/6", "2/6", "3/6", "4/6", "5/6", "6/6"), calls);
   }
 
   @Test
