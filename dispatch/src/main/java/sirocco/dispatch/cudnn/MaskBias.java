@@ -124,12 +124,8 @@ final class MaskBias {
     }
     DeviceBuffer out = device.allocate(ElementType.I16, n, stream);
     try {
-      int block = 256;
-      Dim3 grid =
-          new Dim3(
-              (int) Math.max(1, Math.min((d[3] + block - 1) / block, 64)),
-              (int) Math.max(1, Math.min(rows, 65535)),
-              1);
+      Dim3 grid = MaskToBias.grid(rows, d[3]);
+      Dim3 block = Dim3.of(MaskToBias.BLOCK);
       Object[] common = {
         (int) maskOffset,
         (int) rows,
@@ -145,16 +141,14 @@ final class MaskBias {
       KernelLaunch launch =
           switch (layout.srcKind()) {
             case 0 ->
-                KernelLaunch.of(
-                    method("fromBool"), grid, Dim3.of(block), args(mask, out, common, dstBf16));
+                KernelLaunch.of(method("fromBool"), grid, block, args(mask, out, common, dstBf16));
             case 1 ->
-                KernelLaunch.of(
-                    method("fromF32"), grid, Dim3.of(block), args(mask, out, common, dstBf16));
+                KernelLaunch.of(method("fromF32"), grid, block, args(mask, out, common, dstBf16));
             case 2, 3 ->
                 KernelLaunch.of(
                     method("fromHalf"),
                     grid,
-                    Dim3.of(block),
+                    block,
                     args(mask, out, common, layout.srcKind() == 3, dstBf16));
             default ->
                 throw new IllegalArgumentException(

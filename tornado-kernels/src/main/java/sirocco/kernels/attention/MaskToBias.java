@@ -5,6 +5,7 @@ import sirocco.api.F16;
 import sirocco.api.Kernel;
 import sirocco.api.KernelContext;
 import sirocco.api.Specialize;
+import sirocco.runtime.Dim3;
 
 /**
  * Turns an attention mask into the additive bias cuDNN's SDPA graph takes: a contiguous {@code
@@ -15,6 +16,20 @@ import sirocco.api.Specialize;
  */
 public final class MaskToBias {
   private MaskToBias() {}
+
+  /** Threads per block of every conversion launch. */
+  public static final int BLOCK = 256;
+
+  /**
+   * The grid for a bias of {@code rows x lkv}: x over columns, y over rows, each capped (64 column
+   * blocks, 65535 row blocks) because the kernels stride over what one launch does not cover.
+   */
+  public static Dim3 grid(long rows, long lkv) {
+    return new Dim3(
+        (int) Math.max(1, Math.min((lkv + BLOCK - 1) / BLOCK, 64)),
+        (int) Math.max(1, Math.min(rows, 65535)),
+        1);
+  }
 
   private static short round(float value, boolean bf16) {
     return bf16 ? Bf16.fromFloat(value) : F16.fromFloat(value);
