@@ -349,7 +349,7 @@ public abstract class DeviceRuntimeContract {
           "clearCache gives back all this test reserved: " + trace);
       assertTrue(
           trimmed.reservedBytes() >= trimmed.usedBytes()
-              && trimmed.reservedBytes() < trimmed.usedBytes() + (2L << 20),
+              && trimmed.reservedBytes() <= roundUpToPoolChunk(trimmed.usedBytes()),
           "reserved falls to what live buffers use (pool chunks round it up): " + trace);
       if (trimmed.usedBytes() == 0) {
         assertEquals(0, trimmed.reservedBytes(), "nothing live: reserved is 0: " + trace);
@@ -386,9 +386,21 @@ public abstract class DeviceRuntimeContract {
     MemoryStats after = d.memoryStats();
     assertEquals(usedBefore, after.usedBytes(), "the owner's buffer is no longer counted");
     assertTrue(
-        after.reservedBytes() < after.usedBytes() + (2L << 20),
-        "reserved falls to what live buffers use: " + after);
+        after.reservedBytes() <= roundUpToPoolChunk(after.usedBytes()),
+        "reserved falls to what live buffers use (pool chunks round it up): " + after);
     assertThrows(IllegalArgumentException.class, () -> d.addCacheOwner(null));
+  }
+
+  /**
+   * The most a trimmed pool may keep reserved for {@code used} live bytes. Measured on the H200
+   * (run 9): with one 16-byte buffer live, a trimmed pool keeps a whole 32 MiB chunk, so live
+   * buffers round reserved memory up to 32 MiB multiples (a few small buffers in different chunks
+   * could keep more, which these tests do not create). The Java backend reserves exactly what is
+   * used.
+   */
+  protected static long roundUpToPoolChunk(long used) {
+    long chunk = 32L << 20;
+    return (used + chunk - 1) / chunk * chunk;
   }
 
   /** An allocation no device of this kind can satisfy. */

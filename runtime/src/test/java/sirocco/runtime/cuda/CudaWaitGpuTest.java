@@ -138,6 +138,8 @@ class CudaWaitGpuTest {
     List<Thread> shorts = new ArrayList<>();
     AtomicReference<Throwable> error = new AtomicReference<>();
     AtomicInteger done = new AtomicInteger();
+    AtomicReference<long[]> slowest = new AtomicReference<>(new long[4]);
+    long shortsStart = System.nanoTime();
     for (int v = 0; v < 8; v++) {
       Stream s = d.newStream();
       shorts.add(
@@ -147,11 +149,19 @@ class CudaWaitGpuTest {
                     try {
                       float[] data = new float[4096];
                       for (int i = 0; i < 10; i++) {
+                        long t0 = System.nanoTime();
                         try (DeviceBuffer a = d.allocate(ElementType.F32, 4096, s);
                             DeviceBuffer b = d.allocate(ElementType.F32, 4096, s)) {
+                          long t1 = System.nanoTime();
                           d.upload(data, 0, a, 0, 4096, s);
+                          long t2 = System.nanoTime();
                           d.copy(a, 0, b, 0, 4096, s);
                           s.synchronize(WaitOptions.DEFAULT.withSpin(i % 2 == 0));
+                          long t3 = System.nanoTime();
+                          // Where a short wait got stuck behind the long kernel, if one did.
+                          slowest.accumulateAndGet(
+                              new long[] {t3 - t0, t1 - t0, t2 - t1, t3 - t2},
+                              (x, y) -> x[0] >= y[0] ? x : y);
                         }
                         done.incrementAndGet();
                       }
@@ -163,6 +173,11 @@ class CudaWaitGpuTest {
     for (Thread t : shorts) {
       t.join();
     }
+    long[] w = slowest.get();
+    System.out.printf(
+        "8x10 short waits: %.1f ms in all; slowest round %.1f ms (allocate %.1f, upload %.1f,"
+            + " copy + synchronize %.1f)%n",
+        (System.nanoTime() - shortsStart) / 1e6, w[0] / 1e6, w[1] / 1e6, w[2] / 1e6, w[3] / 1e6);
     assertNull(error.get());
     assertEquals(80, done.get());
     assertTrue(longWait.isAlive(), "the long wait is still outstanding");
