@@ -44,10 +44,9 @@ public abstract class QuantContract {
   @BeforeEach
   void pinPolicy() {
     // These cases walk specific ladder paths (qmv at 1 row, tensor cores from 2 rows, fp modes on
-    // the
-    // vector path up to 7 rows), so they pin the policy they were written for; the policy is an
-    // input
-    // of the ladder. The default policy (set from measurements) has its own test in QmmPolicyTest.
+    // the vector path up to 7 rows), so they pin the policy they were written for; the policy is
+    // an input of the ladder. The default policy (set from measurements) is tested on shapes in
+    // sirocco.dispatch.quant.QmmOpTest and through the op in QmmDefaultPolicyContract.
     System.setProperty(sirocco.dispatch.quant.QmmPolicy.AFFINE_PROPERTY, "2");
     System.setProperty(sirocco.dispatch.quant.QmmPolicy.FP_PROPERTY, "8");
     System.setProperty(sirocco.dispatch.quant.QmmPolicy.QMV_VARIANT_PROPERTY, "qmv");
