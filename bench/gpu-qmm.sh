@@ -92,8 +92,9 @@ if has tests; then
   # No --reports-dir: the bundled jlink JDK has no java.xml, which the XML reports need.
   run_phase "op GPU tests (sirocco.dispatch.quant)" "$(cap "$QMM_TESTS_S")" "$out/test-gpu-qmm.log" \
     .gpu/bin/test-gpu --select-class sirocco.dispatch.quant.QuantOpGpuTest \
-      --select-class sirocco.dispatch.quant.QuantizeGpuTest
-  grep -E "tests (successful|failed|skipped|aborted)|✘|MethodSource" "$out/test-gpu-qmm.log" | tail -n 40
+      --select-class sirocco.dispatch.quant.QuantizeGpuTest \
+      --select-class sirocco.dispatch.quant.QmmDefaultPolicyGpuTest
+  grep -E "tests (successful|failed|skipped|aborted)|✘|MethodSource|QmmDefaultPolicy CUDA" "$out/test-gpu-qmm.log" | tail -n 40
 fi
 {
   echo "gpu-qmm: finished after $(( $(date +%s) - start ))s, status $status"

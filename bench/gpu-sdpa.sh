@@ -29,6 +29,8 @@ part "PyTorch reference" 50 "$out/torch-sdpa.log" \
   bash -c "python3 bench/torch_sdpa.py --prefill && python3 bench/torch_sdpa.py"
 part "attention GPU tests" 60 "$out/sdpa-tests.log" \
   .gpu/bin/test-gpu --select-class sirocco.attention.AttentionGpuTest
+part "attention MLX ports on the GPU (cuDNN on; per-case decisions)" 150 "$out/sdpa-mlx-tests.log" \
+  .gpu/bin/test-gpu --select-class sirocco.attention.AttentionMlxGpuTest
 part "bench sdpa decode Lq=2,3 (ladder's choice)" 40 "$out/sdpa-decode23.log" \
   "$t" --backend cuda bench sdpa --lq 2,3 --samples 20 --max-seconds 1 --json "$out/sdpa-decode23.json"
 stamp "gpu-sdpa: done after $(( $(date +%s) - start ))s"

@@ -21,6 +21,19 @@ final class AttnSpec {
     double at(int b, int h, int i, int j);
   }
 
+  /** A distribution of logical q, k or v values (drawn in the dtype's precision, then rounded). */
+  interface Dist {
+    double draw(SplittableRandom r);
+
+    static Dist normal(double std) {
+      return r -> std * r.nextGaussian();
+    }
+
+    static Dist uniform(double lo, double hi) {
+      return r -> lo + (hi - lo) * r.nextDouble();
+    }
+  }
+
   final String name;
   int batch = 1;
   int hq = 1;
@@ -44,11 +57,29 @@ final class AttnSpec {
   /** Mask stored with its last two axes swapped and passed as a transposed view. */
   boolean maskTransposed;
 
+  /**
+   * Mask stored with all its axes reversed and viewed back through transposes (MLX's {@code
+   * mask.T}: strides ascending instead of descending).
+   */
+  boolean maskReversed;
+
   /** Mask stored behind an offset (a slice of a larger buffer). */
   int maskOffset;
 
   boolean sinks;
   DType sinksDtype = DType.F32;
+
+  /** Standard deviation of the normal sink logits. */
+  double sinkStd = 2;
+
+  /** Distributions of q, k and v (null: N(0, 1)). */
+  Dist qDist;
+
+  Dist kDist;
+  Dist vDist;
+
+  /** Changes the logical values after they are drawn (e.g. a key row of −inf), before any use. */
+  java.util.function.Consumer<AttnSpec> edit;
 
   /** k/v: rows [cacheStart, cacheStart + lkv) of a cache with cacheLen rows (-1: lkv). */
   int cacheLen = -1;
@@ -135,16 +166,23 @@ final class AttnSpec {
     q = new float[batch * hq * lq * headDim];
     k = new float[batch * hkv * lkv * headDim];
     v = new float[batch * hkv * lkv * dv()];
-    for (float[] a : new float[][] {q, k, v}) {
-      for (int i = 0; i < a.length; i++) {
-        a[i] = round(r.nextGaussian(), dtype);
+    Dist[] dists = {qDist, kDist, vDist};
+    float[][] arrays = {q, k, v};
+    for (int a = 0; a < 3; a++) {
+      Dist dist = dists[a];
+      float[] x = arrays[a];
+      for (int i = 0; i < x.length; i++) {
+        x[i] = round(dist == null ? r.nextGaussian() : dist.draw(r), dtype);
       }
     }
     if (sinks) {
       sinkValues = new float[hq];
       for (int h = 0; h < hq; h++) {
-        sinkValues[h] = round(2 * r.nextGaussian(), sinksDtype);
+        sinkValues[h] = round(sinkStd * r.nextGaussian(), sinksDtype);
       }
+    }
+    if (edit != null) {
+      edit.accept(this);
     }
     return this;
   }
@@ -274,6 +312,36 @@ final class AttnSpec {
       }
     }
     DType dt = maskKind == Mask.Kind.BOOL ? DType.U8 : maskDtype;
+    if (maskReversed && rank >= 2) {
+      // Stored [s_{r-1}, ..., s_0] row-major: logical element (i_0, ..., i_{r-1}) lives at
+      // Σ i_a · Π_{b<a} s_b; reversing the axes with transposes gives the logical view.
+      long[] reversed = new long[rank];
+      for (int a = 0; a < rank; a++) {
+        reversed[a] = shape[rank - 1 - a];
+      }
+      float[] s = new float[n];
+      long[] idx = new long[rank];
+      for (int el = 0; el < n; el++) {
+        long rev = 0;
+        long mul = 1;
+        for (int a = 0; a < rank; a++) {
+          rev += idx[a] * mul;
+          mul *= shape[a];
+        }
+        s[(int) rev] = values[el];
+        for (int a = rank - 1; a >= 0; a--) {
+          if (++idx[a] < shape[a]) {
+            break;
+          }
+          idx[a] = 0;
+        }
+      }
+      Tensor t = uploadOffset(rt, s, dt, reversed);
+      for (int a = 0; a < rank / 2; a++) {
+        t = t.transpose(a, rank - 1 - a);
+      }
+      return t;
+    }
     if (maskTransposed && rank >= 2) {
       // Store with the last two axes swapped, then view it back through a transpose.
       long[] swapped = shape.clone();
@@ -411,7 +479,12 @@ final class AttnSpec {
 
   /** Absolute and relative bound for the output dtype (inputs are exact in it). */
   double[] tolerance() {
-    if ("cudnn".equals(expectRung)) {
+    return tolerance(expectRung);
+  }
+
+  /** {@link #tolerance()} for the output of {@code rung}. */
+  double[] tolerance(String rung) {
+    if ("cudnn".equals(rung)) {
       // cuDNN's fused kernel rounds the softmax probabilities to the input dtype before P·V (the
       // cudnn-frontend pattern), so each output carries up to half an ulp of that dtype times Σ
       // p·|v|

@@ -195,6 +195,42 @@ public final class QTest {
     }
   }
 
+  /**
+   * Runs {@code x · ŵᵀ} ({@code transpose}) or {@code x · ŵ} through {@link
+   * Sirocco#quantizedMatmul}, checks shape, dtype and every element against {@link QRef#matmul}
+   * with {@link #check}'s bound, and also MLX's bound when {@code mlxAtol >= 0}; returns the rungs
+   * the op chose (one per launch).
+   *
+   * <p>The tensor-core rung multiplies weights dequantized into the activation dtype (as MLX's qmm
+   * does), so its products carry up to half an ulp of that dtype beyond float32 accumulation: its
+   * bound adds {@link #halfUlpRelative}(xType)·Σ|x·w|.
+   */
+  public static List<String> multiply(
+      Sirocco rt,
+      Weights w,
+      float[] x,
+      long[] xShape,
+      DType xType,
+      boolean transpose,
+      DType outType,
+      String what,
+      double mlxAtol,
+      double mlxRtol) {
+    Tensor xt = upload(rt, x, xType, xShape);
+    Tensor[] y = new Tensor[1];
+    List<Decision> ds = decisions(() -> y[0] = rt.quantizedMatmul(xt, w.q(), transpose));
+    QRef.Product ref = QRef.matmul(x, xShape, w.wHat(), w.shape(), transpose);
+    List<String> chosen = qmmChoices(ds);
+    double accRel = 2e-5 + (chosen.contains("qmm-mma") ? halfUlpRelative(xType) : 0);
+    check(rt, y[0], ref, outType, what, accRel);
+    if (mlxAtol >= 0) {
+      checkMlx(rt, y[0], ref, what + " (MLX tolerance)", mlxRtol, mlxAtol);
+    }
+    y[0].close();
+    xt.close();
+    return chosen;
+  }
+
   /** The decisions reported while {@code body} runs. */
   public static List<Decision> decisions(Runnable body) {
     List<Decision> seen = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -44,10 +44,9 @@ public abstract class QuantContract {
   @BeforeEach
   void pinPolicy() {
     // These cases walk specific ladder paths (qmv at 1 row, tensor cores from 2 rows, fp modes on
-    // the
-    // vector path up to 7 rows), so they pin the policy they were written for; the policy is an
-    // input
-    // of the ladder. The default policy (set from measurements) has its own test in QmmPolicyTest.
+    // the vector path up to 7 rows), so they pin the policy they were written for; the policy is
+    // an input of the ladder. The default policy (set from measurements) is tested on shapes in
+    // sirocco.dispatch.quant.QmmOpTest and through the op in QmmDefaultPolicyContract.
     System.setProperty(sirocco.dispatch.quant.QmmPolicy.AFFINE_PROPERTY, "2");
     System.setProperty(sirocco.dispatch.quant.QmmPolicy.FP_PROPERTY, "8");
     System.setProperty(sirocco.dispatch.quant.QmmPolicy.QMV_VARIANT_PROPERTY, "qmv");
@@ -65,7 +64,7 @@ public abstract class QuantContract {
 
   // ---- helpers ----
 
-  /** Quantizes w, multiplies, checks against float64; returns the decisions. */
+  /** Multiplies through the op, checks against float64 ({@link QTest#multiply}); the rungs. */
   protected List<String> mm(
       QTest.Weights w,
       float[] x,
@@ -76,22 +75,7 @@ public abstract class QuantContract {
       String what,
       double mlxAtol,
       double mlxRtol) {
-    Tensor xt = QTest.upload(rt, x, xType, xShape);
-    Tensor[] y = new Tensor[1];
-    List<Decision> ds = QTest.decisions(() -> y[0] = rt.quantizedMatmul(xt, w.q(), transpose));
-    QRef.Product ref = QRef.matmul(x, xShape, w.wHat(), w.shape(), transpose);
-    List<String> chosen = QTest.qmmChoices(ds);
-    // The tensor-core path multiplies weights dequantized into the activation dtype (as MLX's qmm
-    // does),
-    // so each product carries up to half an ulp of that dtype beyond float32 accumulation.
-    double accRel = 2e-5 + (chosen.contains("qmm-mma") ? QTest.halfUlpRelative(xType) : 0);
-    QTest.check(rt, y[0], ref, outType, what, accRel);
-    if (mlxAtol >= 0) {
-      QTest.checkMlx(rt, y[0], ref, what + " (MLX tolerance)", mlxRtol, mlxAtol);
-    }
-    y[0].close();
-    xt.close();
-    return chosen;
+    return QTest.multiply(rt, w, x, xShape, xType, transpose, outType, what, mlxAtol, mlxRtol);
   }
 
   protected List<String> mm(

@@ -78,8 +78,6 @@ public final class SdpaOp {
   public static final String VECTOR = "vector";
   public static final String FALLBACK = "fallback";
 
-  /** The reason the cuDNN rung gives until the cuDNN path is merged. */
-
   /** System property naming the only rung the ladder may choose (for benchmarks and diagnosis). */
   public static final String RUNG_PROPERTY = "sirocco.attention.rung";
 
