@@ -35,7 +35,7 @@ if has cudnn; then
 fi
 if has ops; then
   stamp "op-level GPU tests (public API on CUDA vs float64 references)"
-  timeout 150 .gpu/bin/test-gpu --select-package sirocco.dispatch.quant > "$work/ops.log" 2>&1
+  timeout 400 .gpu/bin/test-gpu --select-package sirocco.dispatch.quant > "$work/ops.log" 2>&1
 fi
 if has qmm && [ -x bench/gpu-qmm.sh ]; then
   stamp "quantized matmul: GPU tests and bench qmm"

@@ -12,11 +12,11 @@ import sirocco.kernels.quant.Quant;
  * <p>Defaults, from `tornado bench qmm --kernel all` on the H200 (bench/RESULTS.md, run 3; n=12288,
  * k=4096, g64 bf16): at 4 bits {@value QmmOp#QMV_SPLITK} takes 13.85 µs at 1 row and 21.6 µs at 2
  * rows against {@value QmmOp#QMM_MMA}'s 24.6–25.0 µs, and 37 µs at 4 rows against 25.0 (so tensor
- * cores from 3 rows; 3 rows itself was not measured: the split-K time grows ~8 µs a row). At 8 bits
- * split-K takes 17.7 µs at 1 row, mma 33.1 µs at 6. For fp modes {@value QmmOp#FP_QMV} takes
- * 20.0–24.4 µs at 1 row but 87–111 µs at 6, where mma takes 35–50 µs: the vector path grows ~13 µs
- * a row, so tensor cores win from about 3 rows (rows 2–5 not measured) — measurement overrode seed
- * finding 4's "fp modes stay on the vector path for 2–7 rows".
+ * cores from 3 rows; run 4 measured mma at 3 rows: 25.04 µs). At 8 bits split-K takes 17.7 µs at 1
+ * row, mma 33.1 µs at 6. For fp modes, run 9 measured rows 2–7 of every mode: {@value QmmOp#FP_QMV}
+ * wins only at 2 rows (33.2 vs 35.5 µs mxfp4, 34.4 vs 35.7 nvfp4, 42.2 vs 49.1 mxfp8) and grows
+ * ~13–17 µs a row, while mma stays flat (35.3–35.7, 49.0–49.8), so tensor cores from 3 rows —
+ * measurement overrode seed finding 4's "fp modes stay on the vector path for 2–7 rows".
  *
  * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaMinRows.affine=N} and {@code
  * -Dsirocco.qmm.mmaMinRows.fp=N} (read at every call; 1 = tensor cores always when they can, a huge
@@ -30,7 +30,7 @@ public final class QmmPolicy {
    */
   public static final int AFFINE_MMA_MIN_ROWS = 3;
 
-  /** Fewest rows of x at which fp-mode weights go to tensor cores (measured crossover ~3 rows). */
+  /** Fewest rows of x at which fp-mode weights go to tensor cores (measured crossover: 3 rows). */
   public static final int FP_MMA_MIN_ROWS = 3;
 
   /** The system property overriding {@link #AFFINE_MMA_MIN_ROWS}. */
