@@ -132,37 +132,46 @@ public final class ThreadedContext extends KernelContext {
     return Float.floatToRawIntBits(v);
   }
 
+  /**
+   * The hardware lane (linear thread number & 31), which is what {@code shfl} exchanges by; it
+   * equals {@link #laneId()} only in one-dimensional blocks (laneId is {@code localIdx & 31} by
+   * definition).
+   */
+  private int hwLane() {
+    return tid & 31;
+  }
+
   @Override
   public float shuffleXor(float value, int laneMask) {
-    return f(exchange(b(value), (laneId() ^ laneMask) & 31, true));
+    return f(exchange(b(value), (hwLane() ^ laneMask) & 31, true));
   }
 
   @Override
   public int shuffleXor(int value, int laneMask) {
-    return (int) exchange(value, (laneId() ^ laneMask) & 31, true);
+    return (int) exchange(value, (hwLane() ^ laneMask) & 31, true);
   }
 
   @Override
   public float shuffleDown(float value, int delta) {
-    int s = laneId() + delta;
+    int s = hwLane() + delta;
     return f(exchange(b(value), s & 31, s < 32));
   }
 
   @Override
   public int shuffleDown(int value, int delta) {
-    int s = laneId() + delta;
+    int s = hwLane() + delta;
     return (int) exchange(value, s & 31, s < 32);
   }
 
   @Override
   public float shuffleUp(float value, int delta) {
-    int s = laneId() - delta;
+    int s = hwLane() - delta;
     return f(exchange(b(value), s & 31, s >= 0));
   }
 
   @Override
   public int shuffleUp(int value, int delta) {
-    int s = laneId() - delta;
+    int s = hwLane() - delta;
     return (int) exchange(value, s & 31, s >= 0);
   }
 
