@@ -64,15 +64,20 @@ abstract class AttentionContract {
   @BeforeEach
   void listen() {
     decisions.clear();
+    listener = recordDecisions(decisions);
+  }
+
+  /** Appends every decision of the attention op to {@code into} until the handle is closed. */
+  static AutoCloseable recordDecisions(List<Decision> into) {
     Consumer<Decision> l =
         d -> {
           if (OP.equals(d.op())) {
-            synchronized (decisions) {
-              decisions.add(d);
+            synchronized (into) {
+              into.add(d);
             }
           }
         };
-    listener = Explain.listen(l);
+    return Explain.listen(l);
   }
 
   @AfterEach

@@ -22,7 +22,6 @@ import sirocco.Mask;
 import sirocco.Sirocco;
 import sirocco.Tensor;
 import sirocco.dispatch.Decision;
-import sirocco.dispatch.Explain;
 
 /**
  * MLX's attention tests ({@code python/tests/test_fast_sdpa.py}) ported to the public op {@link
@@ -129,15 +128,7 @@ abstract class AttentionMlxContract {
     test = info.getTestMethod().map(java.lang.reflect.Method::getName).orElse("?");
     decisions.clear();
     rungCounts.clear();
-    Consumer<Decision> l =
-        d -> {
-          if (AttentionContract.OP.equals(d.op())) {
-            synchronized (decisions) {
-              decisions.add(d);
-            }
-          }
-        };
-    listener = Explain.listen(l);
+    listener = AttentionContract.recordDecisions(decisions);
   }
 
   @AfterEach

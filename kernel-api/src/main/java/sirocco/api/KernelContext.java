@@ -61,6 +61,34 @@ public abstract class KernelContext {
   protected KernelContext() {}
 
   /**
+   * For backends that run kernels as Java code: sets every coordinate field for thread {@code (tx,
+   * ty, tz)} of block {@code (bx, by, bz)} in a grid of {@code grid} blocks of {@code dims} threads
+   * (x, y, z each), the global fields derived as on the GPU. Takes the coordinates as values so a
+   * backend can call it for every simulated thread without allocating.
+   */
+  protected final void place(
+      int bx, int by, int bz, int tx, int ty, int tz, int[] grid, int[] dims) {
+    groupIdx = bx;
+    groupIdy = by;
+    groupIdz = bz;
+    localIdx = tx;
+    localIdy = ty;
+    localIdz = tz;
+    localGroupSizeX = dims[0];
+    localGroupSizeY = dims[1];
+    localGroupSizeZ = dims[2];
+    groupCountX = grid[0];
+    groupCountY = grid[1];
+    groupCountZ = grid[2];
+    globalGroupSizeX = grid[0] * dims[0];
+    globalGroupSizeY = grid[1] * dims[1];
+    globalGroupSizeZ = grid[2] * dims[2];
+    globalIdx = bx * dims[0] + tx;
+    globalIdy = by * dims[1] + ty;
+    globalIdz = bz * dims[2] + tz;
+  }
+
+  /**
    * Barrier across all threads of the block ({@code bar.sync 0}); also orders their shared and
    * global memory accesses. Every thread of the block that has not exited must reach the same
    * barrier: a barrier inside divergent code is undefined on the GPU and reported as an error by

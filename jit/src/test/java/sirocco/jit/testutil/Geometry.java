@@ -43,6 +43,16 @@ public record Geometry(int blockX, int blockY, int blockZ, int gridX, int gridY,
     return gridX * gridY * gridZ;
   }
 
+  /** Block extents x, y, z. */
+  public int[] dims() {
+    return new int[] {blockX, blockY, blockZ};
+  }
+
+  /** Grid extents x, y, z (in blocks). */
+  public int[] grid() {
+    return new int[] {gridX, gridY, gridZ};
+  }
+
   /** x, y, z of linear thread {@code tid} within a block. */
   public int[] thread(int tid) {
     return new int[] {tid % blockX, tid / blockX % blockY, tid / (blockX * blockY)};

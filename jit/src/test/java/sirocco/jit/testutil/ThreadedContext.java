@@ -49,26 +49,9 @@ public final class ThreadedContext extends KernelContext {
   public ThreadedContext(BlockState state, Geometry g, int block, int tid) {
     this.state = state;
     this.tid = tid;
-    int[] t = g.thread(tid);
     int[] b = g.block(block);
-    localIdx = t[0];
-    localIdy = t[1];
-    localIdz = t[2];
-    groupIdx = b[0];
-    groupIdy = b[1];
-    groupIdz = b[2];
-    localGroupSizeX = g.blockX();
-    localGroupSizeY = g.blockY();
-    localGroupSizeZ = g.blockZ();
-    groupCountX = g.gridX();
-    groupCountY = g.gridY();
-    groupCountZ = g.gridZ();
-    globalIdx = b[0] * g.blockX() + t[0];
-    globalIdy = b[1] * g.blockY() + t[1];
-    globalIdz = b[2] * g.blockZ() + t[2];
-    globalGroupSizeX = g.blockX() * g.gridX();
-    globalGroupSizeY = g.blockY() * g.gridY();
-    globalGroupSizeZ = g.blockZ() * g.gridZ();
+    int[] t = g.thread(tid);
+    place(b[0], b[1], b[2], t[0], t[1], t[2], g.grid(), g.dims());
   }
 
   private static void await(CyclicBarrier b) {

@@ -26,24 +26,7 @@ final class HostKernelContext extends KernelContext {
   void position(
       HostBlock block, int bx, int by, int bz, int tx, int ty, int tz, int[] grid, int[] dims) {
     this.block = block;
-    this.groupIdx = bx;
-    this.groupIdy = by;
-    this.groupIdz = bz;
-    this.localIdx = tx;
-    this.localIdy = ty;
-    this.localIdz = tz;
-    this.localGroupSizeX = dims[0];
-    this.localGroupSizeY = dims[1];
-    this.localGroupSizeZ = dims[2];
-    this.groupCountX = grid[0];
-    this.groupCountY = grid[1];
-    this.groupCountZ = grid[2];
-    this.globalGroupSizeX = grid[0] * dims[0];
-    this.globalGroupSizeY = grid[1] * dims[1];
-    this.globalGroupSizeZ = grid[2] * dims[2];
-    this.globalIdx = bx * dims[0] + tx;
-    this.globalIdy = by * dims[1] + ty;
-    this.globalIdz = bz * dims[2] + tz;
+    place(bx, by, bz, tx, ty, tz, grid, dims);
     // Warps are formed from the linearised thread index, x fastest, as on the GPU.
     this.localLinear = (tz * dims[1] + ty) * dims[0] + tx;
     this.lane = localLinear & 31;

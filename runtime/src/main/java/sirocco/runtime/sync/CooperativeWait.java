@@ -31,6 +31,8 @@ public final class CooperativeWait {
   /** System property: {@link Thread#yield()} rounds after the spin rounds (default 224). */
   public static final String YIELD_ROUNDS_PROPERTY = "sirocco.wait.yieldRounds";
 
+  private static final int MAX_ROUNDS = 1_000_000;
+
   static final int SPIN_ROUNDS = rounds(SPIN_ROUNDS_PROPERTY, 32);
   static final int YIELD_ROUNDS = rounds(YIELD_ROUNDS_PROPERTY, 224);
 
@@ -45,13 +47,9 @@ public final class CooperativeWait {
 
   /** A property's round count, {@code fallback} when unset, -1 when malformed or out of range. */
   static int parseRounds(String v, int fallback) {
-    if (v == null || v.isBlank()) {
-      return fallback;
-    }
     try {
-      int n = Integer.parseInt(v.strip());
-      return n >= 0 && n <= 1_000_000 ? n : -1;
-    } catch (NumberFormatException e) {
+      return (int) WaitPool.setting("rounds", v, fallback, MAX_ROUNDS);
+    } catch (IllegalArgumentException e) {
       return -1;
     }
   }
@@ -59,8 +57,8 @@ public final class CooperativeWait {
   private static void checkRounds() {
     if (SPIN_ROUNDS < 0 || YIELD_ROUNDS < 0) {
       String p = SPIN_ROUNDS < 0 ? SPIN_ROUNDS_PROPERTY : YIELD_ROUNDS_PROPERTY;
-      throw new IllegalArgumentException(
-          "-D" + p + " must be an integer in [0, 1000000], got '" + System.getProperty(p) + "'");
+      // Rethrows the parser's message, which names the property.
+      WaitPool.setting(p, System.getProperty(p), 0, MAX_ROUNDS);
     }
   }
 

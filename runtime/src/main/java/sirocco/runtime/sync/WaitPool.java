@@ -57,21 +57,31 @@ public final class WaitPool {
     }
 
     private static long setting(String property, long fallback) {
-      String v = System.getProperty(property);
-      if (v == null || v.isBlank()) {
-        return fallback;
-      }
-      try {
-        long n = Long.parseLong(v.strip());
-        if (n >= 0 && n <= Integer.MAX_VALUE) {
-          return n;
-        }
-      } catch (NumberFormatException ignored) {
-        // reported below
-      }
-      throw new IllegalArgumentException(
-          "-D" + property + " must be a non-negative integer, got '" + v + "'");
+      return WaitPool.setting(property, System.getProperty(property), fallback, Integer.MAX_VALUE);
     }
+  }
+
+  /**
+   * {@code value} of the wait setting {@code property} as an integer in [0, max]; {@code fallback}
+   * when it is unset or blank.
+   *
+   * @throws IllegalArgumentException naming the property when the value is malformed or out of
+   *     range
+   */
+  static long setting(String property, String value, long fallback, long max) {
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    try {
+      long n = Long.parseLong(value.strip());
+      if (n >= 0 && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "-D" + property + " must be an integer in [0, " + max + "], got '" + value + "'");
   }
 
   /**

@@ -105,6 +105,28 @@ final class QuantCases {
     return new Prepared(m, p.grid(), p.block(), p.arguments(runtime), outs, note, shape.toString());
   }
 
+  /**
+   * An affine vector-path case whose kernel takes (wq, scales, biases, x, out, rows, n, k) and
+   * writes argument 4 exactly.
+   */
+  private static Prepared affineRowsCase(
+      Method m, LaunchPlan p, String note, QmmShape s, QmmData d) {
+    return fromPlan(
+        m,
+        p,
+        note,
+        s,
+        List.of(Out.of(4, kind(s.dtype()), Tolerance.EXACT)),
+        d.wq(),
+        d.scales(),
+        d.biases(),
+        d.x(),
+        d.out(),
+        s.rows(),
+        s.n(),
+        s.k());
+  }
+
   // ---- quantize / dequantize ----
 
   static Prepared affineQuantize(Method m, Spec sp) {
@@ -256,20 +278,12 @@ final class QuantCases {
     Prepared.supported(AffineQmvWarpKernel.supports(s));
     LaunchPlan p = AffineQmvWarpKernel.plan(s, rows, warps);
     boolean dispatch = warps == 8 && rows == Math.min(4, m0);
-    return fromPlan(
+    return affineRowsCase(
         m,
         p,
         dispatch ? "dispatch" : "AffineQmvWarpKernel.plan(s, " + rows + ", " + warps + ")",
         s,
-        List.of(Out.of(4, kind(s.dtype()), Tolerance.EXACT)),
-        d.wq(),
-        d.scales(),
-        d.biases(),
-        d.x(),
-        d.out(),
-        s.rows(),
-        s.n(),
-        s.k());
+        d);
   }
 
   static Prepared affineQmvPersistent(Method m, Spec sp) {
@@ -285,20 +299,7 @@ final class QuantCases {
     // does not depend on the device's SM count.
     Prepared.supported(AffineQmvPersistentKernel.supports(s));
     LaunchPlan p = AffineQmvPersistentKernel.plan(s, sp.smCount());
-    return fromPlan(
-        m,
-        p,
-        "dispatch",
-        s,
-        List.of(Out.of(4, kind(s.dtype()), Tolerance.EXACT)),
-        d.wq(),
-        d.scales(),
-        d.biases(),
-        d.x(),
-        d.out(),
-        s.rows(),
-        s.n(),
-        s.k());
+    return affineRowsCase(m, p, "dispatch", s, d);
   }
 
   static Prepared affineQmvSplitK(Method m, Spec sp) {
@@ -317,22 +318,14 @@ final class QuantCases {
         fb == AffineQmvSplitKKernel.FB
             ? AffineQmvSplitKKernel.plan(s, sp.smCount())
             : AffineQmvSplitKKernel.plan(s, sp.smCount(), 1, fb);
-    return fromPlan(
+    return affineRowsCase(
         m,
         p,
         fb == AffineQmvSplitKKernel.FB
             ? "dispatch"
             : "AffineQmvSplitKKernel.plan(s, sm, 1, " + fb + ")",
         s,
-        List.of(Out.of(4, kind(s.dtype()), Tolerance.EXACT)),
-        d.wq(),
-        d.scales(),
-        d.biases(),
-        d.x(),
-        d.out(),
-        s.rows(),
-        s.n(),
-        s.k());
+        d);
   }
 
   static Prepared fpQmv(Method m, Spec sp) {
