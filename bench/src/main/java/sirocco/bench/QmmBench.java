@@ -16,6 +16,7 @@ import sirocco.Tensor;
 import sirocco.api.Bf16;
 import sirocco.dispatch.Internal;
 import sirocco.dispatch.quant.QmmOp;
+import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.Quant;
 import sirocco.runtime.Device;
@@ -157,9 +158,14 @@ public final class QmmBench {
         throw new IllegalArgumentException("--dtype must be bf16 or f16, got " + dtype);
       }
       if (kernel == null
-          || !(kernel.equals("auto") || kernel.equals("all") || QmmOp.rungs().contains(kernel))) {
+          || !(kernel.equals("auto") || kernel.equals("all") || kernels(kernel) != null)) {
         throw new IllegalArgumentException(
-            "--kernel must be auto, all or one of " + QmmOp.rungs() + ", got '" + kernel + "'");
+            "--kernel must be auto, all or a comma-separated list of "
+                + QmmOp.rungs()
+                + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS (e.g."
+                + " qmm-mma@1x1x1x8), got '"
+                + kernel
+                + "'");
       }
       if (copies < 1 || repeats < 1 || launches < 1 || copyMiB < 0 || columns < 1) {
         throw new IllegalArgumentException(
@@ -168,6 +174,40 @@ public final class QmmBench {
       rows = List.copyOf(rows);
       formats = List.copyOf(formats);
     }
+  }
+
+  /** The rungs a {@code --kernel} list names, or null if one is not a rung or tiled qmm-mma. */
+  static List<String> kernels(String list) {
+    List<String> out = new ArrayList<>();
+    for (String k : list.split(",", -1)) {
+      String t = k.strip();
+      if (!(QmmOp.rungs().contains(t) || tiles(t) != null)) {
+        return null;
+      }
+      out.add(t);
+    }
+    return out;
+  }
+
+  /** {@code {mt, nt, wn, ks}} of {@code qmm-mma@MTxNTxWNxKS}, or null for any other name. */
+  static int[] tiles(String rung) {
+    String prefix = QmmOp.QMM_MMA + "@";
+    if (!rung.startsWith(prefix)) {
+      return null;
+    }
+    String[] parts = rung.substring(prefix.length()).split("x", -1);
+    if (parts.length != 4) {
+      return null;
+    }
+    int[] t = new int[4];
+    for (int i = 0; i < 4; i++) {
+      try {
+        t[i] = Integer.parseInt(parts[i]);
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+    return t;
   }
 
   static int mode(QuantMode m) {
@@ -367,7 +407,7 @@ public final class QmmBench {
           switch (o.kernel()) {
             case "auto" -> List.of(auto);
             case "all" -> QmmOp.candidates(s);
-            default -> List.of(o.kernel());
+            default -> kernels(o.kernel());
           };
       float[] x = weights(rows, o.k(), o.dtype(), 777 + rows);
       Tensor xt = upload(rt, x, o.dtype(), rows, o.k());
@@ -378,7 +418,9 @@ public final class QmmBench {
       Double cub = issueShape ? cublas(rows) : null;
       Double tgt = tracked ? target(rows) : null;
       for (String rung : rungs) {
-        String why = QmmOp.kernelRejects(rung, s);
+        int[] tiles = tiles(rung);
+        String base = tiles == null ? rung : QmmOp.QMM_MMA;
+        String why = QmmOp.kernelRejects(base, s);
         if (why != null) {
           out.printf(Locale.ROOT, "%-18s %5d %-14s   not run: %s%n", f, rows, rung, why);
           continue;
@@ -386,12 +428,17 @@ public final class QmmBench {
         try {
           KernelLaunch[] launches = new KernelLaunch[o.copies()];
           for (int c = 0; c < o.copies(); c++) {
+            QmmOp.Operands ops =
+                new QmmOp.Operands(wq[c], sc[c], bi[c], null, bridge.buffer(xt), ob);
             launches[c] =
-                QmmOp.launch(
-                    device,
-                    rung,
-                    s,
-                    new QmmOp.Operands(wq[c], sc[c], bi[c], null, bridge.buffer(xt), ob));
+                tiles == null
+                    ? QmmOp.launch(device, rung, s, ops)
+                    : QmmOp.launch(
+                        device,
+                        base,
+                        QmmMmaKernel.plan(s, tiles[0], tiles[1], tiles[2], tiles[3]),
+                        s,
+                        ops);
           }
           poison(device, stream, ob, rows * o.n());
           Timed t = time(device, stream, launches, o);

@@ -204,7 +204,72 @@ class TornadoCliTest {
     Run bad = run("--backend", "java", "bench", "qmm", "--kernel", "fastest");
     System.clearProperty("sirocco.backend");
     assertEquals(2, bad.code());
-    assertTrue(bad.err().contains("--kernel must be auto, all or one of"), bad.err());
+    assertTrue(
+        bad.err().contains("--kernel must be auto, all or a comma-separated list of"), bad.err());
+  }
+
+  @Test
+  void benchQmmTimesTheTensorCoreKernelWithAnExplicitTiling() {
+    Run r =
+        run(
+            "--backend",
+            "java",
+            "bench",
+            "qmm",
+            "--n",
+            "64",
+            "--k",
+            "512",
+            "--rows",
+            "3",
+            "--repeats",
+            "1",
+            "--copies",
+            "1",
+            "--launches",
+            "1",
+            "--copy-mib",
+            "0",
+            "--kernel",
+            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2,qmv-splitk");
+    System.clearProperty("sirocco.backend");
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
+    for (String k : new String[] {"qmm-mma@1x1x1x8", "qmm-mma@2x1x2x2", "qmv-splitk"}) {
+      assertTrue(r.out().lines().anyMatch(l -> l.matches(".* 3 " + k + " .*")), k + r.out());
+    }
+    for (String bad : new String[] {"qmm-mma@1x1x1", "qmm-mma@ax1x1x8", "qmv-splitk,"}) {
+      Run b = run("--backend", "java", "bench", "qmm", "--kernel", bad);
+      System.clearProperty("sirocco.backend");
+      assertEquals(2, b.code(), bad);
+      assertTrue(b.err().contains("got '" + bad + "'"), b.err());
+    }
+    // A tiling the kernel cannot take is reported for that kernel, and the run fails.
+    Run tiles =
+        run(
+            "--backend",
+            "java",
+            "bench",
+            "qmm",
+            "--n",
+            "64",
+            "--k",
+            "512",
+            "--rows",
+            "1",
+            "--repeats",
+            "1",
+            "--copies",
+            "1",
+            "--launches",
+            "1",
+            "--copy-mib",
+            "0",
+            "--kernel",
+            "qmm-mma@3x1x1x1");
+    System.clearProperty("sirocco.backend");
+    assertTrue(tiles.out().contains("mt must be 1 or 2"), tiles.out() + tiles.err());
+    assertEquals(1, tiles.code(), tiles.out());
   }
 
   static final String[] SMALL_PREFILL = {

@@ -182,7 +182,30 @@ public final class QmmOp {
     if (why != null) {
       throw new IllegalArgumentException(rung + " cannot compute " + s + ": " + why);
     }
-    LaunchPlan p = plan(rung, s, device.info().multiprocessors());
+    return launchPlanned(device, rung, plan(rung, s, device.info().multiprocessors()), s, o);
+  }
+
+  /**
+   * The launch of rung {@code rung} with an explicit plan {@code p} of that rung's kernel (tiling
+   * experiments: {@code tornado bench qmm --kernel qmm-mma@MTxNTxWNxKS}); the op itself always uses
+   * {@link #plan}.
+   */
+  public static KernelLaunch launch(
+      Device device, String rung, LaunchPlan p, QmmShape s, Operands o) {
+    String why = kernelRejects(rung, s);
+    if (why != null) {
+      throw new IllegalArgumentException(rung + " cannot compute " + s + ": " + why);
+    }
+    String expected = plan(rung, s, device.info().multiprocessors()).kernel();
+    if (!p.kernel().equals(expected)) {
+      throw new IllegalArgumentException(
+          "plan runs " + p.kernel() + " but rung " + rung + " runs " + expected);
+    }
+    return launchPlanned(device, rung, p, s, o);
+  }
+
+  private static KernelLaunch launchPlanned(
+      Device device, String rung, LaunchPlan p, QmmShape s, Operands o) {
     boolean affine = s.mode() == Quant.AFFINE;
     DeviceBuffer gs =
         o.globalScale() != null ? o.globalScale() : QuantKernels.noGlobalScale(device);
