@@ -169,7 +169,9 @@ public abstract class Device {
 
   /**
    * Returns cached device memory: drops Sirocco's own caches, waits for the streams that freed
-   * memory, and trims the driver's pool so reserved memory falls to what live buffers use.
+   * memory, and trims the driver's pool so reserved memory falls to what live buffers use. On CUDA
+   * it also frees the pinned host blocks kept for staging copies and for released mapped buffers
+   * (freeing pinned memory synchronizes the device, which is why it happens only here).
    */
   public abstract void clearCache();
 

@@ -500,38 +500,33 @@ public final class Cu {
   }
 
   /**
-   * Copies {@code bytes} from a host segment (heap or native) to the device, ordered on {@code
-   * stream}. The driver has consumed the source when this returns (it stages pageable memory), so
-   * the caller may reuse it.
+   * Queues a copy of {@code bytes} from native (pinned) host memory to the device on {@code
+   * stream}; the source must stay untouched until the copy has completed.
    */
   public static void memcpyHtoDAsync(
       long dst, MemorySegment src, long bytes, MemorySegment stream) {
+    if (!src.isNative()) {
+      throw new IllegalArgumentException("an asynchronous copy needs native host memory");
+    }
     try {
-      int rc =
-          src.isNative()
-              ? (int) CudaDriver.cuMemcpyHtoDAsync.invokeExact(dst, src, bytes, stream)
-              : (int) CudaDriver.cuMemcpyHtoDAsyncHeap.invokeExact(dst, src, bytes, stream);
-      check("cuMemcpyHtoDAsync", rc);
+      check(
+          "cuMemcpyHtoDAsync",
+          (int) CudaDriver.cuMemcpyHtoDAsync.invokeExact(dst, src, bytes, stream));
     } catch (Throwable t) {
       throw rethrow(t);
     }
   }
 
-  /**
-   * Copies device memory into a host segment and returns when the bytes have arrived. For a heap
-   * segment the caller must first make sure the device work that produces the source has completed
-   * (the copy runs as a critical call that must not wait on other work).
-   */
-  public static void memcpyDtoH(MemorySegment dst, long src, long bytes, MemorySegment stream) {
+  /** Queues a copy of device memory into native (pinned) host memory on {@code stream}. */
+  public static void memcpyDtoHAsync(
+      MemorySegment dst, long src, long bytes, MemorySegment stream) {
+    if (!dst.isNative()) {
+      throw new IllegalArgumentException("an asynchronous copy needs native host memory");
+    }
     try {
-      int rc =
-          dst.isNative()
-              ? (int) CudaDriver.cuMemcpyDtoHAsync.invokeExact(dst, src, bytes, stream)
-              : (int) CudaDriver.cuMemcpyDtoHHeap.invokeExact(dst, src, bytes);
-      check("cuMemcpyDtoH", rc);
-      if (dst.isNative()) {
-        streamSynchronize(stream);
-      }
+      check(
+          "cuMemcpyDtoHAsync",
+          (int) CudaDriver.cuMemcpyDtoHAsync.invokeExact(dst, src, bytes, stream));
     } catch (Throwable t) {
       throw rethrow(t);
     }

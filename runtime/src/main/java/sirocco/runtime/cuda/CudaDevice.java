@@ -42,6 +42,8 @@ public final class CudaDevice extends Device {
   private final AtomicLong used = new AtomicLong();
   private final AtomicLong peak = new AtomicLong();
   private final CudaKernels kernels;
+  private final CudaStaging staging = new CudaStaging(this);
+  private final CudaMappedBlocks mappedBlocks = new CudaMappedBlocks(this);
 
   CudaDevice(int ordinal) {
     Lifecycle.install();
@@ -225,6 +227,23 @@ public final class CudaDevice extends Device {
     return new CudaMappedBuffer(this, type, length);
   }
 
+  CudaMappedBlocks mappedBlocks() {
+    return mappedBlocks;
+  }
+
+  /**
+   * Pinned host bytes Sirocco holds to stage copies between Java arrays and the device (kept for
+   * reuse; {@link #clearCache()} frees them).
+   */
+  public long stagingBytes() {
+    return staging.pinnedBytes();
+  }
+
+  /** Released mapped blocks kept for reuse ({@link #clearCache()} frees them). */
+  public int idleMappedBlocks() {
+    return mappedBlocks.idleBlocks();
+  }
+
   void free(long pointer, long bytes, MemorySegment stream) {
     makeCurrent();
     Cu.memFreeAsync(pointer, stream);
@@ -262,13 +281,9 @@ public final class CudaDevice extends Device {
       return;
     }
     CudaStream s = cuda(stream);
-    makeCurrent();
     long dptr = ((CudaMemory) dst).pointer() + dstOffset * dst.type().bytes();
-    Cu.memcpyHtoDAsync(
-        dptr,
-        heap(srcArray, srcOffset, length, dst.type()),
-        (long) length * dst.type().bytes(),
-        s.handle);
+    staging.upload(
+        heap(srcArray, srcOffset, length, dst.type()), dptr, (long) length * dst.type().bytes(), s);
   }
 
   @Override
@@ -276,29 +291,28 @@ public final class CudaDevice extends Device {
       DeviceBuffer src, long srcOffset, Object dstArray, int dstOffset, int length, Stream stream) {
     checkDownload(this, src, srcOffset, dstArray, dstOffset, length);
     CudaStream s = cuda(stream);
-    // Wait (cooperatively) for the producer first: the heap copy below must not wait inside the
-    // driver.
-    s.synchronize();
     if (length == 0) {
+      // Still the promise of a download: the stream's earlier work has completed.
+      s.synchronize();
       return;
     }
-    makeCurrent();
     long sptr = ((CudaMemory) src).pointer() + srcOffset * src.type().bytes();
     if (src.type() == ElementType.BOOL) {
       // Java has no byte view of a boolean[]: land the bytes, then convert.
       byte[] bytes = new byte[length];
-      Cu.memcpyDtoH(MemorySegment.ofArray(bytes), sptr, length, s.handle);
+      staging.download(sptr, MemorySegment.ofArray(bytes), length, s, WaitOptions.DEFAULT);
       boolean[] out = (boolean[]) dstArray;
       for (int i = 0; i < length; i++) {
         out[dstOffset + i] = bytes[i] != 0;
       }
       return;
     }
-    Cu.memcpyDtoH(
-        heap(dstArray, dstOffset, length, src.type()),
+    staging.download(
         sptr,
+        heap(dstArray, dstOffset, length, src.type()),
         (long) length * src.type().bytes(),
-        s.handle);
+        s,
+        WaitOptions.DEFAULT);
   }
 
   @Override
@@ -473,5 +487,8 @@ public final class CudaDevice extends Device {
     contextSynchronize(WaitOptions.DEFAULT);
     makeCurrent();
     Cu.memPoolTrimTo(pool, 0);
+    // Pinned host blocks: cuMemFreeHost synchronizes the device, which has just been done.
+    staging.trim();
+    mappedBlocks.trim();
   }
 }

@@ -123,23 +123,6 @@ final class CudaDriver {
           "cuMemHostGetDevicePointer_v2",
           FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
 
-  /**
-   * Host-to-device copy whose source may be a Java heap segment (the driver stages pageable
-   * memory).
-   */
-  static final MethodHandle cuMemcpyHtoDAsyncHeap =
-      bindCritical(
-          "cuMemcpyHtoDAsync_v2",
-          FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS),
-          true);
-
-  /**
-   * Device-to-host copy into a Java heap segment; called only once the source is known complete.
-   */
-  static final MethodHandle cuMemcpyDtoHHeap =
-      bindCritical(
-          "cuMemcpyDtoH_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG), true);
-
   static final MethodHandle cuMemcpyHtoDAsync =
       bind(
           "cuMemcpyHtoDAsync_v2",

@@ -7,14 +7,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import sirocco.runtime.Device;
 import sirocco.runtime.ElementType;
 import sirocco.runtime.MappedBuffer;
-import sirocco.runtime.lifecycle.Lifecycle;
 
 /**
  * Pinned host memory mapped into the device's address space ({@code cuMemHostAlloc} with {@code
  * DEVICEMAP}): kernels read and write it through {@link #pointer()}, the host through volatile
- * accessors, both while a kernel runs. Freed by {@link #close()} or, when unreachable, by a
- * cleaner, never once the JVM is exiting. Close it only after the work that uses it has finished
- * (or hand it to {@link Device#releaseAfter}).
+ * accessors, both while a kernel runs. Released by {@link #close()} or, when unreachable, by a
+ * cleaner, to the device's {@link CudaMappedBlocks} (reused once every stream has passed the work
+ * queued before the release; freed by {@code clearCache}). Close it only after the work that uses
+ * it has finished (or hand it to {@link Device#releaseAfter}).
  */
 public final class CudaMappedBuffer implements CudaMemory, MappedBuffer {
   private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
@@ -28,25 +28,20 @@ public final class CudaMappedBuffer implements CudaMemory, MappedBuffer {
   private final java.lang.ref.Cleaner.Cleanable cleanable;
 
   private static final class Free implements Runnable {
-    final CudaDevice device;
-    final long address;
+    final CudaMappedBlocks pool;
+    final CudaMappedBlocks.Block block;
     final AtomicBoolean done = new AtomicBoolean();
 
-    Free(CudaDevice device, long address) {
-      this.device = device;
-      this.address = address;
+    Free(CudaMappedBlocks pool, CudaMappedBlocks.Block block) {
+      this.pool = pool;
+      this.block = block;
     }
 
     @Override
     public void run() {
-      if (!done.compareAndSet(false, true) || Lifecycle.exiting()) {
-        return;
-      }
-      try {
-        device.makeCurrent();
-        Cu.memFreeHost(MemorySegment.ofAddress(address));
-      } catch (RuntimeException | Error ignored) {
-        // Teardown never throws: a failed free leaks pinned memory until exit.
+      if (done.compareAndSet(false, true)) {
+        // Back to the device's pool, not cuMemFreeHost: that would synchronize the whole device.
+        pool.give(block);
       }
     }
   }
@@ -55,12 +50,10 @@ public final class CudaMappedBuffer implements CudaMemory, MappedBuffer {
     this.device = device;
     this.type = type;
     this.length = length;
-    long bytes = length * type.bytes();
-    device.makeCurrent();
-    this.host = Cu.memHostAlloc(bytes, Cu.MEMHOSTALLOC_DEVICEMAP | Cu.MEMHOSTALLOC_PORTABLE);
-    host.fill((byte) 0);
-    this.pointer = Cu.memHostGetDevicePointer(host);
-    this.free = new Free(device, host.address());
+    CudaMappedBlocks.Block block = device.mappedBlocks().take(length * type.bytes());
+    this.host = block.host();
+    this.pointer = block.pointer();
+    this.free = new Free(device.mappedBlocks(), block);
     this.cleanable = CudaDevice.CLEANER.register(this, free);
   }
 

@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -17,9 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.Devices;
-import sirocco.runtime.Dim3;
 import sirocco.runtime.ElementType;
-import sirocco.runtime.MappedBuffer;
 import sirocco.runtime.Stream;
 import sirocco.runtime.sync.SingleCarrierMain;
 import sirocco.runtime.sync.WaitCancelledException;
@@ -30,47 +25,14 @@ import sirocco.runtime.testing.GpuTest;
 
 /**
  * Cooperative waits on the GPU. The kernels here are hand-written PTX test fixtures (a flag spinner
- * with a 20 s give-up, a faulting store), so these run before the JIT is wired into CUDA launches;
- * the Java-kernel versions are in {@code CudaDeviceRuntimeGpuTest} and the {@code cuda} scenario of
- * {@link SingleCarrierMain}. No assertion is about elapsed time.
+ * with a 20 s give-up ({@link PtxSpinner}), a faulting store), so these run before the JIT is wired
+ * into CUDA launches; the Java-kernel versions are in {@code CudaDeviceRuntimeGpuTest} and the
+ * {@code cuda} scenario of {@link SingleCarrierMain}. No assertion is about elapsed time.
  */
 @GpuTest
 class CudaWaitGpuTest {
-  private static final long GIVE_UP_NANOS = 20_000_000_000L;
-
-  private static String ptx(String name) throws IOException {
-    try (InputStream in = CudaWaitGpuTest.class.getResourceAsStream(name)) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
-
   private static CudaDevice device() {
     return (CudaDevice) Devices.cuda(0);
-  }
-
-  /** A PTX kernel holding a stream until its flag is set. */
-  private static final class Spinner {
-    final MappedBuffer flag;
-    final DeviceBuffer out;
-    final Stream stream;
-
-    Spinner(Stream s) throws IOException {
-      CudaDevice d = device();
-      CudaFunction f = d.loadPtx(ptx("/ptx/spin_on_flag.ptx"), "spin_on_flag");
-      stream = s;
-      flag = d.allocateMapped(ElementType.I32, 1);
-      out = d.allocate(ElementType.I32, 1, s);
-      d.launchFunction(f, Dim3.of(1), Dim3.of(1), 0, s, flag, out, GIVE_UP_NANOS);
-    }
-
-    int finish() {
-      flag.setIntVolatile(0, 1);
-      int[] r = new int[1];
-      device().download(out, 0, r, 0, 1, stream);
-      out.close();
-      flag.close();
-      return r[0];
-    }
   }
 
   private static void awaitTrue(String what, java.util.function.BooleanSupplier c)
@@ -122,7 +84,7 @@ class CudaWaitGpuTest {
   void eightStreamsOfShortWaitsBesideOneLongWaitAndACancelledOne() throws Exception {
     CudaDevice d = device();
     Stream longStream = d.newStream();
-    Spinner spinner = new Spinner(longStream);
+    PtxSpinner spinner = new PtxSpinner(longStream);
     Thread longWait = Thread.ofVirtual().start(longStream::synchronize);
     AtomicReference<Throwable> cancelled = new AtomicReference<>();
     Thread cancellable =
@@ -195,7 +157,7 @@ class CudaWaitGpuTest {
   void sixtyFourContextWideWaitsLeaveNoOverflowThreadsBehind() throws Exception {
     CudaDevice d = device();
     Stream s = d.newStream();
-    Spinner spinner = new Spinner(s);
+    PtxSpinner spinner = new PtxSpinner(s);
     List<Thread> waiters = new ArrayList<>();
     AtomicReference<Throwable> error = new AtomicReference<>();
     for (int i = 0; i < 64; i++) {
