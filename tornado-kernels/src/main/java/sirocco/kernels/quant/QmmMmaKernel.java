@@ -105,6 +105,8 @@ public final class QmmMmaKernel {
   @Kernel(
       validateWith = {
         "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=4,wordsPerLane=2",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2",
+        "mode=0,bits=4,groupSize=64,dtype=1,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2",
         "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=2,wn=1,ks=4,wordsPerLane=2",
         "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=4,wn=4,ks=1,wordsPerLane=2",
         "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=2",
@@ -633,20 +635,31 @@ public final class QmmMmaKernel {
   }
 
   /**
-   * Tile sizes by rows, the best of the variants measured through the CUDA C mirror (class
-   * comment): up to 32 rows, two 16-feature tiles per warp and 4 warps splitting k; more rows,
-   * 32x32 per warp and 4 warps side by side.
+   * Tile sizes by rows, measured through {@code tornado bench qmm --kernel qmm-mma@MTxNTxWNxKS} on
+   * the H200 (bench/RESULTS.md, run 12; n=12288, k=4096, 4-bit g64 bf16, µs p50):
+   *
+   * <ul>
+   *   <li>1–8 rows: two 16-feature tiles per warp and 8 warps splitting k (2x1x1x8): 19.6–19.9,
+   *       against 25.0–25.4 for 2x1x1x4 (the earlier choice, from the CUDA C mirror: 384 blocks of
+   *       4 warps filled a third of one wave, 11 warps per SM by Nsight Compute), 22.1–22.9 for
+   *       1x1x1x4 and 21.3–21.5 for 1x1x2x4.
+   *   <li>9–16 rows: one tile of 16 features by 16 rows, 4 warps along k (1x2x1x4): 25.6 at 16,
+   *       against 28.8 for 2x2x1x4 and 36.8 for 2x1x1x8.
+   *   <li>17–32 rows: 2x4x1x4: 32.4 at 32 (1x2x1x4 47.1, 1x4x1x4 49.4).
+   *   <li>More rows: 32x32 per warp and 4 warps side by side (the CUDA C mirror's best).
+   * </ul>
    */
   public static LaunchPlan plan(QmmShape s) {
     int wp = wordsPerLane(s);
     int chunks = s.k() / (4 * wp * (32 / s.bits()));
     if (s.rows() <= 32) {
+      int mt = s.rows() > 8 && s.rows() <= 16 ? 1 : 2;
       int nt = s.rows() <= 8 ? 1 : s.rows() <= 16 ? 2 : 4;
-      int ks = 4;
+      int ks = s.rows() <= 8 ? 8 : 4;
       while (ks > 1 && ks > chunks) {
         ks /= 2;
       }
-      return plan(s, 2, nt, 1, ks);
+      return plan(s, mt, nt, 1, ks);
     }
     return plan(s, 2, 4, 4, 1);
   }
