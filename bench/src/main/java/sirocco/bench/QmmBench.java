@@ -162,7 +162,7 @@ public final class QmmBench {
         throw new IllegalArgumentException(
             "--kernel must be auto, all or a comma-separated list of "
                 + QmmOp.rungs()
-                + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS (e.g."
+                + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS[xSP] (e.g."
                 + " qmm-mma@1x1x1x8), got '"
                 + kernel
                 + "'");
@@ -189,18 +189,21 @@ public final class QmmBench {
     return out;
   }
 
-  /** {@code {mt, nt, wn, ks}} of {@code qmm-mma@MTxNTxWNxKS}, or null for any other name. */
+  /**
+   * {@code {mt, nt, wn, ks, sp}} of {@code qmm-mma@MTxNTxWNxKS[xSP]} (sp 0 when left out), or null
+   * for any other name.
+   */
   static int[] tiles(String rung) {
     String prefix = QmmOp.QMM_MMA + "@";
     if (!rung.startsWith(prefix)) {
       return null;
     }
     String[] parts = rung.substring(prefix.length()).split("x", -1);
-    if (parts.length != 4) {
+    if (parts.length != 4 && parts.length != 5) {
       return null;
     }
-    int[] t = new int[4];
-    for (int i = 0; i < 4; i++) {
+    int[] t = new int[5];
+    for (int i = 0; i < parts.length; i++) {
       try {
         t[i] = Integer.parseInt(parts[i]);
       } catch (NumberFormatException e) {
@@ -436,7 +439,7 @@ public final class QmmBench {
                     : QmmOp.launch(
                         device,
                         base,
-                        QmmMmaKernel.plan(s, tiles[0], tiles[1], tiles[2], tiles[3]),
+                        QmmMmaKernel.plan(s, tiles[0], tiles[1], tiles[2], tiles[3], tiles[4]),
                         s,
                         ops);
           }

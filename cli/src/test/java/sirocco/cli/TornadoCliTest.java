@@ -231,14 +231,15 @@ class TornadoCliTest {
             "--copy-mib",
             "0",
             "--kernel",
-            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2,qmv-splitk");
+            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x1,qmv-splitk");
     System.clearProperty("sirocco.backend");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
-    for (String k : new String[] {"qmm-mma@1x1x1x8", "qmm-mma@2x1x2x2", "qmv-splitk"}) {
+    for (String k : new String[] {"qmm-mma@1x1x1x8", "qmm-mma@2x1x2x2x1", "qmv-splitk"}) {
       assertTrue(r.out().lines().anyMatch(l -> l.matches(".* 3 " + k + " .*")), k + r.out());
     }
-    for (String bad : new String[] {"qmm-mma@1x1x1", "qmm-mma@ax1x1x8", "qmv-splitk,"}) {
+    for (String bad :
+        new String[] {"qmm-mma@1x1x1", "qmm-mma@ax1x1x8", "qmm-mma@1x1x1x8x0x1", "qmv-splitk,"}) {
       Run b = run("--backend", "java", "bench", "qmm", "--kernel", bad);
       System.clearProperty("sirocco.backend");
       assertEquals(2, b.code(), bad);

@@ -392,7 +392,8 @@ final class QuantCases {
     QmmData d = data(sp.rnd(), s);
     Prepared.supported(QmmMmaKernel.supports(s));
     LaunchPlan dispatch = QmmMmaKernel.plan(s);
-    LaunchPlan p = QmmMmaKernel.plan(s, mt, nt, wn, ks);
+    int scalesAhead = sp.i("sp");
+    LaunchPlan p = QmmMmaKernel.plan(s, mt, nt, wn, ks, scalesAhead);
     boolean same =
         p.specialize().equals(dispatch.specialize())
             && p.grid().equals(dispatch.grid())
@@ -400,7 +401,19 @@ final class QuantCases {
     return fromPlan(
         m,
         p,
-        same ? "dispatch" : "QmmMmaKernel.plan(s, " + mt + ", " + nt + ", " + wn + ", " + ks + ")",
+        same
+            ? "dispatch"
+            : "QmmMmaKernel.plan(s, "
+                + mt
+                + ", "
+                + nt
+                + ", "
+                + wn
+                + ", "
+                + ks
+                + ", "
+                + scalesAhead
+                + ")",
         s,
         List.of(Out.of(6, kind(s.dtype()), mmaTolerance(s.dtype()))),
         qmmArgs(s, d));
