@@ -164,7 +164,7 @@ public final class QmmBench {
         throw new IllegalArgumentException(
             "--kernel must be auto, all or a comma-separated list of "
                 + QmmOp.rungs()
-                + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS[xSP] (e.g."
+                + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS (e.g."
                 + " qmm-mma@1x1x1x8) and qmv-splitk its blocks per SM and batch as"
                 + " qmv-splitk@BPSxFB, got '"
                 + kernel
@@ -197,8 +197,8 @@ public final class QmmBench {
 
   /**
    * The numbers of a rung with an explicit plan, or null for any other name: {@code
-   * qmm-mma@MTxNTxWNxKS[xSP]} gives {@code {mt, nt, wn, ks, sp}} (sp 0 when left out), {@code
-   * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}.
+   * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}}, {@code qmv-splitk@BPSxFB} gives {@code
+   * {blocks per SM, features per batch}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -209,12 +209,12 @@ public final class QmmBench {
     String[] parts = rung.substring(at + 1).split("x", -1);
     boolean ok =
         base.equals(QmmOp.QMM_MMA)
-            ? parts.length == 4 || parts.length == 5
+            ? parts.length == 4
             : base.equals(QmmOp.QMV_SPLITK) && parts.length == 2;
     if (!ok) {
       return null;
     }
-    int[] t = new int[base.equals(QmmOp.QMM_MMA) ? 5 : 2];
+    int[] t = new int[parts.length];
     for (int i = 0; i < parts.length; i++) {
       try {
         t[i] = Integer.parseInt(parts[i]);
@@ -228,7 +228,7 @@ public final class QmmBench {
   /** The plan a tuned rung names (see {@link #tuned}). */
   static LaunchPlan tunedPlan(String base, int[] t, QmmShape s, int smCount) {
     if (base.equals(QmmOp.QMM_MMA)) {
-      return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3], t[4]);
+      return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3]);
     }
     if (t[0] < 1 || (t[1] != 1 && t[1] != 2 && t[1] != 4)) {
       throw new IllegalArgumentException(
