@@ -33,18 +33,20 @@ class SdpaOpTest {
     long[] target = {2, 4, 3, 7};
     assertArrayEquals(
         new long[] {0, 0, 7, 1},
-        SdpaOp.broadcastStrides(new long[] {3, 7}, new long[] {7, 1}, target));
+        SdpaValidation.broadcastStrides(new long[] {3, 7}, new long[] {7, 1}, target));
     assertArrayEquals(
-        new long[] {0, 0, 0, 1}, SdpaOp.broadcastStrides(new long[] {7}, new long[] {1}, target));
+        new long[] {0, 0, 0, 1},
+        SdpaValidation.broadcastStrides(new long[] {7}, new long[] {1}, target));
     assertArrayEquals(
         new long[] {0, 21, 0, 3},
-        SdpaOp.broadcastStrides(new long[] {4, 1, 7}, new long[] {21, 21, 3}, target));
+        SdpaValidation.broadcastStrides(new long[] {4, 1, 7}, new long[] {21, 21, 3}, target));
     assertArrayEquals(
-        new long[] {0, 0, 0, 0}, SdpaOp.broadcastStrides(new long[] {}, new long[] {}, target));
+        new long[] {0, 0, 0, 0},
+        SdpaValidation.broadcastStrides(new long[] {}, new long[] {}, target));
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> SdpaOp.broadcastStrides(new long[] {2, 7}, new long[] {7, 1}, target));
+            () -> SdpaValidation.broadcastStrides(new long[] {2, 7}, new long[] {7, 1}, target));
     assertTrue(e.getMessage().startsWith("mask of shape [2, 7] is not broadcastable"));
   }
 

@@ -7,19 +7,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import sirocco.jit.ir.AtomicOp;
 import sirocco.jit.ir.BarrierKind;
 import sirocco.jit.ir.Block;
-import sirocco.jit.ir.Cmp;
-import sirocco.jit.ir.Cmp3;
 import sirocco.jit.ir.Const;
-import sirocco.jit.ir.Conv;
-import sirocco.jit.ir.Elem;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
-import sirocco.jit.ir.MathFn;
-import sirocco.jit.ir.MemFlavor;
-import sirocco.jit.ir.MmaKind;
 import sirocco.jit.ir.Op;
 import sirocco.jit.ir.Pos;
 import sirocco.jit.ir.SReg;
@@ -28,7 +20,6 @@ import sirocco.jit.ir.ShflMode;
 import sirocco.jit.ir.Space;
 import sirocco.jit.ir.Type;
 import sirocco.jit.ir.Value;
-import sirocco.jit.ir.VecAccess;
 
 /**
  * Writes PTX for a kernel in SSA form. Every SSA value gets its own virtual register (ptxas
@@ -39,13 +30,17 @@ import sirocco.jit.ir.VecAccess;
  * an FMA, division is {@code div.rn}, {@code Math.max/min(float)} use {@code .NaN}, conversions of
  * NaN to {@code long} give 0, {@code Math.abs} of floats clears the sign bit, and nothing is ever
  * {@code .ftz}.
+ *
+ * <p>This class owns the registers, the text, the control flow and the phis; instruction selection
+ * for arithmetic, memory and intrinsics is in {@link PtxArith}, {@link PtxMemory} and {@link
+ * PtxMath}, static helpers that take the emitter.
  */
 public final class PtxEmitter {
   /** A kernel parameter as the emitter needs it. */
   public record Param(String ptxName, int javaIndex, String descriptor, boolean specialized) {}
 
   /** Register classes. */
-  private enum Cls {
+  enum Cls {
     PRED("%p", ".pred"),
     B16("%rs", ".b16"),
     R32("%r", ".b32"),
@@ -66,13 +61,16 @@ public final class PtxEmitter {
   private final StringBuilder body = new StringBuilder(4096);
   private final int[] counters = new int[Cls.values().length];
   private final String[] names;
-  private final Map<Inst, String[]> tuples = new IdentityHashMap<>();
+  final Map<Inst, String[]> tuples = new IdentityHashMap<>();
   private final Map<SharedSite, String> sharedNames = new LinkedHashMap<>();
   private final Map<Block, String> labels = new IdentityHashMap<>();
   private final boolean lineInfo;
   private final Map<String, Integer> files = new LinkedHashMap<>();
   private int lastLine = -1;
   private String lastFile;
+
+  /** Addresses computed in the current block, by array, index base and element size. */
+  final Map<PtxMemory.AddrKey, String> addresses = new HashMap<>();
 
   private PtxEmitter(Function fn, boolean lineInfo) {
     this.fn = fn;
@@ -231,7 +229,7 @@ public final class PtxEmitter {
 
   // ---------------------------------------------------------------- registers and operands
 
-  private String fresh(Cls c) {
+  String fresh(Cls c) {
     return c.prefix + (++counters[c.ordinal()]);
   }
 
@@ -252,7 +250,7 @@ public final class PtxEmitter {
   }
 
   /** The register holding instruction {@code i}'s value (allocated on first use). */
-  private String name(Inst i) {
+  String name(Inst i) {
     String n = names[i.id];
     if (n == null) {
       n = fresh(cls(i));
@@ -262,7 +260,7 @@ public final class PtxEmitter {
   }
 
   /** An operand: a register, or an immediate for constants. */
-  private String op(Value v) {
+  String op(Value v) {
     if (v instanceof Inst i) {
       return name(i);
     }
@@ -286,7 +284,7 @@ public final class PtxEmitter {
   }
 
   /** A register holding {@code v} (constants are moved into a fresh one). */
-  private String reg(Value v) {
+  String reg(Value v) {
     if (v instanceof Inst i) {
       return name(i);
     }
@@ -314,7 +312,7 @@ public final class PtxEmitter {
     };
   }
 
-  private void line(String s) {
+  void line(String s) {
     body.append('\t').append(s).append(";\n");
   }
 
@@ -322,7 +320,7 @@ public final class PtxEmitter {
    * A line from parts, appended in order (what {@code line(a + b + ...)} would append, without
    * building the string first; the parts are evaluated before anything is appended, as before).
    */
-  private void line(Object... parts) {
+  void line(Object... parts) {
     StringBuilder b = body;
     b.append('\t');
     for (Object p : parts) {
@@ -352,18 +350,6 @@ public final class PtxEmitter {
       lastLine = p.line();
       lastFile = path;
     }
-  }
-
-  private static String intType(Type t) {
-    return t.kind == Type.Kind.LONG ? "s64" : "s32";
-  }
-
-  private static String bitType(Type t) {
-    return t.kind == Type.Kind.LONG || t.kind == Type.Kind.DOUBLE ? "b64" : "b32";
-  }
-
-  private static String fType(Type t) {
-    return t.kind == Type.Kind.DOUBLE ? "f64" : "f32";
   }
 
   // ---------------------------------------------------------------- parameters
@@ -424,30 +410,30 @@ public final class PtxEmitter {
   private void emit(Inst i, Block next) {
     loc(i.pos);
     switch (i.op) {
-      case ADD, SUB, MUL, DIV, REM -> arith(i);
+      case ADD, SUB, MUL, DIV, REM -> PtxArith.arith(this, i);
       case AND, OR, XOR ->
           line(
               i.op.name().toLowerCase(Locale.ROOT),
               ".",
-              bitType(i.type),
+              PtxArith.bitType(i.type),
               " ",
               name(i),
               ", ",
               op(i.args[0]),
               ", ",
               op(i.args[1]));
-      case SHL, SHR, USHR -> shift(i);
+      case SHL, SHR, USHR -> PtxArith.shift(this, i);
       case NEG ->
           line(
               "neg.",
-              (i.type.isFloating() ? fType(i.type) : intType(i.type)),
+              (i.type.isFloating() ? PtxArith.fType(i.type) : PtxArith.intType(i.type)),
               " ",
               name(i),
               ", ",
               op(i.args[0]));
-      case CONV -> conv(i);
-      case CMP3 -> cmp3(i);
-      case SETP -> setp(i);
+      case CONV -> PtxArith.conv(this, i);
+      case CMP3 -> PtxArith.cmp3(this, i);
+      case SETP -> PtxArith.setp(this, i);
       case SELECT ->
           line(
               "selp.",
@@ -460,17 +446,17 @@ public final class PtxEmitter {
               op(i.args[2]),
               ", ",
               reg(i.args[0]));
-      case MATH -> math(i);
+      case MATH -> PtxMath.math(this, i);
       case SREG -> {
         SReg r = (SReg) i.aux;
         line((r.wide ? "mov.u64 " : "mov.u32 "), name(i), ", ", r.ptx);
       }
       case SHARED_ALLOC -> line("mov.u32 ", name(i), ", ", sharedNames.get((SharedSite) i.aux));
-      case LOAD -> load(i);
-      case STORE -> store(i);
-      case LOAD_VEC -> loadVec(i);
-      case STORE_VEC -> storeVec(i);
-      case ATOMIC -> atomic(i);
+      case LOAD -> PtxMemory.load(this, i);
+      case STORE -> PtxMemory.store(this, i);
+      case LOAD_VEC -> PtxMemory.loadVec(this, i);
+      case STORE_VEC -> PtxMemory.storeVec(this, i);
+      case ATOMIC -> PtxMemory.atomic(this, i);
       case EXTRACT -> names[i.id] = tuples.get((Inst) i.args[0])[i.auxInt()];
       case BARRIER -> line(i.aux == BarrierKind.BLOCK ? "bar.sync 0" : "bar.warp.sync -1");
       case SHFL -> {
@@ -488,7 +474,7 @@ public final class PtxEmitter {
             m.clamp,
             ", 0xffffffff");
       }
-      case MMA -> mma(i);
+      case MMA -> PtxMath.mma(this, i);
       case BR -> {
         phiCopies(i.block);
         Block t = i.block.succs.get(0);
@@ -539,552 +525,6 @@ public final class PtxEmitter {
     };
   }
 
-  private void arith(Inst i) {
-    Type t = i.type;
-    String o;
-    if (t.isFloating()) {
-      String ft = fType(t);
-      o =
-          switch (i.op) {
-            case ADD -> "add.rn." + ft;
-            case SUB -> "sub.rn." + ft;
-            case MUL -> "mul.rn." + ft;
-            case DIV -> "div.rn." + ft;
-            default -> throw new IllegalStateException("float " + i.op);
-          };
-    } else {
-      String it = intType(t);
-      o =
-          switch (i.op) {
-            case ADD -> "add." + it;
-            case SUB -> "sub." + it;
-            case MUL -> "mul.lo." + it;
-            case DIV -> "div." + it;
-            case REM -> "rem." + it;
-            default -> throw new IllegalStateException();
-          };
-    }
-    line(o, " ", name(i), ", ", op(i.args[0]), ", ", op(i.args[1]));
-  }
-
-  private void shift(Inst i) {
-    boolean wide = i.type == Type.LONG;
-    int mask = wide ? 63 : 31;
-    String count;
-    if (i.args[1] instanceof Const c) {
-      count = Integer.toString(c.asInt() & mask);
-    } else {
-      count = fresh(Cls.R32);
-      line("and.b32 ", count, ", ", op(i.args[1]), ", ", mask);
-    }
-    String o =
-        switch (i.op) {
-          case SHL -> wide ? "shl.b64" : "shl.b32";
-          case SHR -> wide ? "shr.s64" : "shr.s32";
-          default -> wide ? "shr.u64" : "shr.u32";
-        };
-    line(o, " ", name(i), ", ", op(i.args[0]), ", ", count);
-  }
-
-  private void conv(Inst i) {
-    String d = name(i);
-    String a = op(i.args[0]);
-    switch ((Conv) i.aux) {
-      case I2L -> line("cvt.s64.s32 ", d, ", ", a);
-      case I2F -> line("cvt.rn.f32.s32 ", d, ", ", a);
-      case I2D -> line("cvt.rn.f64.s32 ", d, ", ", a);
-      case L2I -> line("cvt.u32.u64 ", d, ", ", a);
-      case L2F -> line("cvt.rn.f32.s64 ", d, ", ", a);
-      case L2D -> line("cvt.rn.f64.s64 ", d, ", ", a);
-      // Measured on an H200 (driver 580): cvt.rzi.s32.f32 gives 0 for NaN and saturates, as Java;
-      // cvt.rzi.s32.f64 saturates but gives 0x80000000 for NaN, so it needs the NaN guard.
-      case F2I -> line("cvt.rzi.s32.f32 ", d, ", ", a);
-      case F2D -> line("cvt.f64.f32 ", d, ", ", a);
-      case D2F -> line("cvt.rn.f32.f64 ", d, ", ", a);
-      case F2L, D2L, D2I -> {
-        Conv c = (Conv) i.aux;
-        String ft = c == Conv.F2L ? "f32" : "f64";
-        boolean wide = c != Conv.D2I;
-        String x = reg(i.args[0]);
-        String t = fresh(wide ? Cls.R64 : Cls.R32);
-        String p = fresh(Cls.PRED);
-        line("cvt.rzi.", (wide ? "s64." : "s32."), ft, " ", t, ", ", x);
-        line("setp.nan.", ft, " ", p, ", ", x, ", ", x);
-        line((wide ? "selp.b64 " : "selp.b32 "), d, ", 0, ", t, ", ", p);
-      }
-      case I2B -> line("cvt.s32.s8 ", d, ", ", reg(i.args[0]));
-      case I2S -> line("cvt.s32.s16 ", d, ", ", reg(i.args[0]));
-      case I2C -> line("and.b32 ", d, ", ", a, ", 65535");
-    }
-  }
-
-  private void cmp3(Inst i) {
-    Cmp3 k = (Cmp3) i.aux;
-    String t =
-        switch (k) {
-          case LCMP -> "s64";
-          case FCMPL, FCMPG -> "f32";
-          case DCMPL, DCMPG -> "f64";
-        };
-    String a = reg(i.args[0]);
-    String b = op(i.args[1]);
-    String lt = fresh(Cls.PRED);
-    String gt = fresh(Cls.PRED);
-    String r1 = fresh(Cls.R32);
-    line("setp.lt.", t, " ", lt, ", ", a, ", ", b);
-    line("setp.gt.", t, " ", gt, ", ", a, ", ", b);
-    line("selp.b32 ", r1, ", -1, 0, ", lt);
-    if (k == Cmp3.LCMP) {
-      line("selp.b32 ", name(i), ", 1, ", r1, ", ", gt);
-      return;
-    }
-    String r2 = fresh(Cls.R32);
-    String nan = fresh(Cls.PRED);
-    line("selp.b32 ", r2, ", 1, ", r1, ", ", gt);
-    line("setp.nan.", t, " ", nan, ", ", a, ", ", b);
-    line("selp.b32 ", name(i), ", ", k.nanResult(), ", ", r2, ", ", nan);
-  }
-
-  private void setp(Inst i) {
-    Cmp c = (Cmp) i.aux;
-    Type t = i.args[0].type();
-    String ty =
-        switch (t.kind) {
-          case INT -> "s32";
-          case LONG -> "s64";
-          case FLOAT -> "f32";
-          case DOUBLE -> "f64";
-          default -> throw new IllegalStateException("setp on " + t);
-        };
-    String cond = c.cond().ptx() + (c.unordered() && t.isFloating() ? "u" : "");
-    line("setp.", cond, ".", ty, " ", name(i), ", ", reg(i.args[0]), ", ", op(i.args[1]));
-  }
-
-  // ---------------------------------------------------------------- memory
-
-  private static final class AddrKey {
-    final Value arr;
-    final Value base;
-    final int size;
-
-    AddrKey(Value arr, Value base, int size) {
-      this.arr = arr;
-      this.base = base;
-      this.size = size;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof AddrKey k && k.arr == arr && k.base.equals(base) && k.size == size;
-    }
-
-    @Override
-    public int hashCode() {
-      return (System.identityHashCode(arr) * 31 + base.hashCode()) * 31 + size;
-    }
-  }
-
-  /** Addresses computed in the current block, by array, index base and element size. */
-  private final Map<AddrKey, String> addresses = new HashMap<>();
-
-  /**
-   * The address of {@code arr[idx]} as a PTX memory operand, emitting any arithmetic needed. A
-   * constant part of the index ({@code i + 3}) becomes the operand's immediate offset and the rest
-   * is computed once per block: an index that wraps around in 32 bits is out of bounds in Java
-   * anyway (and undefined on the GPU), so 64-bit offset arithmetic gives the same address for every
-   * valid access.
-   */
-  private String address(Value arr, Value idx, int size) {
-    Space sp = space(arr);
-    String base = reg(arr);
-    long off = 0;
-    Value rest = idx;
-    for (int depth = 0; depth < 4 && rest instanceof Inst x && x.type == Type.INT; depth++) {
-      if (x.op == Op.ADD && x.args[1] instanceof Const c) {
-        off += c.asInt();
-        rest = x.args[0];
-      } else if (x.op == Op.ADD && x.args[0] instanceof Const c) {
-        off += c.asInt();
-        rest = x.args[1];
-      } else if (x.op == Op.SUB && x.args[1] instanceof Const c) {
-        off -= c.asInt();
-        rest = x.args[0];
-      } else {
-        break;
-      }
-    }
-    if (rest instanceof Const c) {
-      off += c.asInt();
-      rest = null;
-    }
-    long bytes = off * size;
-    if (bytes < Integer.MIN_VALUE || bytes > Integer.MAX_VALUE) {
-      rest = idx;
-      bytes = 0;
-    }
-    String r;
-    if (rest == null) {
-      r = base;
-    } else {
-      AddrKey key = new AddrKey(arr, rest, size);
-      r = addresses.get(key);
-      if (r == null) {
-        if (sp == Space.SHARED) {
-          r = fresh(Cls.R32);
-          line("mad.lo.s32 ", r, ", ", op(rest), ", ", size, ", ", base);
-        } else {
-          String o = fresh(Cls.R64);
-          r = fresh(Cls.R64);
-          line("mul.wide.s32 ", o, ", ", reg(rest), ", ", size);
-          line("add.s64 ", r, ", ", base, ", ", o);
-        }
-        addresses.put(key, r);
-      }
-    }
-    return "[" + r + (bytes == 0 ? "" : "+" + bytes) + "]";
-  }
-
-  private static Space space(Value arr) {
-    if (arr instanceof Inst i && i.space != null) {
-      return i.space;
-    }
-    return Space.GLOBAL;
-  }
-
-  private static String spaceSuffix(Space s) {
-    return switch (s) {
-      case GLOBAL -> ".global";
-      case SHARED -> ".shared";
-      case GENERIC -> "";
-    };
-  }
-
-  private void load(Inst i) {
-    Value arr = i.args[0];
-    Elem e = arr.type().elem;
-    Space sp = space(arr);
-    String addr = address(arr, i.args[1], e.size);
-    MemFlavor f = (MemFlavor) i.aux;
-    String qual =
-        switch (f) {
-          case PLAIN -> "ld" + spaceSuffix(sp);
-          case NC -> sp == Space.GLOBAL ? "ld.global.nc" : "ld" + spaceSuffix(sp);
-          case VOLATILE -> "ld.volatile" + spaceSuffix(sp);
-        };
-    line(qual, ".", e.ptxLoad, " ", name(i), ", ", addr);
-  }
-
-  private void store(Inst i) {
-    Value arr = i.args[0];
-    Elem e = arr.type().elem;
-    String addr = address(arr, i.args[1], e.size);
-    String v = op(i.args[2]);
-    if (e == Elem.BOOLEAN) {
-      String t = fresh(Cls.R32);
-      line("and.b32 ", t, ", ", v, ", 1");
-      v = t;
-    }
-    line("st", spaceSuffix(space(arr)), ".", e.ptxStore(), " ", addr, ", ", v);
-  }
-
-  private void loadVec(Inst i) {
-    VecAccess va = (VecAccess) i.aux;
-    Value arr = i.args[0];
-    Space sp = space(arr);
-    String addr = address(arr, i.args[1], arr.type().elem.size);
-    Cls c = va.floats() ? Cls.F32 : Cls.R32;
-    String[] regs = new String[va.words()];
-    for (int k = 0; k < regs.length; k++) {
-      regs[k] = fresh(c);
-    }
-    tuples.put(i, regs);
-    String q = va.nc() && sp == Space.GLOBAL ? "ld.global.nc" : "ld" + spaceSuffix(sp);
-    line(
-        q,
-        ".v",
-        va.words(),
-        (va.floats() ? ".f32" : ".u32"),
-        " {",
-        String.join(", ", regs),
-        "}, ",
-        addr);
-  }
-
-  private void storeVec(Inst i) {
-    VecAccess va = (VecAccess) i.aux;
-    Value arr = i.args[0];
-    String addr = address(arr, i.args[1], arr.type().elem.size);
-    List<String> vals = new ArrayList<>();
-    for (int k = 2; k < i.args.length; k++) {
-      vals.add(reg(i.args[k]));
-    }
-    line(
-        "st",
-        spaceSuffix(space(arr)),
-        ".v",
-        va.words(),
-        (va.floats() ? ".f32" : ".u32"),
-        " ",
-        addr,
-        ", {",
-        String.join(", ", vals),
-        "}");
-  }
-
-  private void atomic(Inst i) {
-    AtomicOp a = (AtomicOp) i.aux;
-    Value arr = i.args[0];
-    String addr = address(arr, i.args[1], 4);
-    StringBuilder sb = new StringBuilder("atom").append(spaceSuffix(space(arr)));
-    sb.append('.').append(a.ptx).append(' ').append(name(i)).append(", ").append(addr);
-    for (int k = 2; k < i.args.length; k++) {
-      sb.append(", ").append(reg(i.args[k]));
-    }
-    line(sb.toString());
-  }
-
-  private void mma(Inst i) {
-    MmaKind k = (MmaKind) i.aux;
-    String[] d = new String[4];
-    for (int n = 0; n < 4; n++) {
-      d[n] = fresh(Cls.F32);
-    }
-    tuples.put(i, d);
-    String[] a = new String[4];
-    String[] b = new String[2];
-    String[] c = new String[4];
-    for (int n = 0; n < 4; n++) {
-      a[n] = reg(i.args[n]);
-    }
-    for (int n = 0; n < 2; n++) {
-      b[n] = reg(i.args[4 + n]);
-    }
-    for (int n = 0; n < 4; n++) {
-      c[n] = reg(i.args[6 + n]);
-    }
-    line(
-        "mma.sync.aligned.m16n8k16.row.col.f32.",
-        k.ptx,
-        ".",
-        k.ptx,
-        ".f32 {",
-        String.join(", ", d),
-        "}, {",
-        String.join(", ", a),
-        "}, {",
-        String.join(", ", b),
-        "}, {",
-        String.join(", ", c),
-        "}");
-  }
-
-  // ---------------------------------------------------------------- math
-
-  private void math(Inst i) {
-    MathFn f = (MathFn) i.aux;
-    String d = name(i);
-    Value[] a = i.args;
-    switch (f) {
-      case FMA_F -> line("fma.rn.f32 ", d, ", ", op(a[0]), ", ", op(a[1]), ", ", op(a[2]));
-      case FMA_D -> line("fma.rn.f64 ", d, ", ", op(a[0]), ", ", op(a[1]), ", ", op(a[2]));
-      case MAX_I -> line("max.s32 ", d, ", ", op(a[0]), ", ", op(a[1]));
-      case MIN_I -> line("min.s32 ", d, ", ", op(a[0]), ", ", op(a[1]));
-      case MAX_L -> line("max.s64 ", d, ", ", op(a[0]), ", ", op(a[1]));
-      case MIN_L -> line("min.s64 ", d, ", ", op(a[0]), ", ", op(a[1]));
-      case MAX_F -> line("max.NaN.f32 ", d, ", ", op(a[0]), ", ", op(a[1]));
-      case MIN_F -> line("min.NaN.f32 ", d, ", ", op(a[0]), ", ", op(a[1]));
-      case MAX_D, MIN_D -> minMaxDouble(d, reg(a[0]), reg(a[1]), f == MathFn.MAX_D);
-      case ABS_I -> line("abs.s32 ", d, ", ", op(a[0]));
-      case ABS_L -> line("abs.s64 ", d, ", ", op(a[0]));
-      case ABS_F -> {
-        String t = fresh(Cls.R32);
-        line("mov.b32 ", t, ", ", op(a[0]));
-        line("and.b32 ", t, ", ", t, ", 2147483647");
-        line("mov.b32 ", d, ", ", t);
-      }
-      case ABS_D -> {
-        String t = fresh(Cls.R64);
-        line("mov.b64 ", t, ", ", op(a[0]));
-        line("and.b64 ", t, ", ", t, ", 9223372036854775807");
-        line("mov.b64 ", d, ", ", t);
-      }
-      case SQRT_F -> line("sqrt.rn.f32 ", d, ", ", op(a[0]));
-      case SQRT_D -> line("sqrt.rn.f64 ", d, ", ", op(a[0]));
-      case EXP_F -> expF(d, op(a[0]));
-      case FLOOR_F -> line("cvt.rmi.f32.f32 ", d, ", ", op(a[0]));
-      case CEIL_F -> line("cvt.rpi.f32.f32 ", d, ", ", op(a[0]));
-      case RINT_F -> line("cvt.rni.f32.f32 ", d, ", ", op(a[0]));
-      case FLOOR_D -> line("cvt.rmi.f64.f64 ", d, ", ", op(a[0]));
-      case CEIL_D -> line("cvt.rpi.f64.f64 ", d, ", ", op(a[0]));
-      case RINT_D -> line("cvt.rni.f64.f64 ", d, ", ", op(a[0]));
-      case EX2_APPROX -> line("ex2.approx.f32 ", d, ", ", op(a[0]));
-      case LG2_APPROX -> line("lg2.approx.f32 ", d, ", ", op(a[0]));
-      case RSQRT_APPROX -> line("rsqrt.approx.f32 ", d, ", ", op(a[0]));
-      case DIV_APPROX -> line("div.approx.f32 ", d, ", ", op(a[0]), ", ", op(a[1]));
-      case FLOAT_TO_RAW_INT_BITS, INT_BITS_TO_FLOAT -> line("mov.b32 ", d, ", ", op(a[0]));
-      case DOUBLE_TO_RAW_LONG_BITS, LONG_BITS_TO_DOUBLE -> line("mov.b64 ", d, ", ", op(a[0]));
-      case FLOAT_TO_INT_BITS -> {
-        String x = reg(a[0]);
-        String t = fresh(Cls.R32);
-        String p = fresh(Cls.PRED);
-        line("mov.b32 ", t, ", ", x);
-        line("setp.nan.f32 ", p, ", ", x, ", ", x);
-        line("selp.b32 ", d, ", 2143289344, ", t, ", ", p);
-      }
-      case DOUBLE_TO_LONG_BITS -> {
-        String x = reg(a[0]);
-        String t = fresh(Cls.R64);
-        String p = fresh(Cls.PRED);
-        line("mov.b64 ", t, ", ", x);
-        line("setp.nan.f64 ", p, ", ", x, ", ", x);
-        line("selp.b64 ", d, ", 9221120237041090560, ", t, ", ", p);
-      }
-      case HALF_TO_FLOAT -> halfToFloat(d, reg(a[0]));
-      case FLOAT_TO_HALF -> floatToHalf(d, reg(a[0]));
-      case POPC_I -> line("popc.b32 ", d, ", ", op(a[0]));
-      case CLZ_I -> line("clz.b32 ", d, ", ", op(a[0]));
-      case CTZ_I -> {
-        String t = fresh(Cls.R32);
-        line("brev.b32 ", t, ", ", op(a[0]));
-        line("clz.b32 ", d, ", ", t);
-      }
-      case BREV_I -> line("brev.b32 ", d, ", ", op(a[0]));
-      case ROTL_I, ROTR_I -> {
-        String x = reg(a[0]);
-        line(
-            (f == MathFn.ROTL_I ? "shf.l.wrap.b32 " : "shf.r.wrap.b32 "),
-            d,
-            ", ",
-            x,
-            ", ",
-            x,
-            ", ",
-            op(a[1]));
-      }
-      case POPC_L -> line("popc.b64 ", d, ", ", op(a[0]));
-      case CLZ_L -> line("clz.b64 ", d, ", ", op(a[0]));
-      case CTZ_L -> {
-        String t = fresh(Cls.R64);
-        line("brev.b64 ", t, ", ", op(a[0]));
-        line("clz.b64 ", d, ", ", t);
-      }
-      case TO_UNSIGNED_LONG -> line("cvt.u64.u32 ", d, ", ", op(a[0]));
-      case DIVU_I -> line("div.u32 ", d, ", ", op(a[0]), ", ", op(a[1]));
-      case REMU_I -> line("rem.u32 ", d, ", ", op(a[0]), ", ", op(a[1]));
-      case EXP_D -> throw new IllegalStateException("Math.exp(double) reached emission");
-    }
-  }
-
-  /**
-   * Java's Math.max/min for doubles. {@code max.f64}/{@code min.f64} already order -0.0 below +0.0
-   * (measured on an H200, driver 580), but return the other operand for a NaN, which Java
-   * propagates.
-   */
-  private void minMaxDouble(String d, String a, String b, boolean max) {
-    String m = fresh(Cls.F64);
-    String nan = fresh(Cls.PRED);
-    String s = fresh(Cls.F64);
-    line((max ? "max.f64 " : "min.f64 "), m, ", ", a, ", ", b);
-    line("setp.nan.f64 ", nan, ", ", a, ", ", b);
-    line("add.rn.f64 ", s, ", ", a, ", ", b);
-    line("selp.f64 ", d, ", ", s, ", ", m, ", ", nan);
-  }
-
-  /** The sequence mirrored by {@link ExpF32#exp(float)}. */
-  private void expF(String d, String x) {
-    String x1 = fresh(Cls.F32);
-    String x2 = fresh(Cls.F32);
-    String t = fresh(Cls.F32);
-    String kf = fresh(Cls.F32);
-    String r1 = fresh(Cls.F32);
-    String r = fresh(Cls.F32);
-    line("max.NaN.f32 ", x1, ", ", x, ", ", ExpF32.hex(ExpF32.LO));
-    line("min.NaN.f32 ", x2, ", ", x1, ", ", ExpF32.hex(ExpF32.HI));
-    line("mul.rn.f32 ", t, ", ", x2, ", ", ExpF32.hex(ExpF32.LOG2E));
-    line("cvt.rni.f32.f32 ", kf, ", ", t);
-    line("fma.rn.f32 ", r1, ", ", kf, ", ", ExpF32.hex(-ExpF32.LN2_HI), ", ", x2);
-    line("fma.rn.f32 ", r, ", ", kf, ", ", ExpF32.hex(-ExpF32.LN2_LO), ", ", r1);
-    String p = fresh(Cls.F32);
-    line("mov.f32 ", p, ", ", ExpF32.hex(ExpF32.C[7]));
-    for (int k = 6; k >= 0; k--) {
-      String q = fresh(Cls.F32);
-      line("fma.rn.f32 ", q, ", ", p, ", ", r, ", ", ExpF32.hex(ExpF32.C[k]));
-      p = q;
-    }
-    String k = fresh(Cls.R32);
-    String k1 = fresh(Cls.R32);
-    String k2 = fresh(Cls.R32);
-    line("cvt.rzi.s32.f32 ", k, ", ", kf);
-    line("shr.s32 ", k1, ", ", k, ", 1");
-    line("sub.s32 ", k2, ", ", k, ", ", k1);
-    String e1 = fresh(Cls.R32);
-    String e2 = fresh(Cls.R32);
-    line("add.s32 ", e1, ", ", k1, ", 127");
-    line("shl.b32 ", e1, ", ", e1, ", 23");
-    line("add.s32 ", e2, ", ", k2, ", 127");
-    line("shl.b32 ", e2, ", ", e2, ", 23");
-    String s1 = fresh(Cls.F32);
-    String s2 = fresh(Cls.F32);
-    String y = fresh(Cls.F32);
-    line("mov.b32 ", s1, ", ", e1);
-    line("mov.b32 ", s2, ", ", e2);
-    line("mul.rn.f32 ", y, ", ", p, ", ", s1);
-    line("mul.rn.f32 ", d, ", ", y, ", ", s2);
-  }
-
-  /** Float.float16ToFloat: cvt.f32.f16, with NaN significand bits kept as the JDK does. */
-  private void halfToFloat(String d, String h) {
-    String hb = fresh(Cls.B16);
-    String f = fresh(Cls.F32);
-    line("cvt.u16.u32 ", hb, ", ", h);
-    line("cvt.f32.f16 ", f, ", ", hb);
-    String mag = fresh(Cls.R32);
-    String nan = fresh(Cls.PRED);
-    line("and.b32 ", mag, ", ", h, ", 32767");
-    line("setp.gt.u32 ", nan, ", ", mag, ", 31744");
-    String s = fresh(Cls.R32);
-    String m = fresh(Cls.R32);
-    String bits = fresh(Cls.R32);
-    String nf = fresh(Cls.F32);
-    line("and.b32 ", s, ", ", h, ", 32768");
-    line("shl.b32 ", s, ", ", s, ", 16");
-    line("and.b32 ", m, ", ", h, ", 1023");
-    line("shl.b32 ", m, ", ", m, ", 13");
-    line("or.b32 ", bits, ", ", s, ", ", m);
-    line("or.b32 ", bits, ", ", bits, ", 2139095040");
-    line("mov.b32 ", nf, ", ", bits);
-    line("selp.f32 ", d, ", ", nf, ", ", f, ", ", nan);
-  }
-
-  /** Float.floatToFloat16: cvt.rn.f16.f32, sign-extended, with the JDK's NaN bit mapping. */
-  private void floatToHalf(String d, String x) {
-    String hb = fresh(Cls.B16);
-    String v = fresh(Cls.R32);
-    line("cvt.rn.f16.f32 ", hb, ", ", x);
-    line("cvt.s32.s16 ", v, ", ", hb);
-    String bits = fresh(Cls.R32);
-    String sg = fresh(Cls.R32);
-    String a = fresh(Cls.R32);
-    String b = fresh(Cls.R32);
-    String c = fresh(Cls.R32);
-    String n = fresh(Cls.R32);
-    line("mov.b32 ", bits, ", ", x);
-    line("shr.s32 ", sg, ", ", bits, ", 16");
-    line("and.b32 ", sg, ", ", sg, ", -32768");
-    line("and.b32 ", a, ", ", bits, ", 8380416");
-    line("shr.u32 ", a, ", ", a, ", 13");
-    line("and.b32 ", b, ", ", bits, ", 8176");
-    line("shr.u32 ", b, ", ", b, ", 4");
-    line("and.b32 ", c, ", ", bits, ", 15");
-    line("or.b32 ", n, ", ", sg, ", 31744");
-    line("or.b32 ", n, ", ", n, ", ", a);
-    line("or.b32 ", n, ", ", n, ", ", b);
-    line("or.b32 ", n, ", ", n, ", ", c);
-    String p = fresh(Cls.PRED);
-    line("setp.nan.f32 ", p, ", ", x, ", ", x);
-    line("selp.b32 ", d, ", ", n, ", ", v, ", ", p);
-  }
-
   // ---------------------------------------------------------------- phis
 
   /** Copies for the phis of this block's only successor (critical edges are split). */
@@ -1130,7 +570,7 @@ public final class PtxEmitter {
         line("mov", movType(c), " ", dst, ", 0"); // undefined on this path
         return;
       }
-      Space from = space(src);
+      Space from = PtxMemory.space(src);
       String s = savedReg != null ? savedReg : reg(src);
       if (to == Space.GENERIC && from == Space.GLOBAL) {
         line("cvta.global.u64 ", dst, ", ", s);

@@ -229,7 +229,7 @@ final class AttentionCases {
   static Prepared widen(Method m, Spec sp) {
     int dtype = sp.i("dtype");
     int n = 1000;
-    // The grid OpLauncher.widenInto and SdpaOp's denseFloat launch (both package-private).
+    // The grid OpLauncher.widenInto and SdpaLaunches' denseFloat launch (both package-private).
     Dim3 grid = Dim3.of(Math.max(1, (n + SdpaUnfused.THREADS - 1) / SdpaUnfused.THREADS));
     return new Prepared(
         m,

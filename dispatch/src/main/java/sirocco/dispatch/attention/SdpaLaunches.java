@@ -1,0 +1,372 @@
+package sirocco.dispatch.attention;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import sirocco.DType;
+import sirocco.Sirocco;
+import sirocco.Tensor;
+import sirocco.api.KernelContext;
+import sirocco.dispatch.Internal;
+import sirocco.dispatch.attention.SdpaOp.Call;
+import sirocco.kernels.attention.Sdpa;
+import sirocco.kernels.attention.SdpaShape;
+import sirocco.kernels.attention.SdpaSplitK;
+import sirocco.kernels.attention.SdpaStrides;
+import sirocco.kernels.attention.SdpaUnfused;
+import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.util.StridedCopy;
+import sirocco.runtime.Device;
+import sirocco.runtime.DeviceBuffer;
+import sirocco.runtime.Dim3;
+import sirocco.runtime.ElementType;
+import sirocco.runtime.KernelLaunch;
+import sirocco.runtime.Stream;
+
+/**
+ * The launches of {@link SdpaOp}'s non-cuDNN rungs on an instance's stream: the vector kernel (one
+ * pass, or split-K pass 1 plus the combine), the unfused fallback (in chunks of its score buffer),
+ * the {@link Launcher} that owns a call's temporaries, the inputs as the kernels read them (dense
+ * copies, widened masks and sinks, dummies for unread parameters) and the kernel methods. How the
+ * inputs reach the kernels is described in {@link SdpaOp}.
+ */
+final class SdpaLaunches {
+  private SdpaLaunches() {}
+
+  static Tensor runVector(Launcher l, Call c) {
+    SdpaShape shape = c.shape();
+    Inputs in = l.inputs(c);
+    DeviceBuffer qb = in.q;
+    SdpaStrides qs = c.qs();
+    if (c.q().strides()[3] != 1 && c.headDim() > 1) {
+      qb = l.dense(c.q());
+      qs = SdpaStrides.contiguous(c.qHeads(), c.qLen(), c.headDim());
+    }
+    SdpaVector.Plan p = SdpaVector.plan(shape, Math.max(1, l.device.info().multiprocessors()));
+    Tensor out = l.output(c.dtype(), c.outShape());
+    DeviceBuffer ob = l.bridge.buffer(out);
+    DeviceBuffer partO = l.dummy(ElementType.F32);
+    DeviceBuffer partML = partO;
+    SdpaSplitK.CombinePlan cp = null;
+    if (p.partial()) {
+      cp = SdpaSplitK.combinePlan(shape, p.splits());
+      partO = l.temp(ElementType.F32, cp.partialOFloats());
+      partML = l.temp(ElementType.F32, cp.partialMLFloats());
+    }
+    boolean hasSinks = c.sinks() != null;
+    l.launch(
+        DECODE,
+        p.grid(),
+        p.block(),
+        SdpaVector.decodeArgs(
+            qb,
+            in.k,
+            in.v,
+            in.maskAdd,
+            in.maskBool,
+            in.sinks,
+            ob,
+            partO,
+            partML,
+            shape,
+            qs,
+            c.ks(),
+            c.vs(),
+            in.ms,
+            c.scale(),
+            c.kernelDtype(),
+            c.maskKind(),
+            hasSinks,
+            p));
+    if (cp != null) {
+      l.launch(
+          COMBINE,
+          cp.grid(),
+          cp.block(),
+          SdpaSplitK.combineArgs(
+              partO, partML, in.sinks, ob, shape, p.splits(), c.kernelDtype(), hasSinks));
+    }
+    return l.done(out);
+  }
+
+  /**
+   * The unfused kernels, in chunks when the score buffer would exceed {@link SdpaOp#scoreBudget()}
+   * floats ({@link FallbackChunks}): each chunk reuses one score buffer and writes a contiguous
+   * range of the output (through a staging buffer and a device copy unless it is the whole call).
+   */
+  static Tensor runFallback(Launcher l, Call c) {
+    Inputs in = l.inputs(c);
+    FallbackChunks plan = SdpaOp.chunks(c);
+    boolean hasSinks = c.sinks() != null;
+    Tensor out = l.output(c.dtype(), c.outShape());
+    DeviceBuffer ob = l.bridge.buffer(out);
+    DeviceBuffer scores = l.temp(ElementType.F32, Math.max(1, plan.maxScores()));
+    if (plan.single()) {
+      launchUnfused(l, c, in, c.shape(), c.qs(), c.ks(), c.vs(), in.ms, in.sinks, scores, ob);
+      return l.done(out);
+    }
+    DeviceBuffer staged = l.temp(ob.type(), Math.max(1, plan.maxOut()));
+    DeviceBuffer sinks = hasSinks ? l.temp(ElementType.F32, plan.maxQHeads()) : in.sinks;
+    for (FallbackChunks.Chunk ch : plan.chunks()) {
+      SdpaShape shape =
+          new SdpaShape(
+              ch.batches(),
+              ch.qHeads(),
+              ch.kvHeads(),
+              ch.qLen(),
+              ch.kvLen(),
+              c.headDim(),
+              c.valueDim());
+      SdpaStrides qs = shift(c.qs(), ch.b0(), ch.qHead0(), ch.i0());
+      SdpaStrides ks = shift(c.ks(), ch.b0(), ch.kvHead0(), 0);
+      SdpaStrides vs = shift(c.vs(), ch.b0(), ch.kvHead0(), 0);
+      SdpaStrides ms = in.ms == null ? null : shift(in.ms, ch.b0(), ch.qHead0(), ch.i0());
+      if (hasSinks) {
+        l.device.copy(in.sinks, ch.qHead0(), sinks, 0, ch.qHeads(), l.stream);
+      }
+      launchUnfused(l, c, in, shape, qs, ks, vs, ms, sinks, scores, staged);
+      l.device.copy(staged, 0, ob, ch.outOffset(), ch.outCount(), l.stream);
+    }
+    return l.done(out);
+  }
+
+  private static void launchUnfused(
+      Launcher l,
+      Call c,
+      Inputs in,
+      SdpaShape shape,
+      SdpaStrides qs,
+      SdpaStrides ks,
+      SdpaStrides vs,
+      SdpaStrides ms,
+      DeviceBuffer sinks,
+      DeviceBuffer scores,
+      DeviceBuffer out) {
+    boolean f32 = c.kernelDtype() == Sdpa.F32;
+    SdpaUnfused.Plan p = SdpaUnfused.plan(shape);
+    l.launch(
+        f32 ? SCORES32 : SCORES16,
+        p.scoresGrid(),
+        p.scoresBlock(),
+        SdpaUnfused.scoresArgs(
+            in.q,
+            in.k,
+            in.maskAdd,
+            in.maskBool,
+            scores,
+            shape,
+            qs,
+            ks,
+            ms,
+            c.scale(),
+            c.kernelDtype(),
+            c.maskKind()));
+    l.launch(
+        SOFTMAX,
+        p.softmaxGrid(),
+        p.softmaxBlock(),
+        SdpaUnfused.softmaxArgs(scores, sinks, shape, c.sinks() != null));
+    l.launch(
+        f32 ? PV32 : PV16,
+        p.pvGrid(),
+        p.pvBlock(),
+        SdpaUnfused.pvArgs(scores, in.v, out, shape, vs, c.kernelDtype()));
+  }
+
+  /** {@code s} moved to batch {@code b}, head {@code h}, row {@code i} (same strides). */
+  private static SdpaStrides shift(SdpaStrides s, int b, int h, int i) {
+    long off = s.offset() + (long) b * s.batch() + (long) h * s.head() + (long) i * s.seq();
+    return new SdpaStrides((int) off, s.batch(), s.head(), s.seq(), s.dim());
+  }
+
+  /** The buffers the kernels read, with the mask's strides as the kernels see them. */
+  private record Inputs(
+      DeviceBuffer q,
+      DeviceBuffer k,
+      DeviceBuffer v,
+      DeviceBuffer maskAdd,
+      DeviceBuffer maskBool,
+      SdpaStrides ms,
+      DeviceBuffer sinks) {}
+
+  /**
+   * Launches on one instance's stream and owns the temporaries of one call: they are closed (freed
+   * in stream order, after the launches queued before) when the call ends, and the output is closed
+   * too when the call fails before {@link #done}.
+   */
+  static final class Launcher implements AutoCloseable {
+    final Internal.Bridge bridge;
+    final Sirocco rt;
+    final Device device;
+    final Stream stream;
+    final List<DeviceBuffer> temps = new ArrayList<>();
+    Tensor pendingOut;
+
+    Launcher(Sirocco rt, Internal.Bridge bridge) {
+      this.rt = rt;
+      this.bridge = bridge;
+      this.device = bridge.device(rt);
+      this.stream = bridge.stream(rt);
+    }
+
+    DeviceBuffer temp(ElementType type, long length) {
+      DeviceBuffer b = device.allocate(type, length, stream);
+      temps.add(b);
+      return b;
+    }
+
+    DeviceBuffer dummy(ElementType type) {
+      return dummyOf(device, type);
+    }
+
+    Tensor output(DType dtype, long[] shape) {
+      pendingOut = bridge.empty(rt, dtype, shape);
+      return pendingOut;
+    }
+
+    Tensor done(Tensor out) {
+      pendingOut = null;
+      return out;
+    }
+
+    void launch(Method kernel, Dim3 grid, Dim3 block, Object[] args) {
+      device.launch(KernelLaunch.of(kernel, grid, block, args), stream);
+    }
+
+    /** A dense copy of a tensor's view (its own shape, row-major) in a temporary buffer. */
+    DeviceBuffer dense(Tensor t) {
+      ElementType et = bridge.buffer(t).type();
+      DeviceBuffer dst = temp(et, t.size());
+      launch(
+          copyKernel(et),
+          StridedCopy.grid(t.size()),
+          StridedCopy.block(),
+          StridedCopy.args(bridge.buffer(t), dst, t.shape(), t.strides(), t.offset(), 0));
+      return dst;
+    }
+
+    /** A tensor of any floating dtype as a dense float32 buffer (in place when it already is). */
+    DeviceBuffer denseFloat(Tensor t) {
+      boolean dense = t.isContiguous() && t.offset() == 0;
+      if (t.dtype() == DType.F32) {
+        return dense ? bridge.buffer(t) : dense(t);
+      }
+      DeviceBuffer bits = dense ? bridge.buffer(t) : dense(t);
+      long n = t.size();
+      DeviceBuffer f = temp(ElementType.F32, Math.max(1, n));
+      launch(
+          WIDEN,
+          Dim3.of((int) Math.max(1, (n + SdpaUnfused.THREADS - 1) / SdpaUnfused.THREADS)),
+          Dim3.of(SdpaUnfused.THREADS),
+          new Object[] {bits, f, (int) n, t.dtype() == DType.F16 ? Sdpa.F16 : Sdpa.BF16});
+      return f;
+    }
+
+    Inputs inputs(Call c) {
+      DeviceBuffer maskAdd = dummy(ElementType.F32);
+      DeviceBuffer maskBool = dummy(ElementType.I8);
+      SdpaStrides ms = c.ms();
+      if (c.maskKind() == Sdpa.MASK_BOOL) {
+        maskBool = bridge.buffer(c.mask());
+      } else if (c.maskKind() == Sdpa.MASK_ADDITIVE) {
+        Tensor m = c.mask();
+        if (m.dtype() == DType.F32) {
+          maskAdd = bridge.buffer(m);
+        } else {
+          // Widened densely in the mask's own shape: the broadcast strides follow that layout.
+          maskAdd = denseFloat(m);
+          long[] dense = denseStrides(m.shape());
+          long[] target = {c.batch(), c.qHeads(), c.qLen(), c.kvLen()};
+          long[] b = SdpaValidation.broadcastStrides(m.shape(), dense, target);
+          ms = new SdpaStrides(0, (int) b[0], (int) b[1], (int) b[2], (int) b[3]);
+        }
+      }
+      DeviceBuffer sinks = c.sinks() == null ? dummy(ElementType.F32) : denseFloat(c.sinks());
+      return new Inputs(
+          bridge.buffer(c.q()),
+          bridge.buffer(c.k()),
+          bridge.buffer(c.v()),
+          maskAdd,
+          maskBool,
+          ms,
+          sinks);
+    }
+
+    @Override
+    public void close() {
+      if (pendingOut != null) {
+        pendingOut.close();
+      }
+      for (DeviceBuffer b : temps) {
+        b.close();
+      }
+    }
+  }
+
+  private static long[] denseStrides(long[] shape) {
+    long[] s = new long[shape.length];
+    long acc = 1;
+    for (int i = shape.length - 1; i >= 0; i--) {
+      s[i] = acc;
+      acc *= Math.max(1, shape[i]);
+    }
+    return s;
+  }
+
+  private static final Map<Device, Map<ElementType, DeviceBuffer>> DUMMIES =
+      new ConcurrentHashMap<>();
+
+  /**
+   * A one-element buffer per device and element type, passed for array parameters a launch does not
+   * read (the other mask kind, absent sinks, unused partials). Lives as long as the process.
+   */
+  private static DeviceBuffer dummyOf(Device device, ElementType type) {
+    return DUMMIES
+        .computeIfAbsent(device, d -> new ConcurrentHashMap<>())
+        .computeIfAbsent(type, t -> device.allocate(t, 1));
+  }
+
+  private static Method copyKernel(ElementType et) {
+    return switch (et) {
+      case I8 -> COPY8;
+      case I16 -> COPY16;
+      case I32 -> COPY32;
+      case F32 -> COPYF32;
+      case I64, F64, U16, BOOL ->
+          throw new IllegalArgumentException("no strided copy for " + et + " elements");
+    };
+  }
+
+  static Method kernel(Class<?> owner, String name) {
+    Method found = null;
+    for (Method m : owner.getMethods()) {
+      if (m.getName().equals(name)
+          && m.getParameterCount() > 0
+          && m.getParameterTypes()[0] == KernelContext.class) {
+        if (found != null) {
+          throw new IllegalStateException("two kernels named " + owner.getName() + "." + name);
+        }
+        found = m;
+      }
+    }
+    if (found == null) {
+      throw new IllegalStateException("no kernel " + owner.getName() + "." + name);
+    }
+    return found;
+  }
+
+  private static final Method DECODE = kernel(SdpaVector.class, "decode");
+  private static final Method COMBINE = kernel(SdpaSplitK.class, "combine");
+  private static final Method SCORES16 = kernel(SdpaUnfused.class, "scores16");
+  private static final Method SCORES32 = kernel(SdpaUnfused.class, "scores32");
+  private static final Method SOFTMAX = kernel(SdpaUnfused.class, "softmax");
+  private static final Method PV16 = kernel(SdpaUnfused.class, "pv16");
+  private static final Method PV32 = kernel(SdpaUnfused.class, "pv32");
+  private static final Method WIDEN = kernel(SdpaUnfused.class, "widen");
+  private static final Method COPY8 = kernel(StridedCopy.class, "copy8");
+  private static final Method COPY16 = kernel(StridedCopy.class, "copy16");
+  private static final Method COPY32 = kernel(StridedCopy.class, "copy32");
+  private static final Method COPYF32 = kernel(StridedCopy.class, "copyF32");
+}
