@@ -16,9 +16,6 @@ import sirocco.Tensor;
 import sirocco.api.Bf16;
 import sirocco.dispatch.Internal;
 import sirocco.dispatch.quant.QmmOp;
-import sirocco.kernels.quant.AffineQmvSplitKKernel;
-import sirocco.kernels.quant.LaunchPlan;
-import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.Quant;
 import sirocco.runtime.Device;
@@ -160,7 +157,7 @@ public final class QmmBench {
         throw new IllegalArgumentException("--dtype must be bf16 or f16, got " + dtype);
       }
       if (kernel == null
-          || !(kernel.equals("auto") || kernel.equals("all") || kernels(kernel) != null)) {
+          || !(kernel.equals("auto") || kernel.equals("all") || QmmRungs.kernels(kernel) != null)) {
         throw new IllegalArgumentException(
             "--kernel must be auto, all or a comma-separated list of "
                 + QmmOp.rungs()
@@ -177,64 +174,6 @@ public final class QmmBench {
       rows = List.copyOf(rows);
       formats = List.copyOf(formats);
     }
-  }
-
-  /**
-   * The rungs a {@code --kernel} list names, or null if one is neither a rung nor a rung with an
-   * explicit plan ({@link #tuned}).
-   */
-  static List<String> kernels(String list) {
-    List<String> out = new ArrayList<>();
-    for (String k : list.split(",", -1)) {
-      String t = k.strip();
-      if (!(QmmOp.rungs().contains(t) || tuned(t) != null)) {
-        return null;
-      }
-      out.add(t);
-    }
-    return out;
-  }
-
-  /**
-   * The numbers of a rung with an explicit plan, or null for any other name: {@code
-   * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}}, {@code qmv-splitk@BPSxFB} gives {@code
-   * {blocks per SM, features per batch}}.
-   */
-  static int[] tuned(String rung) {
-    int at = rung.indexOf('@');
-    if (at < 0) {
-      return null;
-    }
-    String base = rung.substring(0, at);
-    String[] parts = rung.substring(at + 1).split("x", -1);
-    boolean ok =
-        base.equals(QmmOp.QMM_MMA)
-            ? parts.length == 4
-            : base.equals(QmmOp.QMV_SPLITK) && parts.length == 2;
-    if (!ok) {
-      return null;
-    }
-    int[] t = new int[parts.length];
-    for (int i = 0; i < parts.length; i++) {
-      try {
-        t[i] = Integer.parseInt(parts[i]);
-      } catch (NumberFormatException e) {
-        return null;
-      }
-    }
-    return t;
-  }
-
-  /** The plan a tuned rung names (see {@link #tuned}). */
-  static LaunchPlan tunedPlan(String base, int[] t, QmmShape s, int smCount) {
-    if (base.equals(QmmOp.QMM_MMA)) {
-      return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3]);
-    }
-    if (t[0] < 1 || (t[1] != 1 && t[1] != 2 && t[1] != 4)) {
-      throw new IllegalArgumentException(
-          "qmv-splitk@BPSxFB needs BPS >= 1 and FB 1, 2 or 4, got " + t[0] + "x" + t[1]);
-    }
-    return AffineQmvSplitKKernel.plan(s, smCount, t[0], t[1]);
   }
 
   static int mode(QuantMode m) {
@@ -434,7 +373,7 @@ public final class QmmBench {
           switch (o.kernel()) {
             case "auto" -> List.of(auto);
             case "all" -> QmmOp.candidates(s);
-            default -> kernels(o.kernel());
+            default -> QmmRungs.kernels(o.kernel());
           };
       float[] x = weights(rows, o.k(), o.dtype(), 777 + rows);
       Tensor xt = upload(rt, x, o.dtype(), rows, o.k());
@@ -445,7 +384,7 @@ public final class QmmBench {
       Double cub = issueShape ? cublas(rows) : null;
       Double tgt = tracked ? target(rows) : null;
       for (String rung : rungs) {
-        int[] tiles = tuned(rung);
+        int[] tiles = QmmRungs.tuned(rung);
         String base = tiles == null ? rung : rung.substring(0, rung.indexOf('@'));
         String why = QmmOp.kernelRejects(base, s);
         if (why != null) {
@@ -463,7 +402,7 @@ public final class QmmBench {
                     : QmmOp.launch(
                         device,
                         base,
-                        tunedPlan(base, tiles, s, device.info().multiprocessors()),
+                        QmmRungs.tunedPlan(base, tiles, s, device.info().multiprocessors()),
                         s,
                         ops);
           }

@@ -1,0 +1,76 @@
+package sirocco.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import sirocco.dispatch.quant.QmmOp;
+import sirocco.kernels.quant.AffineQmvSplitKKernel;
+import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaKernel;
+import sirocco.kernels.quant.QmmShape;
+
+/**
+ * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
+ * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS}, {@code qmv-splitk@BPSxFB}), which the
+ * op itself never uses.
+ */
+final class QmmRungs {
+  private QmmRungs() {}
+
+  /**
+   * The rungs a {@code --kernel} list names, or null if one is neither a rung nor a rung with an
+   * explicit plan ({@link #tuned}).
+   */
+  static List<String> kernels(String list) {
+    List<String> out = new ArrayList<>();
+    for (String k : list.split(",", -1)) {
+      String t = k.strip();
+      if (!(QmmOp.rungs().contains(t) || tuned(t) != null)) {
+        return null;
+      }
+      out.add(t);
+    }
+    return out;
+  }
+
+  /**
+   * The numbers of a rung with an explicit plan, or null for any other name: {@code
+   * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}}, {@code qmv-splitk@BPSxFB} gives {@code
+   * {blocks per SM, features per batch}}.
+   */
+  static int[] tuned(String rung) {
+    int at = rung.indexOf('@');
+    if (at < 0) {
+      return null;
+    }
+    String base = rung.substring(0, at);
+    String[] parts = rung.substring(at + 1).split("x", -1);
+    boolean ok =
+        base.equals(QmmOp.QMM_MMA)
+            ? parts.length == 4
+            : base.equals(QmmOp.QMV_SPLITK) && parts.length == 2;
+    if (!ok) {
+      return null;
+    }
+    int[] t = new int[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      try {
+        t[i] = Integer.parseInt(parts[i]);
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+    return t;
+  }
+
+  /** The plan a tuned rung names (see {@link #tuned}). */
+  static LaunchPlan tunedPlan(String base, int[] t, QmmShape s, int smCount) {
+    if (base.equals(QmmOp.QMM_MMA)) {
+      return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3]);
+    }
+    if (t[0] < 1 || (t[1] != 1 && t[1] != 2 && t[1] != 4)) {
+      throw new IllegalArgumentException(
+          "qmv-splitk@BPSxFB needs BPS >= 1 and FB 1, 2 or 4, got " + t[0] + "x" + t[1]);
+    }
+    return AffineQmvSplitKKernel.plan(s, smCount, t[0], t[1]);
+  }
+}
