@@ -22,6 +22,7 @@ import sirocco.runtime.sync.WaitOptions;
 import sirocco.runtime.sync.WaitPool;
 import sirocco.runtime.testing.ChildJvm;
 import sirocco.runtime.testing.GpuTest;
+import sirocco.runtime.testing.StallDump;
 
 /**
  * Cooperative waits on the GPU. The kernels here are hand-written PTX test fixtures (a flag spinner
@@ -132,8 +133,10 @@ class CudaWaitGpuTest {
                     }
                   }));
     }
-    for (Thread t : shorts) {
-      t.join();
+    try (StallDump watch = StallDump.after(5, "8x10 short waits beside one long wait")) {
+      for (Thread t : shorts) {
+        t.join();
+      }
     }
     long[] w = slowest.get();
     System.out.printf(
