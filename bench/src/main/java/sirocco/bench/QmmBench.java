@@ -16,6 +16,8 @@ import sirocco.Tensor;
 import sirocco.api.Bf16;
 import sirocco.dispatch.Internal;
 import sirocco.dispatch.quant.QmmOp;
+import sirocco.kernels.quant.AffineQmvSplitKKernel;
+import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.Quant;
@@ -162,8 +164,9 @@ public final class QmmBench {
         throw new IllegalArgumentException(
             "--kernel must be auto, all or a comma-separated list of "
                 + QmmOp.rungs()
-                + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS[xSP] (e.g."
-                + " qmm-mma@1x1x1x8), got '"
+                + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS (e.g."
+                + " qmm-mma@1x1x1x8) and qmv-splitk its blocks per SM and batch as"
+                + " qmv-splitk@BPSxFB, got '"
                 + kernel
                 + "'");
       }
@@ -176,12 +179,15 @@ public final class QmmBench {
     }
   }
 
-  /** The rungs a {@code --kernel} list names, or null if one is not a rung or tiled qmm-mma. */
+  /**
+   * The rungs a {@code --kernel} list names, or null if one is neither a rung nor a rung with an
+   * explicit plan ({@link #tuned}).
+   */
   static List<String> kernels(String list) {
     List<String> out = new ArrayList<>();
     for (String k : list.split(",", -1)) {
       String t = k.strip();
-      if (!(QmmOp.rungs().contains(t) || tiles(t) != null)) {
+      if (!(QmmOp.rungs().contains(t) || tuned(t) != null)) {
         return null;
       }
       out.add(t);
@@ -190,19 +196,25 @@ public final class QmmBench {
   }
 
   /**
-   * {@code {mt, nt, wn, ks, sp}} of {@code qmm-mma@MTxNTxWNxKS[xSP]} (sp 0 when left out), or null
-   * for any other name.
+   * The numbers of a rung with an explicit plan, or null for any other name: {@code
+   * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}}, {@code qmv-splitk@BPSxFB} gives {@code
+   * {blocks per SM, features per batch}}.
    */
-  static int[] tiles(String rung) {
-    String prefix = QmmOp.QMM_MMA + "@";
-    if (!rung.startsWith(prefix)) {
+  static int[] tuned(String rung) {
+    int at = rung.indexOf('@');
+    if (at < 0) {
       return null;
     }
-    String[] parts = rung.substring(prefix.length()).split("x", -1);
-    if (parts.length != 4 && parts.length != 5) {
+    String base = rung.substring(0, at);
+    String[] parts = rung.substring(at + 1).split("x", -1);
+    boolean ok =
+        base.equals(QmmOp.QMM_MMA)
+            ? parts.length == 4
+            : base.equals(QmmOp.QMV_SPLITK) && parts.length == 2;
+    if (!ok) {
       return null;
     }
-    int[] t = new int[5];
+    int[] t = new int[parts.length];
     for (int i = 0; i < parts.length; i++) {
       try {
         t[i] = Integer.parseInt(parts[i]);
@@ -211,6 +223,18 @@ public final class QmmBench {
       }
     }
     return t;
+  }
+
+  /** The plan a tuned rung names (see {@link #tuned}). */
+  static LaunchPlan tunedPlan(String base, int[] t, QmmShape s, int smCount) {
+    if (base.equals(QmmOp.QMM_MMA)) {
+      return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3]);
+    }
+    if (t[0] < 1 || (t[1] != 1 && t[1] != 2 && t[1] != 4)) {
+      throw new IllegalArgumentException(
+          "qmv-splitk@BPSxFB needs BPS >= 1 and FB 1, 2 or 4, got " + t[0] + "x" + t[1]);
+    }
+    return AffineQmvSplitKKernel.plan(s, smCount, t[0], t[1]);
   }
 
   static int mode(QuantMode m) {
@@ -421,8 +445,8 @@ public final class QmmBench {
       Double cub = issueShape ? cublas(rows) : null;
       Double tgt = tracked ? target(rows) : null;
       for (String rung : rungs) {
-        int[] tiles = tiles(rung);
-        String base = tiles == null ? rung : QmmOp.QMM_MMA;
+        int[] tiles = tuned(rung);
+        String base = tiles == null ? rung : rung.substring(0, rung.indexOf('@'));
         String why = QmmOp.kernelRejects(base, s);
         if (why != null) {
           out.printf(Locale.ROOT, "%-18s %5d %-14s   not run: %s%n", f, rows, rung, why);
@@ -439,7 +463,7 @@ public final class QmmBench {
                     : QmmOp.launch(
                         device,
                         base,
-                        QmmMmaKernel.plan(s, tiles[0], tiles[1], tiles[2], tiles[3], tiles[4]),
+                        tunedPlan(base, tiles, s, device.info().multiprocessors()),
                         s,
                         ops);
           }

@@ -58,9 +58,11 @@ final class BenchQmmCommand implements Callable<Integer> {
       description =
           "auto (the op's choice), all (every kernel that supports the shape) or a"
               + " comma-separated list of qmm-mma, qmv-warp, qmv-persistent, qmv-splitk, qmv,"
-              + " fp-qmv; qmm-mma@MTxNTxWNxKS[xSP] times the tensor-core kernel with that tiling"
+              + " fp-qmv; qmm-mma@MTxNTxWNxKS times the tensor-core kernel with that tiling"
               + " (16-feature tiles and 8-row tiles per warp, warps along features and along k;"
-              + " SP 1 loads group scales a chunk ahead; e.g. qmm-mma@1x1x1x8) (default: auto).")
+              + " e.g. qmm-mma@1x1x1x8), and"
+              + " qmv-splitk@BPSxFB the split-K kernel with BPS blocks per SM and FB features per"
+              + " batch (default: auto).")
   String kernel = "auto";
 
   @Option(names = "--copies", description = "Weight copies rotated through (default: 8).")

@@ -138,10 +138,11 @@ class TornadoCliTest {
     System.clearProperty("sirocco.backend");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
-    // '*' marks the op's choice under the measured default policy: split-K qmv at 1 and 2 rows.
+    // '*' marks the op's choice under the measured default policy: split-K qmv at 1 row, tensor
+    // cores from 2 rows.
     assertTrue(
         r.out().lines().anyMatch(l -> l.matches(".* 1 qmv-splitk +\\* .*"))
-            && r.out().lines().anyMatch(l -> l.matches(".* 2 qmv-splitk +\\* .*")),
+            && r.out().lines().anyMatch(l -> l.matches(".* 2 qmm-mma +\\* .*")),
         r.out());
     JsonNode doc = Json.MAPPER.readTree(Files.readString(json));
     assertEquals("tornado bench qmm", doc.get("tool").asText());
@@ -231,15 +232,23 @@ class TornadoCliTest {
             "--copy-mib",
             "0",
             "--kernel",
-            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x1,qmv-splitk");
+            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2,qmv-splitk,qmv-splitk@3x2");
     System.clearProperty("sirocco.backend");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
-    for (String k : new String[] {"qmm-mma@1x1x1x8", "qmm-mma@2x1x2x2x1", "qmv-splitk"}) {
+    for (String k :
+        new String[] {"qmm-mma@1x1x1x8", "qmm-mma@2x1x2x2", "qmv-splitk", "qmv-splitk@3x2"}) {
       assertTrue(r.out().lines().anyMatch(l -> l.matches(".* 3 " + k + " .*")), k + r.out());
     }
     for (String bad :
-        new String[] {"qmm-mma@1x1x1", "qmm-mma@ax1x1x8", "qmm-mma@1x1x1x8x0x1", "qmv-splitk,"}) {
+        new String[] {
+          "qmm-mma@1x1x1",
+          "qmm-mma@ax1x1x8",
+          "qmm-mma@1x1x1x8x1",
+          "qmv-splitk@4",
+          "qmv@1x1",
+          "qmv-splitk,"
+        }) {
       Run b = run("--backend", "java", "bench", "qmm", "--kernel", bad);
       System.clearProperty("sirocco.backend");
       assertEquals(2, b.code(), bad);

@@ -36,13 +36,13 @@ import sirocco.runtime.KernelLaunch;
  * <ol>
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
- *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (3) rows, fp modes from {@link
+ *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link
  *       QmmPolicy#FP_MMA_MIN_ROWS} (3) rows.
  *   <li>{@value #QMV_WARP}, {@value #QMV_PERSISTENT}, {@value #QMV_SPLITK}: the faster vector-path
  *       variants ({@link AffineQmvWarpKernel}, {@link AffineQmvPersistentKernel}, {@link
  *       AffineQmvSplitKKernel}: transposed affine 2/4/8-bit (split-K: 4/8), bf16/f16) — then the
  *       policy, which uses one of them, {@link QmmPolicy#QMV_VARIANT} ({@value #QMV_SPLITK} by
- *       default, the fastest measured at 1–2 rows on the H200); widths and dtypes it does not take
+ *       default, the fastest measured at 1 row on the H200); widths and dtypes it does not take
  *       fall through to {@value #QMV}.
  *   <li>{@value #QMV}: {@link AffineQmvKernel} — transposed affine weights, any width, group and
  *       dtype (CUDA cores, one pass over the weights per row of x).

@@ -9,14 +9,16 @@ import sirocco.kernels.quant.Quant;
  * QmmOp#QMV}, {@value QmmOp#FP_QMV}). Everything else in the ladder is a capability ("can this
  * kernel compute this shape at all"); only this is a choice between kernels that both can.
  *
- * <p>Defaults, from `tornado bench qmm --kernel all` on the H200 (bench/RESULTS.md, run 3; n=12288,
- * k=4096, g64 bf16): at 4 bits {@value QmmOp#QMV_SPLITK} takes 13.85 µs at 1 row and 21.6 µs at 2
- * rows against {@value QmmOp#QMM_MMA}'s 24.6–25.0 µs, and 37 µs at 4 rows against 25.0 (so tensor
- * cores from 3 rows; run 4 measured mma at 3 rows: 25.04 µs). At 8 bits split-K takes 17.7 µs at 1
- * row, mma 33.1 µs at 6. For fp modes, run 9 measured rows 2–7 of every mode: {@value QmmOp#FP_QMV}
- * wins only at 2 rows (33.2 vs 35.5 µs mxfp4, 34.4 vs 35.7 nvfp4, 42.2 vs 49.1 mxfp8) and grows
- * ~13–17 µs a row, while mma stays flat (35.3–35.7, 49.0–49.8), so tensor cores from 3 rows —
- * measurement overrode seed finding 4's "fp modes stay on the vector path for 2–7 rows".
+ * <p>Defaults, from {@code tornado bench qmm} on the H200 (bench/RESULTS.md; n=12288, k=4096, g64
+ * bf16). Affine: since the tensor-core kernel's 1–8-row tiling was re-measured (run 12, 2x1x1x8),
+ * {@value QmmOp#QMM_MMA} takes 19.5–19.7 µs at 2 rows against {@value QmmOp#QMV_SPLITK}'s 21.7–21.9
+ * at 4 bits, and 27.0 against 29.9 at 8 bits (run 13); at 1 row split-K stays ahead (4 bits
+ * 13.3–14.0 against 19.3–19.4; 8 bits 17.8 against 26.6). So tensor cores from 2 rows (they took
+ * over from 3 rows before run 12, when the mma kernel took 25 µs). For fp modes, run 9 measured
+ * rows 2–7 of every mode: {@value QmmOp#FP_QMV} grows ~13–17 µs a row while mma stays flat, so
+ * tensor cores from 3 rows — measurement overrode seed finding 4's "fp modes stay on the vector
+ * path for 2–7 rows"; at 2 rows run 13 (new tiling) is split: fp-qmv 33.4 against 34.5 µs for
+ * mxfp4, 34.4 against 34.1 for nvfp4, 42.3 against 39.4 for mxfp8, so the threshold stays 3.
  *
  * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaMinRows.affine=N} and {@code
  * -Dsirocco.qmm.mmaMinRows.fp=N} (read at every call; 1 = tensor cores always when they can, a huge
@@ -25,10 +27,8 @@ import sirocco.kernels.quant.Quant;
 public final class QmmPolicy {
   private QmmPolicy() {}
 
-  /**
-   * Fewest rows of x at which affine weights go to tensor cores (measured: split-K wins at 1–2).
-   */
-  public static final int AFFINE_MMA_MIN_ROWS = 3;
+  /** Fewest rows of x at which affine weights go to tensor cores (measured: split-K wins at 1). */
+  public static final int AFFINE_MMA_MIN_ROWS = 2;
 
   /** Fewest rows of x at which fp-mode weights go to tensor cores (measured crossover: 3 rows). */
   public static final int FP_MMA_MIN_ROWS = 3;
@@ -41,10 +41,10 @@ public final class QmmPolicy {
 
   /**
    * Which CUDA-core kernel serves affine weights on the vector path: {@value QmmOp#QMV_SPLITK}, the
-   * fastest measured at 1 and 2 rows (4-bit 1 row: split-K 13.85 µs, persistent 15.33, warp 16.20,
-   * {@value QmmOp#QMV} 19.48; 8-bit: 17.74 / 18.05 / 18.98 / 20.18). Widths it does not take (2, 3,
-   * 5, 6 bits) fall through to {@value QmmOp#QMV}. {@code tornado bench qmm --kernel all} times
-   * every variant whatever this says.
+   * fastest measured at 1 row (4-bit 1 row: split-K 13.85 µs, persistent 15.33, warp 16.20, {@value
+   * QmmOp#QMV} 19.48; 8-bit: 17.74 / 18.05 / 18.98 / 20.18). Widths it does not take (2, 3, 5, 6
+   * bits) fall through to {@value QmmOp#QMV}. {@code tornado bench qmm --kernel all} times every
+   * variant whatever this says.
    */
   public static final String QMV_VARIANT = QmmOp.QMV_SPLITK;
 

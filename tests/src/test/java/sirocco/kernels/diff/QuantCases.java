@@ -392,8 +392,7 @@ final class QuantCases {
     QmmData d = data(sp.rnd(), s);
     Prepared.supported(QmmMmaKernel.supports(s));
     LaunchPlan dispatch = QmmMmaKernel.plan(s);
-    int scalesAhead = sp.i("sp");
-    LaunchPlan p = QmmMmaKernel.plan(s, mt, nt, wn, ks, scalesAhead);
+    LaunchPlan p = QmmMmaKernel.plan(s, mt, nt, wn, ks);
     boolean same =
         p.specialize().equals(dispatch.specialize())
             && p.grid().equals(dispatch.grid())
@@ -401,19 +400,7 @@ final class QuantCases {
     return fromPlan(
         m,
         p,
-        same
-            ? "dispatch"
-            : "QmmMmaKernel.plan(s, "
-                + mt
-                + ", "
-                + nt
-                + ", "
-                + wn
-                + ", "
-                + ks
-                + ", "
-                + scalesAhead
-                + ")",
+        same ? "dispatch" : "QmmMmaKernel.plan(s, " + mt + ", " + nt + ", " + wn + ", " + ks + ")",
         s,
         List.of(Out.of(6, kind(s.dtype()), mmaTolerance(s.dtype()))),
         qmmArgs(s, d));

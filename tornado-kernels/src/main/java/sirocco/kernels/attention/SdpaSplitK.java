@@ -127,7 +127,8 @@ public final class SdpaSplitK {
       int h = (row / lq) % hq;
       float sink = hasSinks ? sinks[h] : Sdpa.NEG_INF;
       float scale =
-          SdpaVector.finalScale(mx, sum, sink, hasSinks) * SdpaVector.finalKeep(mx, sink, hasSinks);
+          SdpaVectorOps.finalScale(mx, sum, sink, hasSinks)
+              * SdpaVectorOps.finalKeep(mx, sink, hasSinks);
       Vec.store4(
           out,
           row * headDim + d,

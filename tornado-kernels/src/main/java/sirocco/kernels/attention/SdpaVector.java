@@ -1,5 +1,18 @@
 package sirocco.kernels.attention;
 
+import static sirocco.kernels.attention.SdpaVectorOps.chunkDots;
+import static sirocco.kernels.attention.SdpaVectorOps.finalKeep;
+import static sirocco.kernels.attention.SdpaVectorOps.finalScale;
+import static sirocco.kernels.attention.SdpaVectorOps.headOf;
+import static sirocco.kernels.attention.SdpaVectorOps.limitOf;
+import static sirocco.kernels.attention.SdpaVectorOps.loadQ4;
+import static sirocco.kernels.attention.SdpaVectorOps.pick;
+import static sirocco.kernels.attention.SdpaVectorOps.pv;
+import static sirocco.kernels.attention.SdpaVectorOps.reduce;
+import static sirocco.kernels.attention.SdpaVectorOps.rowExp;
+import static sirocco.kernels.attention.SdpaVectorOps.rowMax;
+import static sirocco.kernels.attention.SdpaVectorOps.rowSum;
+
 import sirocco.api.Float4;
 import sirocco.api.Int4;
 import sirocco.api.Intrinsics;
@@ -33,31 +46,52 @@ import sirocco.runtime.Dim3;
  * <ol>
  *   <li>Issue 4 K and 4 V 16-byte loads per lane (4 keys per key group for D ≤ 256, 2 keys × 2
  *       chunks for D = 512) plus the mask values this lane will apply: 128 bytes per lane in flight
- *       before any use (manual unrolling; the compiler does not do it).
+ *       before any use (manual unrolling; the compiler does not do it). Per key one clamp ({@code
+ *       min(key, last)}: the split's tail reads its last key again) and one multiply-add; the rest
+ *       of each address is fixed per lane, and D = 512's second chunk is a constant offset.
  *   <li>Partial dot products of the lane's elements with each row's pre-scaled q (q × scale × log2
- *       e, in registers for the whole kernel), written to a warp-private shared-memory slab
- *       (16-byte stores, stride padded to 20 floats: conflict-free).
- *   <li>{@code warpBarrier}; lane {@code sub} of each key group sums the {@code tpk} partials of
- *       value {@code sub} (and {@code sub + tpk}), applies the causal/additive/boolean mask and the
- *       split's tail, and writes the score. This replaces a shuffle butterfly per (row, key): one
- *       shared round trip and two warp barriers per iteration instead of {@code rows * 4 *
- *       log2(tpk)} shuffles.
+ *       e, in registers for the whole kernel), chunk by chunk with no conditional code, so each K
+ *       element is converted to float once for all rows.
+ *   <li>Sum over the key group's lanes, then mask and split tail on the summed value, and publish
+ *       the scores to the group's shared score slots. Two ways, chosen by instruction count:
+ *       <ul>
+ *         <li>shared slab (tpk 8, 16, and D = 256 with rows ≥ 3): each lane stores its partials
+ *             (16-byte stores, stride padded to 20 floats, key groups shifted by {@code tpk}
+ *             floats: conflict-free), {@code warpBarrier}, and lane {@code sub} adds value {@code
+ *             sub} (and {@code sub + tpk}) over the group's lanes, one load at a constant offset
+ *             and one add per lane;
+ *         <li>transposed shuffles (tpk = 32 with at most 8 values: D = 512, and D = 256 with rows ≤
+ *             2): each xor stage halves the values a lane carries ({@link
+ *             SdpaVectorOps#warpScores}: 9 shuffles at D = 512, rows = 4, where the slab would need
+ *             32 loads and adds per value with only 8 lanes busy). Each exchange also costs two
+ *             selects (four moves in SASS), which is why the slab stays where the values fill the
+ *             lanes.
+ *       </ul>
  *   <li>{@code warpBarrier}; every lane reads its group's scores (one 16-byte broadcast load per
- *       row), updates the row's running max and sum once per iteration ({@code exp2}, rescaling the
- *       accumulators once per 4 keys, not per key), and accumulates p·V into float32 registers.
+ *       row), updates the row's running max and sum once per iteration ({@code exp2}) and
+ *       accumulates p·V into float32 registers. The accumulators are rescaled only when some row's
+ *       max rose (alpha is exactly 1 otherwise, so skipping it changes no bit): once the running
+ *       max settles, the 8 or 16 multiplies per row and the alpha {@code exp2}s drop out.
  * </ol>
  *
- * After the loop the {@code WARPS * 32/tpk} states per row are combined through shared memory (max,
- * rescale, sum) and either normalised (sinks included), rounded and stored as 16-byte rows, or, in
- * split-K mode ({@code partial}), stored as float32 partials (unnormalised O, max, sum) for {@link
- * SdpaSplitK#combine}. A row with every key masked has max −inf and sum 0 and yields 0.
+ * <p>Cost, SASS (ptxas 13.0, sm_90) of the loop per warp iteration at rows = 4 when no max rises: ≈
+ * 500 instructions at D = 512 (was 918 executed), ≈ 550 at D = 64 and 128, ≈ 585 at D = 256. Of
+ * these, 256 are the fma of q·K and p·V and 64 the bf16 conversions; each {@code exp2} is 5 (no
+ * {@code .ftz}: ptxas guards subnormal results).
+ *
+ * <p>After the loop the {@code WARPS * 32/tpk} states per row are combined through shared memory
+ * (max, rescale, sum) and either normalised (sinks included), rounded and stored as 16-byte rows,
+ * or, in split-K mode ({@code partial}), stored as float32 partials (unnormalised O, max, sum) for
+ * {@link SdpaSplitK#combine}. A row with every key masked has max −inf and sum 0 and yields 0.
  *
  * <h2>Registers (estimate, per thread)</h2>
  *
  * q and O are {@code rows × 8} floats each (D ≤ 256) or {@code rows × 16} (D = 512: 16 values per
- * lane, two 16-byte chunks), the 8 loads in flight take 32, plus about 40 for scores, indices and
- * softmax state: ≈ 140 at rows = 4, D ≤ 256; ≈ 200 at rows = 4, D = 512; ≈ 90 at rows = 1. {@link
- * #estimatedRegisters} encodes this; pass the compiler's real count to {@link #plan} once known.
+ * lane, two 16-byte chunks), about 16 more per row for scores, probabilities and conversions, and
+ * 32 for the loads in flight, indices and pointers: {@code 32 + rows × (2 × perLane + 16)}, which
+ * is 160 at rows = 4, D ≤ 256 (ptxas 12.0/13.0 report 154–168) and 224 at rows = 4, D = 512 (221,
+ * 223). {@link #estimatedRegisters} encodes this; pass the compiler's real count to {@link #plan}
+ * once known.
  */
 public final class SdpaVector {
   private SdpaVector() {}
@@ -77,8 +111,14 @@ public final class SdpaVector {
   /** Floats per lane in the partial-dot slab: 16 used, 4 of padding for conflict-free stores. */
   static final int P_STRIDE = 20;
 
+  /**
+   * Floats per warp in the partial-dot slab: 32 lane slots, key group {@code g} shifted by {@code g
+   * * tpk <= 24} floats (see {@code decode}), rounded to a multiple of 32 banks.
+   */
+  static final int WARP_SLAB = 32 * P_STRIDE + 32;
+
   /** Start of the per-group score slots ({@code [WARPS][4 key groups][16]}) in the scratch. */
-  static final int S_OFFSET = WARPS * 32 * P_STRIDE;
+  static final int S_OFFSET = WARPS * WARP_SLAB;
 
   /**
    * Block-shared scratch: the partial-dot slab and score slots during the loop, then the states to
@@ -188,8 +228,9 @@ public final class SdpaVector {
     int sub = lane - grp * tpk;
     int d0 = sub * 8;
     int d1 = 256 + sub * 8;
-    boolean act0 = d0 < headDim;
-    boolean act1 = wide && d1 < headDim;
+    // Idle lanes exist only for D = 96 (and untested widths): the tests fold for the others.
+    boolean act0 = tpk * 8 <= headDim || d0 < headDim;
+    boolean act1 = wide && (headDim >= 512 || d1 < headDim);
     int c0 = act0 ? d0 : 0; // idle lanes read chunk 0 again (valid, already in cache) and drop it
     int c1 = act1 ? d1 : 0;
 
@@ -304,15 +345,33 @@ public final class SdpaVector {
     float l2 = 0f;
     float l3 = 0f;
 
-    // ---- the score values this lane reduces: v = 4*row + step, v = sub and v = sub + tpk ----
-    int va = sub;
-    int vb = sub + tpk;
-    boolean hasA = va < rows * 4 && (va & 3) < steps;
-    boolean hasB = vb < rows * 4 && (vb & 3) < steps;
-    int rowA = (va >> 2) & 3;
-    int rowB = (vb >> 2) & 3;
-    int limA = pick(rowA, lim0, lim1, lim2, lim3);
-    int limB = pick(rowB, lim0, lim1, lim2, lim3);
+    // ---- the score values this lane finishes (mask, split tail) and publishes ----
+    // Value v = 4*row + step of the lane's key group. Slab path: lane sub sums value sub and, when
+    // a group has more values than lanes (tpk = 8, rows > 2), value sub + tpk. Shuffle path (see
+    // the class comment for which): warpScores() leaves lane l with the value whose row is l's top
+    // rowBits bits and whose step the next one (D = 512) or two; the lanes sharing it differ in
+    // the low `spare` bits, and the first of them publishes it.
+    boolean shuffled = tpk == 32 && rows * steps <= 8;
+    int rowBits = rows > 2 ? 2 : rows > 1 ? 1 : 0;
+    int spare = 5 - rowBits - (wide ? 1 : 2);
+    int va =
+        shuffled
+            ? 4 * (lane >> (5 - rowBits) & (1 << rowBits) - 1) + (lane >> spare & steps - 1)
+            : sub;
+    int vb = va + tpk;
+    boolean pubA = shuffled ? (lane & (1 << spare) - 1) == 0 : rows * 4 >= tpk || va < rows * 4;
+    boolean hasB = !shuffled && rows * 4 > tpk;
+    int rowA = va >> 2;
+    int rowB = vb >> 2 & 3;
+    int keyOffA = (va & 3) * kpw;
+    int keyOffB = (vb & 3) * kpw;
+    // Largest key each value may see: the split's end, and the row's causal horizon.
+    int kMaxA = kEnd - 1;
+    int kMaxB = kEnd - 1;
+    if (maskKind == Sdpa.MASK_CAUSAL) {
+      kMaxA = Math.min(kMaxA, pick(rowA, lim0, lim1, lim2, lim3));
+      kMaxB = Math.min(kMaxB, pick(rowB, lim0, lim1, lim2, lim3));
+    }
     int maskRowA =
         mOff
             + b * mSB
@@ -324,164 +383,261 @@ public final class SdpaVector {
             + headOf(pick(rowB, rr0, rr1, rr2, rr3), hk, gqa, lq) * mSH
             + (pick(rowB, rr0, rr1, rr2, rr3) % lq) * mSL;
 
-    int kRowBase = kOff + b * kSB + hk * kSH;
-    int vRowBase = vOff + b * vSB + hk * vSH;
+    // ---- addresses: everything but the key row is fixed per lane ----
+    int kLane = kOff + b * kSB + hk * kSH + c0;
+    int vLane = vOff + b * vSB + hk * vSH + c0;
+    int dc = act1 ? 256 : -c0; // D = 512: the second chunk (an idle lane: chunk 0 again)
+    int laneKey = warp * steps * kpw + grp; // step 0's key, relative to the iteration's first
+    int last = kEnd - 1;
     int iterKeys = WARPS * steps * kpw;
-    int pLane = (warp * 32 + lane) * P_STRIDE; // this lane's partial-dot slot
-    int pGroup = (warp * 32 + grp * tpk) * P_STRIDE; // first lane of this key group
+    // Partial-dot slots: lane slots P_STRIDE floats apart, key group g shifted by g * tpk floats.
+    // A group's slots span tpk * P_STRIDE floats, a multiple of 32 banks, so the shift is what
+    // puts the groups' reads of one reduce() load on different banks (conflict-free), while each
+    // lane reads partner t at a constant offset t * P_STRIDE from its own base.
+    int pGroup = warp * WARP_SLAB + grp * tpk * (P_STRIDE + 1); // first lane of this key group
+    int pLane = pGroup + sub * P_STRIDE; // this lane's partial-dot slot
     int sGroup = S_OFFSET + (warp * kpw + grp) * 16; // this key group's scores
-    int rot = grp * (tpk == 8 ? 2 : 4); // see reduce(): conflict-free shared loads
+    // Lanes holding a real chunk: the reduction sums only theirs (D = 96: 12 of each 16).
+    int sumLanes = headDim / 8 < tpk ? headDim / 8 : tpk;
 
     for (int base = kStart; base < kEnd; base += iterKeys) {
       // Step u of this key group reads key key0 + u*kpw; a warp reads steps*kpw consecutive keys.
-      int key0 = base + warp * steps * kpw + grp;
-      int last = kEnd - 1;
+      // Keys past the split's end are clamped to its last key (a valid row; scored -inf below).
+      int key0 = base + laneKey;
       int j0 = Math.min(key0, last);
       int j1 = Math.min(key0 + kpw, last);
-      int j2 = Math.min(key0 + 2 * kpw, last);
-      int j3 = Math.min(key0 + 3 * kpw, last);
 
-      // 1. All loads of the iteration first: 8 x 16 bytes per lane in flight.
-      // Slot addresses: D <= 256, slot u = step u (one chunk); D = 512, slots 0, 1 = step 0's
-      // two chunks and slots 2, 3 = step 1's. Selecting ints keeps the loads unconditional.
-      int ks1 = wide ? j0 : j1;
-      int ks2 = wide ? j1 : j2;
-      int ks3 = wide ? j1 : j3;
-      int cOdd = wide ? c1 : c0;
-      Int4 k0 = Vec.ldg4(k, kRowBase + j0 * kSL + c0);
-      Int4 k1 = Vec.ldg4(k, kRowBase + ks1 * kSL + cOdd);
-      Int4 k2 = Vec.ldg4(k, kRowBase + ks2 * kSL + c0);
-      Int4 k3 = Vec.ldg4(k, kRowBase + ks3 * kSL + cOdd);
-      Int4 v0 = Vec.ldg4(v, vRowBase + j0 * vSL + c0);
-      Int4 v1 = Vec.ldg4(v, vRowBase + ks1 * vSL + cOdd);
-      Int4 v2 = Vec.ldg4(v, vRowBase + ks2 * vSL + c0);
-      Int4 v3 = Vec.ldg4(v, vRowBase + ks3 * vSL + cOdd);
-      int keyA = key0 + (va & 3) * kpw;
-      int keyB = key0 + (vb & 3) * kpw;
+      // 1. All loads of the iteration first: 8 x 16 bytes per lane in flight. D = 512: slots
+      // 0, 1 = step 0's two chunks, slots 2, 3 = step 1's (the second at a constant offset).
+      Int4 k0;
+      Int4 k1;
+      Int4 k2;
+      Int4 k3;
+      Int4 v0;
+      Int4 v1;
+      Int4 v2;
+      Int4 v3;
+      if (wide) {
+        int ka = kLane + j0 * kSL;
+        int kb = kLane + j1 * kSL;
+        int vA = vLane + j0 * vSL;
+        int vB = vLane + j1 * vSL;
+        k0 = Vec.ldg4(k, ka);
+        k1 = Vec.ldg4(k, ka + dc);
+        k2 = Vec.ldg4(k, kb);
+        k3 = Vec.ldg4(k, kb + dc);
+        v0 = Vec.ldg4(v, vA);
+        v1 = Vec.ldg4(v, vA + dc);
+        v2 = Vec.ldg4(v, vB);
+        v3 = Vec.ldg4(v, vB + dc);
+      } else {
+        int j2 = Math.min(key0 + 2 * kpw, last);
+        int j3 = Math.min(key0 + 3 * kpw, last);
+        k0 = Vec.ldg4(k, kLane + j0 * kSL);
+        k1 = Vec.ldg4(k, kLane + j1 * kSL);
+        k2 = Vec.ldg4(k, kLane + j2 * kSL);
+        k3 = Vec.ldg4(k, kLane + j3 * kSL);
+        v0 = Vec.ldg4(v, vLane + j0 * vSL);
+        v1 = Vec.ldg4(v, vLane + j1 * vSL);
+        v2 = Vec.ldg4(v, vLane + j2 * vSL);
+        v3 = Vec.ldg4(v, vLane + j3 * vSL);
+      }
+      int keyA = key0 + keyOffA;
+      int keyB = key0 + keyOffB;
       float maskA = 0f;
       float maskB = 0f;
       if (maskKind == Sdpa.MASK_ADDITIVE) {
-        if (hasA) {
-          maskA = Sdpa.additiveLog2(Vec.ldg(maskAdd, maskRowA + Math.min(keyA, last) * mSK));
-        }
+        maskA = Sdpa.additiveLog2(Vec.ldg(maskAdd, maskRowA + Math.min(keyA, last) * mSK));
         if (hasB) {
           maskB = Sdpa.additiveLog2(Vec.ldg(maskAdd, maskRowB + Math.min(keyB, last) * mSK));
         }
       }
       if (maskKind == Sdpa.MASK_BOOL) {
-        if (hasA) {
-          maskA = Vec.ldg(maskBool, maskRowA + Math.min(keyA, last) * mSK) != 0 ? 0f : Sdpa.NEG_INF;
-        }
+        maskA = Vec.ldg(maskBool, maskRowA + Math.min(keyA, last) * mSK) != 0 ? 0f : Sdpa.NEG_INF;
         if (hasB) {
           maskB = Vec.ldg(maskBool, maskRowB + Math.min(keyB, last) * mSK) != 0 ? 0f : Sdpa.NEG_INF;
         }
       }
 
-      // 2. Partial dots of this lane's elements, one 16-byte store per row.
-      Vec.store4(
-          scratch, pLane, rowDots(q00, q01, q02, q03, k0, k1, k2, k3, wide, act0, act1, dtype));
-      if (rows > 1) {
-        Vec.store4(
-            scratch,
-            pLane + 4,
-            rowDots(q10, q11, q12, q13, k0, k1, k2, k3, wide, act0, act1, dtype));
+      // 2. Partial dots of this lane's elements, chunk by chunk: each unpacked K chunk serves every
+      // row before the next is unpacked. dk_u = (row 0..3) of step u.
+      Float4 dk0;
+      Float4 dk1;
+      Float4 dk2 = Sdpa.zero4();
+      Float4 dk3 = Sdpa.zero4();
+      if (!wide) {
+        dk0 = chunkDots(q00, q01, q10, q11, q20, q21, q30, q31, k0, rows, dtype);
+        dk1 = chunkDots(q00, q01, q10, q11, q20, q21, q30, q31, k1, rows, dtype);
+        dk2 = chunkDots(q00, q01, q10, q11, q20, q21, q30, q31, k2, rows, dtype);
+        dk3 = chunkDots(q00, q01, q10, q11, q20, q21, q30, q31, k3, rows, dtype);
+      } else {
+        dk0 = chunkDots(q00, q01, q10, q11, q20, q21, q30, q31, k0, rows, dtype);
+        dk0 = chunkDots(q02, q03, q12, q13, q22, q23, q32, q33, k1, rows, dtype, act1, dk0);
+        dk1 = chunkDots(q00, q01, q10, q11, q20, q21, q30, q31, k2, rows, dtype);
+        dk1 = chunkDots(q02, q03, q12, q13, q22, q23, q32, q33, k3, rows, dtype, act1, dk1);
       }
-      if (rows > 2) {
-        Vec.store4(
-            scratch,
-            pLane + 8,
-            rowDots(q20, q21, q22, q23, k0, k1, k2, k3, wide, act0, act1, dtype));
-      }
-      if (rows > 3) {
-        Vec.store4(
-            scratch,
-            pLane + 12,
-            rowDots(q30, q31, q32, q33, k0, k1, k2, k3, wide, act0, act1, dtype));
-      }
-      ctx.warpBarrier();
 
-      // 3. Reduce over the key group's lanes, mask, publish the scores.
-      if (hasA) {
-        float s = reduce(scratch, pGroup, va, tpk, rot);
-        scratch[sGroup + va] = keyA >= kEnd || keyA > limA ? Sdpa.NEG_INF : s + maskA;
-      }
-      if (hasB) {
-        float s = reduce(scratch, pGroup, vb, tpk, rot);
-        scratch[sGroup + vb] = keyB >= kEnd || keyB > limB ? Sdpa.NEG_INF : s + maskB;
+      // 3. Sum the partials over the key group's lanes, mask, publish the scores.
+      if (!shuffled) {
+        Vec.store4(scratch, pLane, new Float4(dk0.x(), dk1.x(), dk2.x(), dk3.x()));
+        if (rows > 1) {
+          Vec.store4(scratch, pLane + 4, new Float4(dk0.y(), dk1.y(), dk2.y(), dk3.y()));
+        }
+        if (rows > 2) {
+          Vec.store4(scratch, pLane + 8, new Float4(dk0.z(), dk1.z(), dk2.z(), dk3.z()));
+        }
+        if (rows > 3) {
+          Vec.store4(scratch, pLane + 12, new Float4(dk0.w(), dk1.w(), dk2.w(), dk3.w()));
+        }
+        ctx.warpBarrier();
+        float sa = reduce(scratch, pGroup + va, sumLanes); // lanes without a value: discarded
+        if (pubA) {
+          scratch[sGroup + va] = keyA > kMaxA ? Sdpa.NEG_INF : sa + maskA;
+        }
+        if (hasB) {
+          float sb = reduce(scratch, pGroup + vb, sumLanes);
+          scratch[sGroup + vb] = keyB > kMaxB ? Sdpa.NEG_INF : sb + maskB;
+        }
+      } else {
+        if (!act0) { // widths 136..248 (layout test only): every lane's partial is summed here
+          dk0 = Sdpa.zero4();
+          dk1 = Sdpa.zero4();
+          dk2 = Sdpa.zero4();
+          dk3 = Sdpa.zero4();
+        }
+        float sa = SdpaVectorOps.warpScores(ctx, lane, rows, wide, dk0, dk1, dk2, dk3);
+        ctx.warpBarrier(); // every lane has read the previous iteration's scores
+        if (pubA) {
+          scratch[sGroup + va] = keyA > kMaxA ? Sdpa.NEG_INF : sa + maskA;
+        }
       }
       ctx.warpBarrier();
 
       // 4. Online softmax once per iteration per row, then p·V into the float32 accumulators.
-      {
-        Float4 s = Vec.load4(scratch, sGroup);
-        float mNew = rowMax(m0, s, wide);
-        float mSafe = mNew == Sdpa.NEG_INF ? 0f : mNew;
-        float alpha = Intrinsics.exp2(m0 - mSafe);
-        Float4 p = rowExp(s, mSafe, wide);
-        l0 = Math.fma(l0, alpha, sum4(p));
-        m0 = mNew;
-        if (!wide) {
-          o00 = pv(o00, alpha, p, v0, v1, v2, v3, false, true, dtype);
-          o01 = pv(o01, alpha, p, v0, v1, v2, v3, true, true, dtype);
-        } else {
-          o00 = pv(o00, alpha, p, v0, v2, v0, v2, false, false, dtype);
-          o01 = pv(o01, alpha, p, v0, v2, v0, v2, true, false, dtype);
-          o02 = pv(o02, alpha, p, v1, v3, v1, v3, false, false, dtype);
-          o03 = pv(o03, alpha, p, v1, v3, v1, v3, true, false, dtype);
-        }
-      }
+      Float4 s0 = Vec.load4(scratch, sGroup);
+      float n0 = rowMax(m0, s0, wide);
+      Float4 p0 = rowExp(s0, n0 == Sdpa.NEG_INF ? 0f : n0, wide);
+      float n1 = m1;
+      float n2 = m2;
+      float n3 = m3;
+      Float4 p1 = Sdpa.zero4();
+      Float4 p2 = Sdpa.zero4();
+      Float4 p3 = Sdpa.zero4();
+      float grow = n0 - m0;
       if (rows > 1) {
         Float4 s = Vec.load4(scratch, sGroup + 4);
-        float mNew = rowMax(m1, s, wide);
-        float mSafe = mNew == Sdpa.NEG_INF ? 0f : mNew;
-        float alpha = Intrinsics.exp2(m1 - mSafe);
-        Float4 p = rowExp(s, mSafe, wide);
-        l1 = Math.fma(l1, alpha, sum4(p));
-        m1 = mNew;
-        if (!wide) {
-          o10 = pv(o10, alpha, p, v0, v1, v2, v3, false, true, dtype);
-          o11 = pv(o11, alpha, p, v0, v1, v2, v3, true, true, dtype);
-        } else {
-          o10 = pv(o10, alpha, p, v0, v2, v0, v2, false, false, dtype);
-          o11 = pv(o11, alpha, p, v0, v2, v0, v2, true, false, dtype);
-          o12 = pv(o12, alpha, p, v1, v3, v1, v3, false, false, dtype);
-          o13 = pv(o13, alpha, p, v1, v3, v1, v3, true, false, dtype);
-        }
+        n1 = rowMax(m1, s, wide);
+        p1 = rowExp(s, n1 == Sdpa.NEG_INF ? 0f : n1, wide);
+        grow += n1 - m1;
       }
       if (rows > 2) {
         Float4 s = Vec.load4(scratch, sGroup + 8);
-        float mNew = rowMax(m2, s, wide);
-        float mSafe = mNew == Sdpa.NEG_INF ? 0f : mNew;
-        float alpha = Intrinsics.exp2(m2 - mSafe);
-        Float4 p = rowExp(s, mSafe, wide);
-        l2 = Math.fma(l2, alpha, sum4(p));
-        m2 = mNew;
-        if (!wide) {
-          o20 = pv(o20, alpha, p, v0, v1, v2, v3, false, true, dtype);
-          o21 = pv(o21, alpha, p, v0, v1, v2, v3, true, true, dtype);
-        } else {
-          o20 = pv(o20, alpha, p, v0, v2, v0, v2, false, false, dtype);
-          o21 = pv(o21, alpha, p, v0, v2, v0, v2, true, false, dtype);
-          o22 = pv(o22, alpha, p, v1, v3, v1, v3, false, false, dtype);
-          o23 = pv(o23, alpha, p, v1, v3, v1, v3, true, false, dtype);
-        }
+        n2 = rowMax(m2, s, wide);
+        p2 = rowExp(s, n2 == Sdpa.NEG_INF ? 0f : n2, wide);
+        grow += n2 - m2;
       }
       if (rows > 3) {
         Float4 s = Vec.load4(scratch, sGroup + 12);
-        float mNew = rowMax(m3, s, wide);
-        float mSafe = mNew == Sdpa.NEG_INF ? 0f : mNew;
-        float alpha = Intrinsics.exp2(m3 - mSafe);
-        Float4 p = rowExp(s, mSafe, wide);
-        l3 = Math.fma(l3, alpha, sum4(p));
-        m3 = mNew;
-        if (!wide) {
-          o30 = pv(o30, alpha, p, v0, v1, v2, v3, false, true, dtype);
-          o31 = pv(o31, alpha, p, v0, v1, v2, v3, true, true, dtype);
-        } else {
-          o30 = pv(o30, alpha, p, v0, v2, v0, v2, false, false, dtype);
-          o31 = pv(o31, alpha, p, v0, v2, v0, v2, true, false, dtype);
-          o32 = pv(o32, alpha, p, v1, v3, v1, v3, false, false, dtype);
-          o33 = pv(o33, alpha, p, v1, v3, v1, v3, true, false, dtype);
+        n3 = rowMax(m3, s, wide);
+        p3 = rowExp(s, n3 == Sdpa.NEG_INF ? 0f : n3, wide);
+        grow += n3 - m3;
+      }
+      // Rescale only when some row's max moved. Each n - m is >= 0, or NaN (a NaN score, or a row
+      // still at -inf), so grow <= 0 means every max stayed: alpha would be exactly 1 (ex2(0) = 1)
+      // and x * 1 = x, so skipping changes no bit. With D >= 256 the branch is warp-uniform (one
+      // key group per warp); with more groups a lane runs the rescale when any group of its warp
+      // needs it, with its own (possibly 1) alpha.
+      if (!(grow <= 0f)) {
+        float a0 = Intrinsics.exp2(m0 - (n0 == Sdpa.NEG_INF ? 0f : n0));
+        l0 *= a0;
+        o00 = Sdpa.scale4(o00, a0);
+        o01 = Sdpa.scale4(o01, a0);
+        if (wide) {
+          o02 = Sdpa.scale4(o02, a0);
+          o03 = Sdpa.scale4(o03, a0);
+        }
+        if (rows > 1) {
+          float a1 = Intrinsics.exp2(m1 - (n1 == Sdpa.NEG_INF ? 0f : n1));
+          l1 *= a1;
+          o10 = Sdpa.scale4(o10, a1);
+          o11 = Sdpa.scale4(o11, a1);
+          if (wide) {
+            o12 = Sdpa.scale4(o12, a1);
+            o13 = Sdpa.scale4(o13, a1);
+          }
+        }
+        if (rows > 2) {
+          float a2 = Intrinsics.exp2(m2 - (n2 == Sdpa.NEG_INF ? 0f : n2));
+          l2 *= a2;
+          o20 = Sdpa.scale4(o20, a2);
+          o21 = Sdpa.scale4(o21, a2);
+          if (wide) {
+            o22 = Sdpa.scale4(o22, a2);
+            o23 = Sdpa.scale4(o23, a2);
+          }
+        }
+        if (rows > 3) {
+          float a3 = Intrinsics.exp2(m3 - (n3 == Sdpa.NEG_INF ? 0f : n3));
+          l3 *= a3;
+          o30 = Sdpa.scale4(o30, a3);
+          o31 = Sdpa.scale4(o31, a3);
+          if (wide) {
+            o32 = Sdpa.scale4(o32, a3);
+            o33 = Sdpa.scale4(o33, a3);
+          }
+        }
+      }
+      l0 += rowSum(p0, wide);
+      if (rows > 1) {
+        l1 += rowSum(p1, wide);
+      }
+      if (rows > 2) {
+        l2 += rowSum(p2, wide);
+      }
+      if (rows > 3) {
+        l3 += rowSum(p3, wide);
+      }
+      m0 = n0;
+      m1 = n1;
+      m2 = n2;
+      m3 = n3;
+      if (!wide) {
+        o00 = pv(o00, p0, v0, v1, v2, v3, false, true, dtype);
+        o01 = pv(o01, p0, v0, v1, v2, v3, true, true, dtype);
+        if (rows > 1) {
+          o10 = pv(o10, p1, v0, v1, v2, v3, false, true, dtype);
+          o11 = pv(o11, p1, v0, v1, v2, v3, true, true, dtype);
+        }
+        if (rows > 2) {
+          o20 = pv(o20, p2, v0, v1, v2, v3, false, true, dtype);
+          o21 = pv(o21, p2, v0, v1, v2, v3, true, true, dtype);
+        }
+        if (rows > 3) {
+          o30 = pv(o30, p3, v0, v1, v2, v3, false, true, dtype);
+          o31 = pv(o31, p3, v0, v1, v2, v3, true, true, dtype);
+        }
+      } else {
+        o00 = pv(o00, p0, v0, v2, v0, v2, false, false, dtype);
+        o01 = pv(o01, p0, v0, v2, v0, v2, true, false, dtype);
+        o02 = pv(o02, p0, v1, v3, v1, v3, false, false, dtype);
+        o03 = pv(o03, p0, v1, v3, v1, v3, true, false, dtype);
+        if (rows > 1) {
+          o10 = pv(o10, p1, v0, v2, v0, v2, false, false, dtype);
+          o11 = pv(o11, p1, v0, v2, v0, v2, true, false, dtype);
+          o12 = pv(o12, p1, v1, v3, v1, v3, false, false, dtype);
+          o13 = pv(o13, p1, v1, v3, v1, v3, true, false, dtype);
+        }
+        if (rows > 2) {
+          o20 = pv(o20, p2, v0, v2, v0, v2, false, false, dtype);
+          o21 = pv(o21, p2, v0, v2, v0, v2, true, false, dtype);
+          o22 = pv(o22, p2, v1, v3, v1, v3, false, false, dtype);
+          o23 = pv(o23, p2, v1, v3, v1, v3, true, false, dtype);
+        }
+        if (rows > 3) {
+          o30 = pv(o30, p3, v0, v2, v0, v2, false, false, dtype);
+          o31 = pv(o31, p3, v0, v2, v0, v2, true, false, dtype);
+          o32 = pv(o32, p3, v1, v3, v1, v3, false, false, dtype);
+          o33 = pv(o33, p3, v1, v3, v1, v3, true, false, dtype);
         }
       }
     }
@@ -594,180 +750,6 @@ public final class SdpaVector {
     return headDim <= 64 ? 8 : headDim <= 128 ? 16 : 32;
   }
 
-  /** The largest key index row {@code rr} (query {@code rr % lq}) may see. */
-  static int limitOf(int rr, int lq, int lkv, int maskKind) {
-    return maskKind == Sdpa.MASK_CAUSAL ? (rr % lq) + lkv - lq : lkv - 1;
-  }
-
-  /** The q head of GQA-group row {@code rr} (rows are (head, query) pairs, query fastest). */
-  static int headOf(int rr, int hk, int gqa, int lq) {
-    return hk * gqa + rr / lq;
-  }
-
-  static int pick(int i, int a0, int a1, int a2, int a3) {
-    return i == 0 ? a0 : i == 1 ? a1 : i == 2 ? a2 : a3;
-  }
-
-  /** Four q elements from scalar loads (q is read once per block), times scale·log2(e). */
-  static Float4 loadQ4(short[] q, int at, int dtype, float scaleLog2) {
-    return new Float4(
-        Sdpa.toFloat(Vec.ldg(q, at), dtype) * scaleLog2,
-        Sdpa.toFloat(Vec.ldg(q, at + 1), dtype) * scaleLog2,
-        Sdpa.toFloat(Vec.ldg(q, at + 2), dtype) * scaleLog2,
-        Sdpa.toFloat(Vec.ldg(q, at + 3), dtype) * scaleLog2);
-  }
-
-  /** Dot product of 8 q values with the 8 packed elements of one 16-byte chunk. */
-  static float dot8(Float4 qa, Float4 qb, Int4 w, int dtype) {
-    float s = qa.x() * Sdpa.lo(w.x(), dtype);
-    s = Math.fma(qa.y(), Sdpa.hi(w.x(), dtype), s);
-    s = Math.fma(qa.z(), Sdpa.lo(w.y(), dtype), s);
-    s = Math.fma(qa.w(), Sdpa.hi(w.y(), dtype), s);
-    s = Math.fma(qb.x(), Sdpa.lo(w.z(), dtype), s);
-    s = Math.fma(qb.y(), Sdpa.hi(w.z(), dtype), s);
-    s = Math.fma(qb.z(), Sdpa.lo(w.w(), dtype), s);
-    return Math.fma(qb.w(), Sdpa.hi(w.w(), dtype), s);
-  }
-
-  /**
-   * This lane's partial dot products of one row with the iteration's keys: (step 0..3) for D ≤ 256,
-   * (step 0, step 1, 0, 0) for D = 512. Idle lanes contribute exactly 0.
-   */
-  static Float4 rowDots(
-      Float4 qa,
-      Float4 qb,
-      Float4 qc,
-      Float4 qd,
-      Int4 k0,
-      Int4 k1,
-      Int4 k2,
-      Int4 k3,
-      boolean wide,
-      boolean act0,
-      boolean act1,
-      int dtype) {
-    if (!wide) {
-      return new Float4(
-          act0 ? dot8(qa, qb, k0, dtype) : 0f,
-          act0 ? dot8(qa, qb, k1, dtype) : 0f,
-          act0 ? dot8(qa, qb, k2, dtype) : 0f,
-          act0 ? dot8(qa, qb, k3, dtype) : 0f);
-    }
-    float s0 = act0 ? dot8(qa, qb, k0, dtype) : 0f;
-    float s1 = act0 ? dot8(qa, qb, k2, dtype) : 0f;
-    if (act1) {
-      s0 += dot8(qc, qd, k1, dtype);
-      s1 += dot8(qc, qd, k3, dtype);
-    }
-    return new Float4(s0, s1, 0f, 0f);
-  }
-
-  /**
-   * Sum of value {@code v} over the {@code tpk} lanes of a key group. Group {@code g} starts at
-   * lane {@code rot = g * 2} (tpk 8) or {@code g * 4} (tpk 16): key groups sit {@code tpk * 20}
-   * floats apart, a multiple of 32 banks, and the rotation moves each group's reads to other banks
-   * (8 or 16 banks along), so one load instruction of the warp is conflict-free.
-   */
-  static float reduce(float[] scratch, int pGroup, int v, int tpk, int rot) {
-    float s = 0f;
-    for (int t = 0; t < tpk; t++) {
-      s += scratch[pGroup + ((t + rot) & (tpk - 1)) * P_STRIDE + v];
-    }
-    return s;
-  }
-
-  static float rowMax(float m, Float4 s, boolean wide) {
-    float r = Math.max(m, Math.max(s.x(), s.y()));
-    return wide ? r : Math.max(r, Math.max(s.z(), s.w()));
-  }
-
-  static Float4 rowExp(Float4 s, float m, boolean wide) {
-    return new Float4(
-        Intrinsics.exp2(s.x() - m),
-        Intrinsics.exp2(s.y() - m),
-        wide ? 0f : Intrinsics.exp2(s.z() - m),
-        wide ? 0f : Intrinsics.exp2(s.w() - m));
-  }
-
-  static float sum4(Float4 p) {
-    return (p.x() + p.y()) + (p.z() + p.w());
-  }
-
-  /**
-   * {@code alpha·o + Σ p_u·V_u} for four output elements: elements 0–3 ({@code second == false}) or
-   * 4–7 of the chunks {@code w0..w3}, one per step ({@code four}) or {@code w0, w1} only.
-   */
-  static Float4 pv(
-      Float4 o,
-      float alpha,
-      Float4 p,
-      Int4 w0,
-      Int4 w1,
-      Int4 w2,
-      Int4 w3,
-      boolean second,
-      boolean four,
-      int dtype) {
-    int a0 = second ? w0.z() : w0.x();
-    int b0 = second ? w0.w() : w0.y();
-    int a1 = second ? w1.z() : w1.x();
-    int b1 = second ? w1.w() : w1.y();
-    float x = Math.fma(p.x(), Sdpa.lo(a0, dtype), o.x() * alpha);
-    float y = Math.fma(p.x(), Sdpa.hi(a0, dtype), o.y() * alpha);
-    float z = Math.fma(p.x(), Sdpa.lo(b0, dtype), o.z() * alpha);
-    float w = Math.fma(p.x(), Sdpa.hi(b0, dtype), o.w() * alpha);
-    x = Math.fma(p.y(), Sdpa.lo(a1, dtype), x);
-    y = Math.fma(p.y(), Sdpa.hi(a1, dtype), y);
-    z = Math.fma(p.y(), Sdpa.lo(b1, dtype), z);
-    w = Math.fma(p.y(), Sdpa.hi(b1, dtype), w);
-    if (four) {
-      int a2 = second ? w2.z() : w2.x();
-      int b2 = second ? w2.w() : w2.y();
-      int a3 = second ? w3.z() : w3.x();
-      int b3 = second ? w3.w() : w3.y();
-      x = Math.fma(p.z(), Sdpa.lo(a2, dtype), x);
-      y = Math.fma(p.z(), Sdpa.hi(a2, dtype), y);
-      z = Math.fma(p.z(), Sdpa.lo(b2, dtype), z);
-      w = Math.fma(p.z(), Sdpa.hi(b2, dtype), w);
-      x = Math.fma(p.w(), Sdpa.lo(a3, dtype), x);
-      y = Math.fma(p.w(), Sdpa.hi(a3, dtype), y);
-      z = Math.fma(p.w(), Sdpa.lo(b3, dtype), z);
-      w = Math.fma(p.w(), Sdpa.hi(b3, dtype), w);
-    }
-    return new Float4(x, y, z, w);
-  }
-
-  /**
-   * 1 / (final softmax denominator) for a row with running max {@code mx} (base 2) and sum {@code
-   * sum}, the sink logit (natural units) joining the denominator when present; 0 for a row whose
-   * every key is masked and which has no sink (its output is 0, not NaN).
-   */
-  static float finalScale(float mx, float sum, float sink, boolean hasSinks) {
-    if (!hasSinks) {
-      return sum > 0f ? 1f / sum : 0f;
-    }
-    float s2 = sink * Sdpa.LOG2E;
-    float mn = Math.max(mx, s2);
-    if (mn == Sdpa.NEG_INF) {
-      return 0f;
-    }
-    float denom = Math.fma(sum, Intrinsics.exp2(mx - mn), Intrinsics.exp2(s2 - mn));
-    return denom > 0f ? 1f / denom : 0f;
-  }
-
-  /**
-   * The factor that moves O (relative to {@code mx}) to the final max when a sink raises it: {@code
-   * exp2(mx - max(mx, sink))}; 1 without sinks.
-   */
-  static float finalKeep(float mx, float sink, boolean hasSinks) {
-    if (!hasSinks) {
-      return 1f;
-    }
-    float s2 = sink * Sdpa.LOG2E;
-    float mn = Math.max(mx, s2);
-    return mn == Sdpa.NEG_INF ? 0f : Intrinsics.exp2(mx - mn);
-  }
-
   // ---- host side: support check and launch plan ----
 
   /**
@@ -848,7 +830,7 @@ public final class SdpaVector {
    */
   public static int estimatedRegisters(int headDim, int rows) {
     int perLane = headDim > 256 ? 16 : 8;
-    return 56 + rows * 2 * perLane + 32;
+    return 32 + rows * (2 * perLane + 16);
   }
 
   /**
@@ -988,77 +970,5 @@ public final class SdpaVector {
       hasSinks,
       plan.partial()
     };
-  }
-
-  // ---- scalar float64 reference, written from the math ----
-
-  /**
-   * Attention of one output row in float64, reading the same arrays and strides as {@link #decode}:
-   * {@code out[d] = Σ_j softmax_j(scale·q·k_j + mask_j) v_j[d]}, sinks in the denominator, fully
-   * masked rows 0. Returns the D values of row {@code (b, h, i)}.
-   */
-  public static double[] reference(
-      short[] q,
-      short[] k,
-      short[] v,
-      float[] maskAdd,
-      byte[] maskBool,
-      float[] sinks,
-      SdpaShape shape,
-      SdpaStrides qs,
-      SdpaStrides ks,
-      SdpaStrides vs,
-      SdpaStrides ms,
-      double scale,
-      int dtype,
-      int maskKind,
-      boolean hasSinks,
-      int b,
-      int h,
-      int i) {
-    int d = shape.headDim();
-    int lkv = shape.kvLen();
-    int hk = h / shape.gqa();
-    double[] logits = new double[lkv];
-    double max = Double.NEGATIVE_INFINITY;
-    for (int j = 0; j < lkv; j++) {
-      double s = 0;
-      for (int e = 0; e < d; e++) {
-        s +=
-            Sdpa.toFloat(q[(int) qs.index(b, h, i, e)], dtype)
-                * (double) Sdpa.toFloat(k[(int) ks.index(b, hk, j, e)], dtype);
-      }
-      s *= scale;
-      boolean keep = true;
-      if (maskKind == Sdpa.MASK_CAUSAL) {
-        keep = j <= i + lkv - shape.qLen();
-      } else if (maskKind == Sdpa.MASK_ADDITIVE) {
-        s += maskAdd[(int) ms.index(b, h, i, j)];
-      } else if (maskKind == Sdpa.MASK_BOOL) {
-        keep = maskBool[(int) ms.index(b, h, i, j)] != 0;
-      }
-      logits[j] = keep ? s : Double.NEGATIVE_INFINITY;
-      max = Math.max(max, logits[j]);
-    }
-    double sink = hasSinks ? sinks[h] : Double.NEGATIVE_INFINITY;
-    max = Math.max(max, sink);
-    double[] o = new double[d];
-    if (max == Double.NEGATIVE_INFINITY) {
-      return o;
-    }
-    double denom = hasSinks ? Math.exp(sink - max) : 0;
-    for (int j = 0; j < lkv; j++) {
-      double p = Math.exp(logits[j] - max);
-      denom += p;
-      if (p != 0) {
-        for (int e = 0; e < d; e++) {
-          o[e] += p * Sdpa.toFloat(v[(int) vs.index(b, hk, j, e)], dtype);
-        }
-      }
-    }
-    for (int e = 0; e < d; e++) {
-      o[e] /= denom;
-    }
-    return o;
   }
 }

@@ -104,18 +104,17 @@ public final class QmmMmaKernel {
    */
   @Kernel(
       validateWith = {
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=4,wordsPerLane=2,sp=0",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2,sp=0",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2,sp=1",
-        "mode=0,bits=4,groupSize=64,dtype=1,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2,sp=1",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=2,wn=1,ks=4,wordsPerLane=2,sp=0",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=4,wn=4,ks=1,wordsPerLane=2,sp=1",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=2,sp=0",
-        "mode=0,bits=8,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4,sp=1",
-        "mode=0,bits=4,groupSize=128,dtype=1,mt=2,nt=4,wn=4,ks=1,wordsPerLane=4,sp=0",
-        "mode=1,bits=4,groupSize=32,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=1,sp=1",
-        "mode=2,bits=4,groupSize=16,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4,sp=0",
-        "mode=3,bits=8,groupSize=32,dtype=1,mt=1,nt=4,wn=1,ks=4,wordsPerLane=2,sp=1"
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=4,wordsPerLane=2",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2",
+        "mode=0,bits=4,groupSize=64,dtype=1,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=2,wn=1,ks=4,wordsPerLane=2",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=4,wn=4,ks=1,wordsPerLane=2",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=2",
+        "mode=0,bits=8,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4",
+        "mode=0,bits=4,groupSize=128,dtype=1,mt=2,nt=4,wn=4,ks=1,wordsPerLane=4",
+        "mode=1,bits=4,groupSize=32,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=1",
+        "mode=2,bits=4,groupSize=16,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4",
+        "mode=3,bits=8,groupSize=32,dtype=1,mt=1,nt=4,wn=1,ks=4,wordsPerLane=2"
       })
   public static void qmm(
       KernelContext ctx,
@@ -137,8 +136,7 @@ public final class QmmMmaKernel {
       @Specialize int nt,
       @Specialize int wn,
       @Specialize int ks,
-      @Specialize int wordsPerLane,
-      @Specialize int sp) {
+      @Specialize int wordsPerLane) {
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
@@ -183,14 +181,6 @@ public final class QmmMmaKernel {
     Int4 nB0 = nA0;
     Int4 nA1 = nA0;
     Int4 nB1 = nA0;
-    // With sp = 1 the group's scale and bias bits (packed: scale low, bias high) travel with the
-    // weights, one chunk ahead; with sp = 0 they are loaded after the mma, which costs a second
-    // dependent memory round trip per chunk but fewer registers.
-    boolean pre = sp == 1 && !nv;
-    int pA0n = 0;
-    int pB0n = 0;
-    int pA1n = 0;
-    int pB1n = 0;
     if (ksI < chunks) {
       int w0 = ksI * chunkWords + lw;
       nA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
@@ -199,25 +189,12 @@ public final class QmmMmaKernel {
         nA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
         nB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
       }
-      if (pre) {
-        int gi = (ksI * chunkK) / groupSize;
-        pA0n = scaleBits(scales, biases, fpScales, rowA0 * groups + gi, mode);
-        pB0n = scaleBits(scales, biases, fpScales, rowB0 * groups + gi, mode);
-        if (mt > 1) {
-          pA1n = scaleBits(scales, biases, fpScales, rowA1 * groups + gi, mode);
-          pB1n = scaleBits(scales, biases, fpScales, rowB1 * groups + gi, mode);
-        }
-      }
     }
     for (int c = ksI; c < chunks; c += ks) {
       Int4 uA0 = nA0;
       Int4 uB0 = nB0;
       Int4 uA1 = nA1;
       Int4 uB1 = nB1;
-      int pA0 = pA0n;
-      int pB0 = pB0n;
-      int pA1 = pA1n;
-      int pB1 = pB1n;
       if (c + ks < chunks) {
         int w0 = (c + ks) * chunkWords + lw;
         nA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
@@ -226,25 +203,8 @@ public final class QmmMmaKernel {
           nA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
           nB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
         }
-        if (pre) {
-          int gn = ((c + ks) * chunkK) / groupSize;
-          pA0n = scaleBits(scales, biases, fpScales, rowA0 * groups + gn, mode);
-          pB0n = scaleBits(scales, biases, fpScales, rowB0 * groups + gn, mode);
-          if (mt > 1) {
-            pA1n = scaleBits(scales, biases, fpScales, rowA1 * groups + gn, mode);
-            pB1n = scaleBits(scales, biases, fpScales, rowB1 * groups + gn, mode);
-          }
-        }
       }
       int gi = (c * chunkK) / groupSize;
-      if (!pre && !nv) {
-        pA0 = scaleBits(scales, biases, fpScales, rowA0 * groups + gi, mode);
-        pB0 = scaleBits(scales, biases, fpScales, rowB0 * groups + gi, mode);
-        if (mt > 1) {
-          pA1 = scaleBits(scales, biases, fpScales, rowA1 * groups + gi, mode);
-          pB1 = scaleBits(scales, biases, fpScales, rowB1 * groups + gi, mode);
-        }
-      }
       // Per-chunk partial products (affine/mx: folded below; nvfp4: straight into the totals).
       Float4 c0 = nv ? a0 : zero;
       Float4 c1 = nv ? a1 : zero;
@@ -334,10 +294,10 @@ public final class QmmMmaKernel {
         b2 = d2;
         b3 = d3;
       } else {
-        float sA0 = scaleOf(pA0, mode, dtype);
-        float sB0 = scaleOf(pB0, mode, dtype);
-        float zA0 = affine ? biasTerm(pA0, sA0, offset, dtype) : 0f;
-        float zB0 = affine ? biasTerm(pB0, sB0, offset, dtype) : 0f;
+        float sA0 = groupScale(scales, fpScales, rowA0 * groups + gi, mode, dtype);
+        float sB0 = groupScale(scales, fpScales, rowB0 * groups + gi, mode, dtype);
+        float zA0 = affine ? biasTerm(biases, rowA0 * groups + gi, sA0, offset, dtype) : 0f;
+        float zB0 = affine ? biasTerm(biases, rowB0 * groups + gi, sB0, offset, dtype) : 0f;
         a0 = fold(a0, c0, o0, sA0, zA0, sB0, zB0);
         if (nt > 1) {
           a1 = fold(a1, c1, o1, sA0, zA0, sB0, zB0);
@@ -347,10 +307,10 @@ public final class QmmMmaKernel {
           a3 = fold(a3, c3, o3, sA0, zA0, sB0, zB0);
         }
         if (mt > 1) {
-          float sA1 = scaleOf(pA1, mode, dtype);
-          float sB1 = scaleOf(pB1, mode, dtype);
-          float zA1 = affine ? biasTerm(pA1, sA1, offset, dtype) : 0f;
-          float zB1 = affine ? biasTerm(pB1, sB1, offset, dtype) : 0f;
+          float sA1 = groupScale(scales, fpScales, rowA1 * groups + gi, mode, dtype);
+          float sB1 = groupScale(scales, fpScales, rowB1 * groups + gi, mode, dtype);
+          float zA1 = affine ? biasTerm(biases, rowA1 * groups + gi, sA1, offset, dtype) : 0f;
+          float zB1 = affine ? biasTerm(biases, rowB1 * groups + gi, sB1, offset, dtype) : 0f;
           b0 = fold(b0, d0, o0, sA1, zA1, sB1, zB1);
           if (nt > 1) {
             b1 = fold(b1, d1, o1, sA1, zA1, sB1, zB1);
@@ -563,27 +523,16 @@ public final class QmmMmaKernel {
     return bits == 8 ? 2176f : 128f;
   }
 
-  /**
-   * One group's scale and bias as raw bits in one int: affine, the bf16/f16 scale in the low half
-   * and the bias in the high half; mx modes, the E8M0 scale code.
-   */
-  static int scaleBits(short[] scales, short[] biases, byte[] fpScales, int gi, int mode) {
+  static float groupScale(short[] scales, byte[] fpScales, int gi, int mode, int dtype) {
     if (mode == Quant.AFFINE) {
-      return (Vec.ldg(scales, gi) & 0xFFFF) | (Vec.ldg(biases, gi) << 16);
+      return QuantMath.halfToFloat(Vec.ldg(scales, gi), dtype);
     }
-    return Vec.ldg(fpScales, gi) & 0xFF;
+    return QuantMath.e8m0Decode(Vec.ldg(fpScales, gi) & 0xFF);
   }
 
-  static float scaleOf(int bits, int mode, int dtype) {
-    if (mode == Quant.AFFINE) {
-      return QuantMath.halfToFloat((short) bits, dtype);
-    }
-    return QuantMath.e8m0Decode(bits);
-  }
-
-  /** {@code bias - offset * scale}: the coefficient of the chunk's x sum (affine bits). */
-  static float biasTerm(int bits, float s, float offset, int dtype) {
-    return QuantMath.halfToFloat((short) (bits >>> 16), dtype) - offset * s;
+  /** {@code bias - offset * scale}: the coefficient of the chunk's x sum. */
+  static float biasTerm(short[] biases, int gi, float s, float offset, int dtype) {
+    return QuantMath.halfToFloat(Vec.ldg(biases, gi), dtype) - offset * s;
   }
 
   /** {@code acc + s*C + z*X} for features g (x, y) and g+8 (z, w); X per row of x in o.x, o.y. */
@@ -720,17 +669,6 @@ public final class QmmMmaKernel {
    * warp, {@code wn} warps along features and {@code ks} (power of two) along k per block.
    */
   public static LaunchPlan plan(QmmShape s, int mt, int nt, int wn, int ks) {
-    return plan(s, mt, nt, wn, ks, 0);
-  }
-
-  /**
-   * An explicit tiling and {@code sp}: 1 loads each chunk's group scales and biases one chunk ahead
-   * with its weights (more registers, one memory round trip less per chunk), 0 after its mma.
-   */
-  public static LaunchPlan plan(QmmShape s, int mt, int nt, int wn, int ks, int sp) {
-    if (sp != 0 && sp != 1) {
-      throw new IllegalArgumentException("sp must be 0 or 1, got " + sp);
-    }
     if ((mt != 1 && mt != 2) || (nt != 1 && nt != 2 && nt != 4) || wn < 1 || ks < 1) {
       throw new IllegalArgumentException(
           "mt must be 1 or 2, nt 1, 2 or 4, wn and ks positive; got mt="
@@ -770,8 +708,6 @@ public final class QmmMmaKernel {
         "ks",
         ks,
         "wordsPerLane",
-        wordsPerLane(s),
-        "sp",
-        sp);
+        wordsPerLane(s));
   }
 }

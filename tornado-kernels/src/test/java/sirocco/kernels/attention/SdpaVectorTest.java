@@ -491,7 +491,7 @@ class SdpaVectorTest {
     for (int h = 0; h < s.qHeads(); h++) {
       for (int i = 0; i < s.qLen(); i++) {
         double[] ref =
-            SdpaVector.reference(
+            SdpaVectorReference.reference(
                 c.q16,
                 c.k16,
                 c.v16,
