@@ -57,29 +57,28 @@ final class SdpaLaunches {
     }
     boolean hasSinks = c.sinks() != null;
     l.launch(
-        DECODE,
-        p.grid(),
-        p.block(),
-        SdpaVector.decodeArgs(
-            qb,
-            in.k,
-            in.v,
-            in.maskAdd,
-            in.maskBool,
-            in.sinks,
-            ob,
-            partO,
-            partML,
-            shape,
-            qs,
-            c.ks(),
-            c.vs(),
-            in.ms,
-            c.scale(),
-            c.kernelDtype(),
-            c.maskKind(),
-            hasSinks,
-            p));
+        decodeLaunch(
+            p,
+            SdpaVector.decodeArgs(
+                qb,
+                in.k,
+                in.v,
+                in.maskAdd,
+                in.maskBool,
+                in.sinks,
+                ob,
+                partO,
+                partML,
+                shape,
+                qs,
+                c.ks(),
+                c.vs(),
+                in.ms,
+                c.scale(),
+                c.kernelDtype(),
+                c.maskKind(),
+                hasSinks,
+                p)));
     if (cp != null) {
       l.launch(
           COMBINE,
@@ -89,6 +88,12 @@ final class SdpaLaunches {
               partO, partML, in.sinks, ob, shape, p.splits(), c.kernelDtype(), hasSinks));
     }
     return l.done(out);
+  }
+
+  /** The launch of {@link SdpaVector#decode} a plan describes, with the plan's occupancy hint. */
+  static KernelLaunch decodeLaunch(SdpaVector.Plan p, Object[] args) {
+    return KernelLaunch.of(DECODE, p.grid(), p.block(), args)
+        .withMinBlocksPerSm(p.minBlocksPerSm());
   }
 
   /**
@@ -232,7 +237,11 @@ final class SdpaLaunches {
     }
 
     void launch(Method kernel, Dim3 grid, Dim3 block, Object[] args) {
-      device.launch(KernelLaunch.of(kernel, grid, block, args), stream);
+      launch(KernelLaunch.of(kernel, grid, block, args));
+    }
+
+    void launch(KernelLaunch launch) {
+      device.launch(launch, stream);
     }
 
     /** A dense copy of a tensor's view (its own shape, row-major) in a temporary buffer. */

@@ -333,7 +333,8 @@ final class AttentionCases {
         args,
         outs,
         "dispatch",
-        s + " " + Sdpa.maskName(maskKind) + " splits=" + plan.splits());
+        s + " " + Sdpa.maskName(maskKind) + " splits=" + plan.splits(),
+        plan.minBlocksPerSm());
   }
 
   static Prepared combine(Method m, Spec sp) {

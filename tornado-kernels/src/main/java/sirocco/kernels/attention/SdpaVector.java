@@ -802,7 +802,9 @@ public final class SdpaVector {
    * A launch of {@link #decode}: {@code rows} query rows per block, {@code rowGroups} blocks per
    * GQA group, {@code splits} key splits of {@code splitKeys} keys. {@code splits == 1}: one pass,
    * {@code partial = false}; otherwise pass 1 of split-K ({@code partial = true}) followed by
-   * {@link SdpaSplitK#combine} with {@link SdpaSplitK#combinePlan}.
+   * {@link SdpaSplitK#combine} with {@link SdpaSplitK#combinePlan}. {@code blocksPerSm} is the
+   * resident blocks the grid was sized for; {@code minBlocksPerSm} the occupancy hint the launch
+   * carries ({@code KernelLaunch.minBlocksPerSm}, 0 = none).
    */
   public record Plan(
       int rows,
@@ -812,7 +814,8 @@ public final class SdpaVector {
       Dim3 grid,
       Dim3 block,
       int sharedBytes,
-      int blocksPerSm) {
+      int blocksPerSm,
+      int minBlocksPerSm) {
     /** True when the launch writes partials and needs {@link SdpaSplitK#combine}. */
     public boolean partial() {
       return splits > 1;
@@ -900,7 +903,7 @@ public final class SdpaVector {
     }
     Dim3 grid = new Dim3(rowGroups, splits, shape.batch() * shape.kvHeads());
     return new Plan(
-        rows, rowGroups, splits, splitKeys, grid, Dim3.of(THREADS), SHARED_BYTES, blocksPerSm);
+        rows, rowGroups, splits, splitKeys, grid, Dim3.of(THREADS), SHARED_BYTES, blocksPerSm, 0);
   }
 
   /**
