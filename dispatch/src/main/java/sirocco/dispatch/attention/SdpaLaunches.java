@@ -44,7 +44,15 @@ final class SdpaLaunches {
       qb = l.dense(c.q());
       qs = SdpaStrides.contiguous(c.qHeads(), c.qLen(), c.headDim());
     }
-    SdpaVector.Plan p = SdpaVector.plan(shape, Math.max(1, l.device.info().multiprocessors()));
+    var info = l.device.info();
+    // The plan for this GPU (the Java backend reports compute capability 0: no occupancy hint).
+    SdpaVector.Plan p =
+        SdpaVector.planFor(
+            shape,
+            Math.max(1, info.multiprocessors()),
+            10 * info.computeMajor() + info.computeMinor(),
+            c.kernelDtype(),
+            c.maskKind());
     Tensor out = l.output(c.dtype(), c.outShape());
     DeviceBuffer ob = l.bridge.buffer(out);
     DeviceBuffer partO = l.dummy(ElementType.F32);
