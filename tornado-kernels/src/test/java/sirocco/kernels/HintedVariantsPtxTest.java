@@ -34,17 +34,21 @@ import sirocco.jit.Target;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.quant.AffineQmvSplitKKernel;
+import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.Quant;
 
 /**
  * The sibling of {@link ShippedKernelsPtxTest} for occupancy hints: the {@code validateWith} sets
  * carry specialization values only, so the variants the plans compile with {@code .maxntid}/{@code
  * .minnctapersm} are enumerated here from the kernels' own hint functions ({@link
- * SdpaVector#minBlocksPerSm}), every one of them is compiled with its hint by NVIDIA's in-process
- * PTX compiler (12.0) and must not spill, must keep to the registers the hint allows and must not
- * be reported as ignored; and the plans for a sweep of representative shapes are checked to ask
- * only for variants in that set. Where a {@code ptxas} is installed ({@code $SIROCCO_PTXAS}, else
- * on {@code PATH}: 13.0 reproduces the H200's SASS), the same variants go through it too; otherwise
- * those cases are skipped.
+ * SdpaVector#minBlocksPerSm}, {@link AffineQmvSplitKKernel#minBlocksPerSm}), every one of them is
+ * compiled with its hint by NVIDIA's in-process PTX compiler (12.0) and must not spill, must keep
+ * to the registers the hint allows and must not be reported as ignored; and the plans for a sweep
+ * of representative shapes are checked to ask only for variants in that set. Where a {@code ptxas}
+ * is installed ({@code $SIROCCO_PTXAS}, else on {@code PATH}: 13.0 reproduces the H200's SASS), the
+ * same variants go through it too; otherwise those cases are skipped.
  */
 class HintedVariantsPtxTest {
   /** One hinted compilation: kernel, specialization values, hint and target. */
@@ -78,6 +82,7 @@ class HintedVariantsPtxTest {
   }
 
   static final Method DECODE = kernel(SdpaVector.class, "decode");
+  static final Method SPLITK = kernel(AffineQmvSplitKKernel.class, "qmv");
 
   static Map<String, Object> decodeSpecs(
       int d, int dtype, int rows, int mask, boolean sinks, boolean partial) {
@@ -88,6 +93,16 @@ class HintedVariantsPtxTest {
     m.put("maskKind", mask);
     m.put("hasSinks", sinks);
     m.put("partial", partial);
+    return m;
+  }
+
+  static Map<String, Object> splitKSpecs(int bits, int g, int dtype, int warps, int fb) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("bits", bits);
+    m.put("groupSize", g);
+    m.put("dtype", dtype);
+    m.put("warps", warps);
+    m.put("fb", fb);
     return m;
   }
 
@@ -116,6 +131,26 @@ class HintedVariantsPtxTest {
         }
       }
     }
+    for (int bits : new int[] {4, 8}) {
+      for (int g : new int[] {32, 64, 128}) {
+        for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+          for (int warps = 1; warps <= 32; warps++) {
+            int n = AffineQmvSplitKKernel.minBlocksPerSm(bits, g, dtype, warps);
+            if (n == 0) {
+              continue;
+            }
+            for (Target t : List.of(Target.sm80(), Target.sm90())) {
+              out.add(
+                  new Variant(
+                      SPLITK,
+                      splitKSpecs(bits, g, dtype, warps, AffineQmvSplitKKernel.FB),
+                      new LaunchBounds(32 * warps, 1, 1, n),
+                      t));
+            }
+          }
+        }
+      }
+    }
     return out;
   }
 
@@ -123,7 +158,9 @@ class HintedVariantsPtxTest {
   void theHintedSetIsWhatWasMeasured() {
     List<Variant> all = hintedVariants();
     long decode = all.stream().filter(v -> v.kernel() == DECODE).count();
+    long splitK = all.stream().filter(v -> v.kernel() == SPLITK).count();
     assertEquals(35, decode, "decode variants with a hint (sm_90)");
+    assertEquals(72, splitK, "split-K variants with a hint (sm_80 and sm_90)");
     // The decode hint is for sm_90 only (sm_80 spills at 128 registers).
     for (int arch : new int[] {80, 86, 89, 100, 120}) {
       for (int d : new int[] {64, 96, 128, 256, 512}) {
@@ -178,6 +215,32 @@ class HintedVariantsPtxTest {
                 }
               }
             }
+          }
+        }
+      }
+    }
+    for (int k = 128; k <= 16384; k += 128) {
+      for (int g : new int[] {32, 64, 128}) {
+        if (k % g != 0) {
+          continue;
+        }
+        for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+          for (int bits : new int[] {4, 8}) {
+            QmmShape s = QmmShape.affine(bits, g, dtype, 1, 12288, k);
+            if (AffineQmvSplitKKernel.supports(s) != null) {
+              continue;
+            }
+            LaunchPlan p = AffineQmvSplitKKernel.plan(s, 132);
+            if (p.minBlocksPerSm() == 0) {
+              continue;
+            }
+            assertTrue(p.grid().x() <= 132 * p.minBlocksPerSm(), p.describe());
+            asked.add(
+                "qmv"
+                    + new LinkedHashMap<String, Object>(p.specialize())
+                    + " "
+                    + new LaunchBounds(
+                        p.block().x(), p.block().y(), p.block().z(), p.minBlocksPerSm()));
           }
         }
       }
