@@ -10,6 +10,7 @@ import sirocco.Sirocco;
 import sirocco.Tensor;
 import sirocco.api.KernelContext;
 import sirocco.dispatch.Internal;
+import sirocco.dispatch.OccupancyHints;
 import sirocco.dispatch.attention.SdpaOp.Call;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
@@ -45,11 +46,10 @@ final class SdpaLaunches {
       qs = SdpaStrides.contiguous(c.qHeads(), c.qLen(), c.headDim());
     }
     var info = l.device.info();
-    // The plan for this GPU (the Java backend reports compute capability 0: no occupancy hint).
     SdpaVector.Plan p =
-        SdpaVector.planFor(
+        vectorPlan(
             shape,
-            Math.max(1, info.multiprocessors()),
+            info.multiprocessors(),
             10 * info.computeMajor() + info.computeMinor(),
             c.kernelDtype(),
             c.maskKind());
@@ -96,6 +96,19 @@ final class SdpaLaunches {
               partO, partML, in.sinks, ob, shape, p.splits(), c.kernelDtype(), hasSinks));
     }
     return l.done(out);
+  }
+
+  /**
+   * The vector kernel's plan on a device with {@code sms} SMs of compute capability {@code arch}
+   * ({@code 10 * major + minor}; the Java backend's 0 gets no occupancy hint): {@link
+   * SdpaVector#planFor}, or {@link SdpaVector#plan(SdpaShape, int)} when {@link
+   * OccupancyHints#enabled()} is false.
+   */
+  static SdpaVector.Plan vectorPlan(SdpaShape shape, int sms, int arch, int dtype, int maskKind) {
+    int n = Math.max(1, sms);
+    return OccupancyHints.enabled()
+        ? SdpaVector.planFor(shape, n, arch, dtype, maskKind)
+        : SdpaVector.plan(shape, n);
   }
 
   /** The launch of {@link SdpaVector#decode} a plan describes, with the plan's occupancy hint. */

@@ -3,6 +3,7 @@ package sirocco.dispatch.attention;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
+import sirocco.dispatch.OccupancyHints;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaStrides;
@@ -23,6 +24,22 @@ class DecodeLaunchHintTest {
     SdpaStrides ks = SdpaStrides.contiguous(s.kvHeads(), s.kvLen(), s.headDim());
     return SdpaVector.decodeArgs(
         h, h, h, f, b, f, h, f, f, s, qs, ks, ks, null, 0.125, dtype, maskKind, false, p);
+  }
+
+  @Test
+  void theVectorRungPlansWithTheHintUnlessTurnedOff() {
+    SdpaShape s = SdpaShape.of(1, 32, 8, 1, 8192, 256);
+    try {
+      SdpaVector.Plan on = SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE);
+      assertEquals(SdpaVector.planFor(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE), on);
+      assertEquals(4, on.minBlocksPerSm());
+      assertEquals(0, SdpaLaunches.vectorPlan(s, 132, 0, Sdpa.BF16, 0).minBlocksPerSm());
+      System.setProperty(OccupancyHints.PROPERTY, "false");
+      assertEquals(
+          SdpaVector.plan(s, 132), SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE));
+    } finally {
+      System.clearProperty(OccupancyHints.PROPERTY);
+    }
   }
 
   @Test

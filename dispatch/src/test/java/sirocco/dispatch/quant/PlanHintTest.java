@@ -2,10 +2,12 @@ package sirocco.dispatch.quant;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import sirocco.dispatch.OccupancyHints;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmShape;
@@ -17,6 +19,24 @@ import sirocco.runtime.host.HostDevice;
 
 /** A {@link LaunchPlan}'s occupancy hint reaches the {@link KernelLaunch} dispatch builds. */
 class PlanHintTest {
+  @Test
+  void theSplitKRungPlansWithTheHintUnlessTurnedOff() {
+    QmmShape f16 = QmmShape.affine(4, 64, Quant.F16, 1, 12288, 4096);
+    try {
+      assertTrue(OccupancyHints.enabled());
+      LaunchPlan on = QmmOp.plan(QmmOp.QMV_SPLITK, f16, 132);
+      assertEquals(6, on.minBlocksPerSm());
+      assertEquals(768, on.grid().x());
+      System.setProperty(OccupancyHints.PROPERTY, "false");
+      assertFalse(OccupancyHints.enabled());
+      LaunchPlan off = QmmOp.plan(QmmOp.QMV_SPLITK, f16, 132);
+      assertEquals(0, off.minBlocksPerSm());
+      assertEquals(615, off.grid().x(), "the grid of 5 blocks per SM, as before hints");
+    } finally {
+      System.clearProperty(OccupancyHints.PROPERTY);
+    }
+  }
+
   @Test
   void thePlansHintIsTheLaunchs() {
     HostDevice d = new HostDevice();

@@ -402,9 +402,11 @@ public final class AffineQmvSplitKKernel {
    */
   static int blocksPerSm(QmmShape s) {
     int hint = minBlocksPerSm(s.bits(), s.groupSize(), s.dtype(), warps(s));
-    if (hint > 0) {
-      return hint;
-    }
+    return hint > 0 ? hint : unhintedBlocksPerSm(s);
+  }
+
+  /** Blocks resident per SM at {@link #registers(int)} registers per thread, without a hint. */
+  static int unhintedBlocksPerSm(QmmShape s) {
     int threads = 32 * warps(s);
     return Math.max(
         1, Math.min(Math.min(2048 / threads, 32), 65536 / (registers(s.bits()) * threads)));
@@ -416,6 +418,17 @@ public final class AffineQmvSplitKKernel {
    * Carries the occupancy hint of {@link #minBlocksPerSm} where there is one.
    */
   public static LaunchPlan plan(QmmShape s, int smCount) {
+    return plan(s, smCount, true);
+  }
+
+  /**
+   * {@link #plan(QmmShape, int)}, or with {@code occupancyHint} false the plan as before hints
+   * existed: no hint, the grid sized for {@link #registers(int)} (to time both).
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount, boolean occupancyHint) {
+    if (!occupancyHint) {
+      return plan(s, smCount, unhintedBlocksPerSm(s), FB);
+    }
     return plan(s, smCount, blocksPerSm(s), FB)
         .withMinBlocksPerSm(minBlocksPerSm(s.bits(), s.groupSize(), s.dtype(), warps(s)));
   }
