@@ -465,7 +465,8 @@ public final class Sirocco implements AutoCloseable {
             new Dim3(launch.grid[0], launch.grid[1], launch.grid[2]),
             new Dim3(launch.block[0], launch.block[1], launch.block[2]),
             launch.sharedBytes,
-            args),
+            args,
+            0),
         stream);
   }
 

@@ -19,6 +19,7 @@ import sirocco.api.KernelContext;
 import sirocco.api.Specialize;
 import sirocco.jit.CompiledKernel;
 import sirocco.jit.KernelCompiler;
+import sirocco.jit.LaunchBounds;
 import sirocco.jit.PtxResources;
 import sirocco.jit.PtxValidator;
 import sirocco.jit.Target;
@@ -60,6 +61,21 @@ final class PtxCommand implements Callable<Integer> {
       description = "Also compile to SASS in-process and report resources.")
   boolean resources;
 
+  @Option(
+      names = "--block",
+      paramLabel = "X[,Y[,Z]]",
+      description =
+          "With --min-blocks: the block the kernel is launched with (.maxntid X, Y, Z in the PTX).")
+  String block;
+
+  @Option(
+      names = "--min-blocks",
+      paramLabel = "N",
+      description =
+          "Occupancy hint, as a launch's minBlocksPerSm: at least N blocks of --block per SM"
+              + " (.minnctapersm N); ptxas caps registers to fit them. Default: no hint.")
+  Integer minBlocks;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -99,7 +115,7 @@ final class PtxCommand implements Callable<Integer> {
     }
     Method m = found.get(0);
     Map<String, Object> specs = specializations(m);
-    CompiledKernel k = KernelCompiler.compile(m, specs, target(arch));
+    CompiledKernel k = KernelCompiler.compile(m, specs, target(arch), bounds());
     out.print(k.ptx());
     if (resources) {
       if (!PtxValidator.isAvailable()) {
@@ -117,6 +133,34 @@ final class PtxCommand implements Callable<Integer> {
           r.sharedBytes());
     }
     return 0;
+  }
+
+  /** The launch bounds --block and --min-blocks ask for, or null for none. */
+  LaunchBounds bounds() {
+    if (minBlocks == null && block == null) {
+      return null;
+    }
+    if (minBlocks == null || block == null) {
+      throw new IllegalArgumentException(
+          "--block and --min-blocks go together: the hint is N blocks of that size per SM");
+    }
+    String[] parts = block.split(",", -1);
+    if (parts.length > 3) {
+      throw new IllegalArgumentException("--block must be X[,Y[,Z]], got '" + block + "'");
+    }
+    int[] dims = {1, 1, 1};
+    for (int i = 0; i < parts.length; i++) {
+      try {
+        dims[i] = Integer.parseInt(parts[i].trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--block must be X[,Y[,Z]], got '" + block + "'");
+      }
+    }
+    try {
+      return new LaunchBounds(dims[0], dims[1], dims[2], minBlocks);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--block/--min-blocks: " + e.getMessage());
+    }
   }
 
   private ClassLoader loader() throws Exception {

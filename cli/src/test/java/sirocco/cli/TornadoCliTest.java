@@ -408,6 +408,61 @@ class TornadoCliTest {
   }
 
   @Test
+  void ptxWithAnOccupancyHintShowsItsEffect() {
+    String spec = "headDim=256,dtype=0,rows=4,maskKind=0,hasSinks=false,partial=false";
+    String kernel = "sirocco.kernels.attention.SdpaVector::decode";
+    Run plain = run("ptx", kernel, "--specialize", spec, "--resources");
+    assertEquals(0, plain.code(), plain.err());
+    assertFalse(plain.out().contains(".maxntid") || plain.out().contains(".minnctapersm"));
+    Run hinted =
+        run(
+            "ptx",
+            kernel,
+            "--specialize",
+            spec,
+            "--block",
+            "128",
+            "--min-blocks",
+            "4",
+            "--resources");
+    assertEquals(0, hinted.code(), hinted.err());
+    assertTrue(
+        hinted.out().contains("\n)\n.maxntid 128, 1, 1\n.minnctapersm 4\n{\n"), hinted.out());
+    assertTrue(registers(plain.out()) > 128, plain.out());
+    assertTrue(registers(hinted.out()) <= 128, hinted.out());
+    Run threeD = run("ptx", kernel, "--specialize", spec, "--block", "32,2,2", "--min-blocks", "4");
+    assertEquals(0, threeD.code(), threeD.err());
+    assertTrue(threeD.out().contains("\n.maxntid 32, 2, 2\n.minnctapersm 4\n"), threeD.out());
+  }
+
+  private static int registers(String out) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("// resources \\(sm_90\\): (\\d+) registers").matcher(out);
+    assertTrue(m.find(), out);
+    return Integer.parseInt(m.group(1));
+  }
+
+  @Test
+  void ptxRejectsABadHintWithExitTwo() {
+    String k = "sirocco.cli.demo.DemoKernels::blockSum";
+    Run alone = run("ptx", k, "--min-blocks", "4");
+    assertEquals(2, alone.code());
+    assertTrue(alone.err().contains("--block and --min-blocks go together"), alone.err());
+    Run blockAlone = run("ptx", k, "--block", "128");
+    assertEquals(2, blockAlone.code());
+    assertTrue(blockAlone.err().contains("--block and --min-blocks go together"), blockAlone.err());
+    Run form = run("ptx", k, "--block", "128x2", "--min-blocks", "4");
+    assertEquals(2, form.code());
+    assertTrue(form.err().contains("--block must be X[,Y[,Z]]"), form.err());
+    Run big = run("ptx", k, "--block", "1024,2", "--min-blocks", "1");
+    assertEquals(2, big.code());
+    assertTrue(big.err().contains("at most 1024 threads"), big.err());
+    Run many = run("ptx", k, "--block", "128", "--min-blocks", "33");
+    assertEquals(2, many.code());
+    assertTrue(many.err().contains("minBlocksPerSm must be 1..32"), many.err());
+  }
+
+  @Test
   void ptxRejectsBadInputWithExitTwo() {
     Run missing = run("ptx", "sirocco.cli.demo.DemoKernels::nope");
     assertEquals(2, missing.code());

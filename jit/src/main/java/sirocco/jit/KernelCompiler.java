@@ -94,7 +94,27 @@ public final class KernelCompiler {
   /** As {@link #compile(Method, Map, Target)} with explicit options. */
   public static CompiledKernel compile(
       Method kernel, Map<String, Object> specializations, Target target, CompileOptions options) {
-    return compileWithIr(kernel, specializations, target, options).kernel();
+    return compileWithIr(kernel, specializations, target, null, options).kernel();
+  }
+
+  /**
+   * As {@link #compile(Method, Map, Target)} with an occupancy hint: {@code bounds} adds {@code
+   * .maxntid} and {@code .minnctapersm} to the entry (and to the key); {@code null} compiles
+   * exactly as {@link #compile(Method, Map, Target)}.
+   */
+  public static CompiledKernel compile(
+      Method kernel, Map<String, Object> specializations, Target target, LaunchBounds bounds) {
+    return compile(kernel, specializations, target, bounds, CompileOptions.defaults());
+  }
+
+  /** As {@link #compile(Method, Map, Target, LaunchBounds)} with explicit options. */
+  public static CompiledKernel compile(
+      Method kernel,
+      Map<String, Object> specializations,
+      Target target,
+      LaunchBounds bounds,
+      CompileOptions options) {
+    return compileWithIr(kernel, specializations, target, bounds, options).kernel();
   }
 
   /** A compiled kernel with the final IR it was emitted from (for tests and tools). */
@@ -102,6 +122,15 @@ public final class KernelCompiler {
 
   static WithIr compileWithIr(
       Method kernel, Map<String, Object> specializations, Target target, CompileOptions options) {
+    return compileWithIr(kernel, specializations, target, null, options);
+  }
+
+  static WithIr compileWithIr(
+      Method kernel,
+      Map<String, Object> specializations,
+      Target target,
+      LaunchBounds bounds,
+      CompileOptions options) {
     if (kernel == null || specializations == null || target == null || options == null) {
       throw new IllegalArgumentException(
           "kernel, specializations, target and options must not be null");
@@ -124,7 +153,7 @@ public final class KernelCompiler {
     Map<Integer, Const> consts = new HashMap<>();
     List<Object> keyValues = new ArrayList<>();
     bindParameters(kernel, found.id(), specializations, params, consts, keyValues);
-    KernelKey key = new KernelKey(kernel, keyValues, target);
+    KernelKey key = new KernelKey(kernel, keyValues, target, bounds);
 
     PassContext ctx = new PassContext(classes, consts, options.unroll());
     // build, inline and records do not depend on the specialization values: their result is
@@ -204,6 +233,9 @@ public final class KernelCompiler {
     if (!spec.isEmpty()) {
       comment.add("specialized: " + spec);
     }
+    if (bounds != null) {
+      comment.add("launch bounds: " + bounds);
+    }
     String ptx =
         PtxEmitter.emit(
             fn,
@@ -213,7 +245,8 @@ public final class KernelCompiler {
             target.isa(),
             target.arch(),
             options.lineInfo(),
-            comment);
+            comment,
+            bounds == null ? "" : bounds.directives());
     if (options.dumps("ptx")) {
       options.dumpSink().accept("=== PTX of " + found.id() + "\n" + ptx);
     }

@@ -12,11 +12,25 @@ import sirocco.api.Specialize;
  * scalar parameters take the boxed value. Values of {@link Specialize} parameters select the
  * compiled variant on the GPU.
  *
+ * <p>{@code minBlocksPerSm} is an occupancy hint for the GPU compiler (0, the default: none): with
+ * {@code n > 0} the CUDA backend compiles a variant for this block size that tells NVIDIA's PTX
+ * compiler at least {@code n} blocks of it should fit one SM ({@code .maxntid} and {@code
+ * .minnctapersm}; see {@code sirocco.jit.LaunchBounds}), which caps its registers per thread, and
+ * caches it apart from the unhinted one. The Java backend ignores it.
+ *
  * <p>The constructor checks everything it can without a device, so a bad launch fails the same way
  * on both backends, with a message naming the argument.
  */
 public record KernelLaunch(
-    Method kernel, Dim3 grid, Dim3 block, int dynamicSharedBytes, Object[] args) {
+    Method kernel,
+    Dim3 grid,
+    Dim3 block,
+    int dynamicSharedBytes,
+    Object[] args,
+    int minBlocksPerSm) {
+  /** The most blocks per SM a hint may ask for (sm_80 and sm_90 hold at most 32). */
+  public static final int MAX_MIN_BLOCKS_PER_SM = 32;
+
   public KernelLaunch {
     if (kernel == null || grid == null || block == null || args == null) {
       throw new IllegalArgumentException("kernel, grid, block and args must not be null");
@@ -37,6 +51,13 @@ public record KernelLaunch(
     if (block.count() > 1024) {
       throw new IllegalArgumentException(
           "block must have at most 1024 threads, got " + block.count());
+    }
+    if (minBlocksPerSm < 0 || minBlocksPerSm > MAX_MIN_BLOCKS_PER_SM) {
+      throw new IllegalArgumentException(
+          "minBlocksPerSm must be 0 (no hint) .. "
+              + MAX_MIN_BLOCKS_PER_SM
+              + ", got "
+              + minBlocksPerSm);
     }
     Class<?>[] types = kernel.getParameterTypes();
     if (args.length != types.length - 1) {
@@ -88,7 +109,17 @@ public record KernelLaunch(
   }
 
   public static KernelLaunch of(Method kernel, Dim3 grid, Dim3 block, Object... args) {
-    return new KernelLaunch(kernel, grid, block, 0, args);
+    return new KernelLaunch(kernel, grid, block, 0, args, 0);
+  }
+
+  /**
+   * This launch with occupancy hint {@code n}: at least {@code n} blocks per SM (0 removes the
+   * hint).
+   *
+   * @throws IllegalArgumentException unless {@code 0 <= n <= 32}
+   */
+  public KernelLaunch withMinBlocksPerSm(int n) {
+    return new KernelLaunch(kernel, grid, block, dynamicSharedBytes, args, n);
   }
 
   /**
@@ -117,16 +148,22 @@ public record KernelLaunch(
         && grid.equals(l.grid)
         && block.equals(l.block)
         && dynamicSharedBytes == l.dynamicSharedBytes
-        && Arrays.equals(args, l.args);
+        && Arrays.equals(args, l.args)
+        && minBlocksPerSm == l.minBlocksPerSm;
   }
 
   @Override
   public int hashCode() {
-    return kernel.hashCode() * 31 + Arrays.hashCode(args);
+    return (kernel.hashCode() * 31 + Arrays.hashCode(args)) * 31 + minBlocksPerSm;
   }
 
   @Override
   public String toString() {
-    return name(kernel) + " grid " + grid + " block " + block;
+    return name(kernel)
+        + " grid "
+        + grid
+        + " block "
+        + block
+        + (minBlocksPerSm > 0 ? " min blocks/SM " + minBlocksPerSm : "");
   }
 }

@@ -10,6 +10,7 @@ import sirocco.Sirocco;
 import sirocco.Tensor;
 import sirocco.api.KernelContext;
 import sirocco.dispatch.Internal;
+import sirocco.dispatch.OccupancyHints;
 import sirocco.dispatch.attention.SdpaOp.Call;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
@@ -44,7 +45,14 @@ final class SdpaLaunches {
       qb = l.dense(c.q());
       qs = SdpaStrides.contiguous(c.qHeads(), c.qLen(), c.headDim());
     }
-    SdpaVector.Plan p = SdpaVector.plan(shape, Math.max(1, l.device.info().multiprocessors()));
+    var info = l.device.info();
+    SdpaVector.Plan p =
+        vectorPlan(
+            shape,
+            info.multiprocessors(),
+            10 * info.computeMajor() + info.computeMinor(),
+            c.kernelDtype(),
+            c.maskKind());
     Tensor out = l.output(c.dtype(), c.outShape());
     DeviceBuffer ob = l.bridge.buffer(out);
     DeviceBuffer partO = l.dummy(ElementType.F32);
@@ -57,29 +65,28 @@ final class SdpaLaunches {
     }
     boolean hasSinks = c.sinks() != null;
     l.launch(
-        DECODE,
-        p.grid(),
-        p.block(),
-        SdpaVector.decodeArgs(
-            qb,
-            in.k,
-            in.v,
-            in.maskAdd,
-            in.maskBool,
-            in.sinks,
-            ob,
-            partO,
-            partML,
-            shape,
-            qs,
-            c.ks(),
-            c.vs(),
-            in.ms,
-            c.scale(),
-            c.kernelDtype(),
-            c.maskKind(),
-            hasSinks,
-            p));
+        decodeLaunch(
+            p,
+            SdpaVector.decodeArgs(
+                qb,
+                in.k,
+                in.v,
+                in.maskAdd,
+                in.maskBool,
+                in.sinks,
+                ob,
+                partO,
+                partML,
+                shape,
+                qs,
+                c.ks(),
+                c.vs(),
+                in.ms,
+                c.scale(),
+                c.kernelDtype(),
+                c.maskKind(),
+                hasSinks,
+                p)));
     if (cp != null) {
       l.launch(
           COMBINE,
@@ -89,6 +96,25 @@ final class SdpaLaunches {
               partO, partML, in.sinks, ob, shape, p.splits(), c.kernelDtype(), hasSinks));
     }
     return l.done(out);
+  }
+
+  /**
+   * The vector kernel's plan on a device with {@code sms} SMs of compute capability {@code arch}
+   * ({@code 10 * major + minor}; the Java backend's 0 gets no occupancy hint): {@link
+   * SdpaVector#planFor}, or {@link SdpaVector#plan(SdpaShape, int)} when {@link
+   * OccupancyHints#enabled()} is false.
+   */
+  static SdpaVector.Plan vectorPlan(SdpaShape shape, int sms, int arch, int dtype, int maskKind) {
+    int n = Math.max(1, sms);
+    return OccupancyHints.enabled()
+        ? SdpaVector.planFor(shape, n, arch, dtype, maskKind)
+        : SdpaVector.plan(shape, n);
+  }
+
+  /** The launch of {@link SdpaVector#decode} a plan describes, with the plan's occupancy hint. */
+  static KernelLaunch decodeLaunch(SdpaVector.Plan p, Object[] args) {
+    return KernelLaunch.of(DECODE, p.grid(), p.block(), args)
+        .withMinBlocksPerSm(p.minBlocksPerSm());
   }
 
   /**
@@ -232,7 +258,11 @@ final class SdpaLaunches {
     }
 
     void launch(Method kernel, Dim3 grid, Dim3 block, Object[] args) {
-      device.launch(KernelLaunch.of(kernel, grid, block, args), stream);
+      launch(KernelLaunch.of(kernel, grid, block, args));
+    }
+
+    void launch(KernelLaunch launch) {
+      device.launch(launch, stream);
     }
 
     /** A dense copy of a tensor's view (its own shape, row-major) in a temporary buffer. */

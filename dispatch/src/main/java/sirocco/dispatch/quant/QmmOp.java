@@ -12,6 +12,7 @@ import sirocco.Tensor;
 import sirocco.dispatch.Decision;
 import sirocco.dispatch.Explain;
 import sirocco.dispatch.Ladder;
+import sirocco.dispatch.OccupancyHints;
 import sirocco.kernels.quant.AffineQmvKernel;
 import sirocco.kernels.quant.AffineQmvPersistentKernel;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
@@ -150,7 +151,7 @@ public final class QmmOp {
       case QMM_MMA -> QmmMmaKernel.plan(s);
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
-      case QMV_SPLITK -> AffineQmvSplitKKernel.plan(s, smCount);
+      case QMV_SPLITK -> AffineQmvSplitKKernel.plan(s, smCount, OccupancyHints.enabled());
       case QMV -> AffineQmvKernel.plan(s);
       case FP_QMV -> FpQmvKernel.plan(s);
       case QVM -> QvmKernel.plan(s);

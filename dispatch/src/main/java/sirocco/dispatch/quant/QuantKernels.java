@@ -88,11 +88,13 @@ final class QuantKernels {
   }
 
   /**
-   * The launch a plan describes, with {@code runtime} arguments before its specialization values.
+   * The launch a plan describes, with {@code runtime} arguments before its specialization values,
+   * and the plan's occupancy hint.
    */
   static KernelLaunch launch(LaunchPlan plan, Object... runtime) {
     return KernelLaunch.of(
-        method(plan.kernel()), plan.grid(), plan.block(), plan.arguments(runtime));
+            method(plan.kernel()), plan.grid(), plan.block(), plan.arguments(runtime))
+        .withMinBlocksPerSm(plan.minBlocksPerSm());
   }
 
   private static final Map<Device, Map<ElementType, DeviceBuffer>> DUMMIES =

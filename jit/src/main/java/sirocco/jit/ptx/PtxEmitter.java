@@ -85,6 +85,8 @@ public final class PtxEmitter {
    * @param arch target ("sm_90")
    * @param shared shared arrays (site to bytes) in layout order
    * @param comment lines for the header comment
+   * @param directives performance-tuning directives between the parameter list and the body, one
+   *     per line with its newline ({@code ".maxntid 128, 1, 1\n.minnctapersm 4\n"}); empty for none
    */
   public static String emit(
       Function fn,
@@ -94,9 +96,10 @@ public final class PtxEmitter {
       String isa,
       String arch,
       boolean lineInfo,
-      List<String> comment) {
+      List<String> comment,
+      String directives) {
     PtxEmitter e = new PtxEmitter(fn, lineInfo);
-    return e.run(entryName, params, shared, isa, arch, comment);
+    return e.run(entryName, params, shared, isa, arch, comment, directives);
   }
 
   private String run(
@@ -105,7 +108,8 @@ public final class PtxEmitter {
       Map<SharedSite, Long> shared,
       String isa,
       String arch,
-      List<String> comment) {
+      List<String> comment,
+      String directives) {
     splitCriticalEdges();
     int n = 0;
     for (SharedSite s : shared.keySet()) {
@@ -155,7 +159,7 @@ public final class PtxEmitter {
       first = false;
       out.append("\t.param ").append(paramType(p.descriptor)).append(' ').append(p.ptxName);
     }
-    out.append("\n)\n{\n");
+    out.append("\n)\n").append(directives).append("{\n");
     for (Cls c : Cls.values()) {
       int count = counters[c.ordinal()];
       if (count > 0) {

@@ -13,7 +13,9 @@ import sirocco.api.Specialize;
 import sirocco.jit.CompiledKernel;
 import sirocco.jit.KernelCompiler;
 import sirocco.jit.KernelKey;
+import sirocco.jit.LaunchBounds;
 import sirocco.jit.Target;
+import sirocco.runtime.Dim3;
 import sirocco.runtime.KernelLaunch;
 import sirocco.runtime.cache.LruCache;
 import sirocco.runtime.lifecycle.Lifecycle;
@@ -21,9 +23,12 @@ import sirocco.runtime.lifecycle.Lifecycle;
 /**
  * The kernel cache of one CUDA device: Java kernel methods compiled by Sirocco's JIT, loaded as
  * modules, with their function handles looked up once. Keyed by (method, specialization values,
- * target) in the shared {@link LruCache} (capacity {@code -Dsirocco.kernelCache.capacity} / {@code
- * SIROCCO_KERNEL_CACHE_CAPACITY}, default 512). An evicted module is unloaded only once every
- * stream has passed the work queued before the eviction, and never once the JVM is exiting.
+ * target), plus the block dimensions and the hint for a launch with an occupancy hint ({@link
+ * KernelLaunch#minBlocksPerSm()} &gt; 0: its PTX carries {@code .maxntid} and {@code
+ * .minnctapersm}, see {@link #keyOf}), in the shared {@link LruCache} (capacity {@code
+ * -Dsirocco.kernelCache.capacity} / {@code SIROCCO_KERNEL_CACHE_CAPACITY}, default 512). An evicted
+ * module is unloaded only once every stream has passed the work queued before the eviction, and
+ * never once the JVM is exiting.
  *
  * <p>{@code -Dsirocco.printKernel=true} prints each kernel's PTX when it is first compiled; {@code
  * -Dsirocco.threadInfo=true} prints every launch's geometry and resources.
@@ -65,12 +70,10 @@ public final class CudaKernels {
     return shapes.computeIfAbsent(
         m,
         k -> {
-          Parameter[] ps = k.getParameters();
-          boolean[] spec = new boolean[ps.length - 1];
+          boolean[] spec = specializedFlags(k);
           int n = 0;
-          for (int i = 1; i < ps.length; i++) {
-            spec[i - 1] = ps[i].isAnnotationPresent(Specialize.class);
-            if (!spec[i - 1]) {
+          for (boolean b : spec) {
+            if (!b) {
               n++;
             }
           }
@@ -78,39 +81,87 @@ public final class CudaKernels {
         });
   }
 
+  /** Which parameters of {@code m} after the context are {@code @Specialize}. */
+  private static boolean[] specializedFlags(Method m) {
+    Parameter[] ps = m.getParameters();
+    boolean[] spec = new boolean[ps.length - 1];
+    for (int i = 1; i < ps.length; i++) {
+      spec[i - 1] = ps[i].isAnnotationPresent(Specialize.class);
+    }
+    return spec;
+  }
+
   /** Compiles (once) and loads the kernel for the specialization values in {@code launch}. */
   public Loaded load(KernelLaunch launch) {
-    Method m = launch.kernel();
-    Shape shape = shape(m);
+    KernelKey key = keyOf(launch, target, shape(launch.kernel()).specialized);
+    Object[] args = launch.args();
+    return cache.getOrCreate(key, k -> compileAndLoad(k, args));
+  }
+
+  /**
+   * The cache key of {@code launch}'s compiled variant for {@code target}: the method, the values
+   * of its {@code @Specialize} parameters, the target and, only when the launch has an occupancy
+   * hint, its block dimensions and the hint ({@link LaunchBounds}); an unhinted launch keys (and
+   * compiles) exactly as before hints existed, whatever its block.
+   */
+  static KernelKey keyOf(KernelLaunch launch, Target target) {
+    return keyOf(launch, target, specializedFlags(launch.kernel()));
+  }
+
+  private static KernelKey keyOf(KernelLaunch launch, Target target, boolean[] specialized) {
     Object[] args = launch.args();
     List<Object> values = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
-      if (shape.specialized[i]) {
+      if (specialized[i]) {
         values.add(args[i]);
       }
     }
-    KernelKey key = new KernelKey(m, values, target);
-    return cache.getOrCreate(key, k -> compileAndLoad(m, args, shape));
+    return new KernelKey(launch.kernel(), values, target, boundsOf(launch));
   }
 
-  private Loaded compileAndLoad(Method m, Object[] args, Shape shape) {
-    reapRetired();
+  /** The launch bounds a hinted launch compiles with, or null without a hint. */
+  static LaunchBounds boundsOf(KernelLaunch launch) {
+    if (launch.minBlocksPerSm() == 0) {
+      return null;
+    }
+    Dim3 b = launch.block();
+    return new LaunchBounds(b.x(), b.y(), b.z(), launch.minBlocksPerSm());
+  }
+
+  /** The specialization values in {@code args} by parameter name, in parameter order. */
+  private static Map<String, Object> specializations(Method m, Object[] args) {
+    boolean[] specialized = specializedFlags(m);
     Map<String, Object> spec = new LinkedHashMap<>();
     Parameter[] ps = m.getParameters();
     for (int i = 0; i < args.length; i++) {
-      if (shape.specialized[i]) {
+      if (specialized[i]) {
         spec.put(ps[i + 1].getName(), args[i]);
       }
     }
+    return spec;
+  }
+
+  /**
+   * What {@link #load} compiles for {@code key}, the key of a launch with arguments {@code args}:
+   * the kernel with the key's specialization values for its target, with its launch bounds.
+   */
+  static CompiledKernel compile(KernelKey key, Object[] args) {
+    return KernelCompiler.compile(
+        key.method(), specializations(key.method(), args), key.target(), key.bounds());
+  }
+
+  private Loaded compileAndLoad(KernelKey key, Object[] args) {
+    reapRetired();
     long t0 = System.nanoTime();
-    CompiledKernel compiled = KernelCompiler.compile(m, spec, target);
+    CompiledKernel compiled = compile(key, args);
     long compileNanos = System.nanoTime() - t0;
     if (Boolean.getBoolean("sirocco.printKernel")) {
       System.out.println(
           "// sirocco: "
-              + KernelLaunch.name(m)
+              + KernelLaunch.name(key.method())
               + " "
-              + spec
+              + specializations(key.method(), args)
+              + (key.bounds() == null ? "" : " " + key.bounds())
               + " for "
               + target.arch()
               + " (compiled in "
@@ -143,6 +194,7 @@ public final class CudaKernels {
               + launch.grid()
               + " block "
               + launch.block()
+              + (launch.minBlocksPerSm() > 0 ? " min blocks/SM " + launch.minBlocksPerSm() : "")
               + " shared "
               + (k.compiled().staticSharedBytes() + launch.dynamicSharedBytes())
               + " B, "

@@ -19,7 +19,7 @@ import sirocco.runtime.Dim3;
 /**
  * Case builders for the attention kernels. Geometry and argument lists come from the kernels' own
  * host helpers, the ones {@code SdpaOp} launches with: {@link SdpaUnfused#plan} and its {@code
- * *Args}, {@link SdpaVector#plan(SdpaShape, int)} with the device's SM count and {@link
+ * *Args}, {@link SdpaVector#planFor} with the device's SM count and compute capability and {@link
  * SdpaVector#decodeArgs}, {@link SdpaSplitK#combinePlan} and {@link SdpaSplitK#combineArgs}. Arrays
  * a launch does not read get a one-element array, as {@code SdpaOp} passes its dummies. Tensors are
  * views with offsets and non-dense strides (transposed heads, a KV cache longer than the keys
@@ -271,7 +271,7 @@ final class AttentionCases {
     SdpaStrides vs = new SdpaStrides(16, cap * hkv * d, d, hkv * d, 1);
     int kvLen = 16 + batch * cap * hkv * d;
     Prepared.supported(SdpaVector.supports(s, dtype, ks, vs, maskKind));
-    SdpaVector.Plan plan = SdpaVector.plan(s, sp.smCount());
+    SdpaVector.Plan plan = SdpaVector.planFor(s, sp.smCount(), sp.arch(), dtype, maskKind);
     Object maskAdd = new float[1];
     Object maskBool = new byte[1];
     SdpaStrides ms = null;
@@ -333,7 +333,8 @@ final class AttentionCases {
         args,
         outs,
         "dispatch",
-        s + " " + Sdpa.maskName(maskKind) + " splits=" + plan.splits());
+        s + " " + Sdpa.maskName(maskKind) + " splits=" + plan.splits(),
+        plan.minBlocksPerSm());
   }
 
   static Prepared combine(Method m, Spec sp) {

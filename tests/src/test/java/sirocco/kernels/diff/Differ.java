@@ -41,7 +41,9 @@ final class Differ {
           args[i] = v;
         }
       }
-      d.launch(KernelLaunch.of(p.kernel(), p.grid(), p.block(), args));
+      d.launch(
+          KernelLaunch.of(p.kernel(), p.grid(), p.block(), args)
+              .withMinBlocksPerSm(p.minBlocksPerSm()));
       Object[] out = new Object[in.length];
       for (int i = 0; i < in.length; i++) {
         if (buffers[i] != null) {

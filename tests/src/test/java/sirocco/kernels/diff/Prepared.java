@@ -20,6 +20,8 @@ import sirocco.runtime.Dim3;
  * @param plan how the geometry was obtained: {@code "dispatch"} when it is the plan the dispatch
  *     layer would make for this shape, else a short note naming the explicit plan call
  * @param shape the problem, for the report
+ * @param minBlocksPerSm the occupancy hint of the plan ({@code KernelLaunch.minBlocksPerSm}, 0 =
+ *     none): on the GPU the hinted variant is the one compiled and compared
  */
 record Prepared(
     Method kernel,
@@ -28,11 +30,24 @@ record Prepared(
     Object[] args,
     List<Out> outs,
     String plan,
-    String shape) {
+    String shape,
+    int minBlocksPerSm) {
 
   Prepared {
     args = args.clone();
     outs = List.copyOf(outs);
+  }
+
+  /** A launch without an occupancy hint. */
+  Prepared(
+      Method kernel,
+      Dim3 grid,
+      Dim3 block,
+      Object[] args,
+      List<Out> outs,
+      String plan,
+      String shape) {
+    this(kernel, grid, block, args, outs, plan, shape, 0);
   }
 
   /** How an output array's elements are compared. */
@@ -104,8 +119,11 @@ record Prepared(
     String check(Object array);
   }
 
-  /** What a case builder gets: the specialization set, a seeded generator and the SM count. */
-  record Spec(Map<String, Object> values, Random rnd, int smCount) {
+  /**
+   * What a case builder gets: the specialization set, a seeded generator, the SM count and the
+   * compute capability ({@code 10 * major + minor}: 90 for the H200) the plans are made for.
+   */
+  record Spec(Map<String, Object> values, Random rnd, int smCount, int arch) {
     int i(String name) {
       Object v = values.get(name);
       if (!(v instanceof Integer x)) {

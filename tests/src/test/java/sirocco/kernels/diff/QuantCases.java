@@ -102,7 +102,15 @@ final class QuantCases {
       throw new IllegalStateException(
           "case for " + ShippedKernels.key(m) + " got a plan for " + p.kernel());
     }
-    return new Prepared(m, p.grid(), p.block(), p.arguments(runtime), outs, note, shape.toString());
+    return new Prepared(
+        m,
+        p.grid(),
+        p.block(),
+        p.arguments(runtime),
+        outs,
+        note,
+        shape.toString(),
+        p.minBlocksPerSm());
   }
 
   /**

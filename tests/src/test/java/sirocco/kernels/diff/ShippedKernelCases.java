@@ -81,9 +81,12 @@ final class ShippedKernelCases {
       return ShippedKernels.key(kernel) + (specs.isEmpty() ? "" : specs.toString());
     }
 
-    /** The launch, with inputs from {@code seed}; fails when the plan misses the set. */
-    Prepared prepare(long seed, int smCount) {
-      Prepared p = builder.build(kernel, new Prepared.Spec(specs, new Random(seed), smCount));
+    /**
+     * The launch, with inputs from {@code seed}, planned for {@code smCount} SMs of compute
+     * capability {@code arch} (90: sm_90); fails when the plan misses the set.
+     */
+    Prepared prepare(long seed, int smCount, int arch) {
+      Prepared p = builder.build(kernel, new Prepared.Spec(specs, new Random(seed), smCount, arch));
       String bad = p.checkAgainst(specs);
       if (bad != null) {
         throw new IllegalStateException(label() + ": " + bad);

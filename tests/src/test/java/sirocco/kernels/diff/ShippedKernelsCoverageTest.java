@@ -46,7 +46,7 @@ class ShippedKernelsCoverageTest {
     List<String> problems = new ArrayList<>();
     for (ShippedKernelCases.Case c : cases) {
       try {
-        Prepared p = c.prepare(42, 132);
+        Prepared p = c.prepare(42, 132, 90);
         if (p.outs().isEmpty()) {
           problems.add(c.label() + ": no output to compare");
         }

@@ -44,6 +44,7 @@ class ShippedKernelsDifferentialGpuTest {
     Device gpu = Devices.cuda(0);
     Device cpu = Devices.java();
     int sm = gpu.info().multiprocessors();
+    int arch = 10 * gpu.info().computeMajor() + gpu.info().computeMinor();
     List<ShippedKernelCases.Case> cases = ShippedKernelCases.cases(ShippedKernels.all());
     System.out.println(
         "shipped-kernel differential: "
@@ -54,7 +55,8 @@ class ShippedKernelsDifferentialGpuTest {
             + SEED
             + "), "
             + sm
-            + " SMs");
+            + " SMs, sm_"
+            + arch);
     AtomicInteger matched = new AtomicInteger();
     long[] started = {System.nanoTime()};
     List<DynamicTest> tests = new ArrayList<>();
@@ -65,7 +67,7 @@ class ShippedKernelsDifferentialGpuTest {
           dynamicTest(
               c.label(),
               () -> {
-                List<String> problems = check(c, seed, sm, gpu, cpu);
+                List<String> problems = check(c, seed, sm, arch, gpu, cpu);
                 if (problems.isEmpty()) {
                   matched.incrementAndGet();
                 }
@@ -83,8 +85,8 @@ class ShippedKernelsDifferentialGpuTest {
   }
 
   private static List<String> check(
-      ShippedKernelCases.Case c, long seed, int sm, Device gpu, Device cpu) {
-    Prepared p = c.prepare(seed, sm);
+      ShippedKernelCases.Case c, long seed, int sm, int arch, Device gpu, Device cpu) {
+    Prepared p = c.prepare(seed, sm, arch);
     List<String> problems = new ArrayList<>();
     Object[] onCpu = Differ.run(cpu, p);
     Object[] onGpu;
@@ -113,7 +115,7 @@ class ShippedKernelsDifferentialGpuTest {
     System.out.printf(
         "%-90s %-36s %-44s maxAbs %.3g maxRel %.3g n=%d %s%s%n",
         c.label(),
-        p.plan(),
+        p.plan() + (p.minBlocksPerSm() > 0 ? ", minBlocksPerSm " + p.minBlocksPerSm() : ""),
         p.shape(),
         r.maxAbs(),
         r.maxRel(),

@@ -33,7 +33,7 @@ class ShippedKernelsJavaBackendTest {
                 dynamicTest(
                     c.label(),
                     () -> {
-                      Prepared p = c.prepare(SEED, 132);
+                      Prepared p = c.prepare(SEED, 132, 90);
                       long t0 = System.nanoTime();
                       Object[] got = Differ.run(cpu, p);
                       long ms = (System.nanoTime() - t0) / 1_000_000;

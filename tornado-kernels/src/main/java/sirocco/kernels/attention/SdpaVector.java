@@ -92,6 +92,21 @@ import sirocco.runtime.Dim3;
  * is 160 at rows = 4, D ≤ 256 (ptxas 12.0/13.0 report 154–168) and 224 at rows = 4, D = 512 (221,
  * 223). {@link #estimatedRegisters} encodes this; pass the compiler's real count to {@link #plan}
  * once known.
+ *
+ * <h2>Occupancy hint (sm_90)</h2>
+ *
+ * At rows = 4 and D ≤ 256 the 154–168 registers allow 3 blocks (12 warps) per SM; 4 blocks need ≤
+ * 128. {@link #minBlocksPerSm} asks ptxas for 4 ({@code .maxntid 128, 1, 1}, {@code .minnctapersm
+ * 4}) for the specializations where both ptxas 12.0 (JCuda's nvPTXCompiler, what CI validates) and
+ * ptxas 13.0 (what the H200's driver compiles with) fit that without spills, at ≤ 2% more static
+ * SASS (ptxas 13.0); {@link #planFor} then sizes the grid for 4 blocks. Declined (either compiler
+ * spills 4–32 bytes at 128): the causal mask everywhere (the extra key limit per row); bf16 D = 96;
+ * bf16 D = 64 other than one-pass without a mask; bf16 D = 128 other than split-K with an additive
+ * or boolean mask (no mask: 12.0 spills 16 B where 13.0 does not); D = 256 with any mask; f16 D =
+ * 96 split-K with a mask; and sm_80, where every bf16 variant but D = 128 without a mask spills
+ * 8–36 B at 128 registers (the hint is for sm_90 only). At rows = 3 (125–128 registers) the kernel
+ * already fits 4 blocks, and rows ≤ 2 (64–113) fit more than shared memory allows (6), so neither
+ * asks.
  */
 public final class SdpaVector {
   private SdpaVector() {}
@@ -172,7 +187,8 @@ public final class SdpaVector {
         "headDim=128,dtype=0,rows=1,maskKind=2,hasSinks=true,partial=false",
         "headDim=256,dtype=0,rows=4,maskKind=3,hasSinks=false,partial=true",
         "headDim=512,dtype=0,rows=4,maskKind=0,hasSinks=false,partial=true",
-        "headDim=512,dtype=1,rows=2,maskKind=1,hasSinks=true,partial=false"
+        "headDim=512,dtype=1,rows=2,maskKind=1,hasSinks=true,partial=false",
+        "headDim=256,dtype=0,rows=4,maskKind=0,hasSinks=false,partial=true"
       })
   public static void decode(
       KernelContext ctx,
@@ -802,7 +818,9 @@ public final class SdpaVector {
    * A launch of {@link #decode}: {@code rows} query rows per block, {@code rowGroups} blocks per
    * GQA group, {@code splits} key splits of {@code splitKeys} keys. {@code splits == 1}: one pass,
    * {@code partial = false}; otherwise pass 1 of split-K ({@code partial = true}) followed by
-   * {@link SdpaSplitK#combine} with {@link SdpaSplitK#combinePlan}.
+   * {@link SdpaSplitK#combine} with {@link SdpaSplitK#combinePlan}. {@code blocksPerSm} is the
+   * resident blocks the grid was sized for; {@code minBlocksPerSm} the occupancy hint the launch
+   * carries ({@code KernelLaunch.minBlocksPerSm}, 0 = none).
    */
   public record Plan(
       int rows,
@@ -812,10 +830,16 @@ public final class SdpaVector {
       Dim3 grid,
       Dim3 block,
       int sharedBytes,
-      int blocksPerSm) {
+      int blocksPerSm,
+      int minBlocksPerSm) {
     /** True when the launch writes partials and needs {@link SdpaSplitK#combine}. */
     public boolean partial() {
       return splits > 1;
+    }
+
+    /** This plan with occupancy hint {@code n} (0: none); the grid is unchanged. */
+    public Plan withMinBlocksPerSm(int n) {
+      return new Plan(rows, rowGroups, splits, splitKeys, grid, block, sharedBytes, blocksPerSm, n);
     }
   }
 
@@ -834,16 +858,85 @@ public final class SdpaVector {
   }
 
   /**
-   * The default plan: rows per block balanced over the GQA group (at most {@link #MAX_ROWS}),
-   * blocks per SM from {@link #estimatedRegisters}, splits chosen to fill {@code smCount} SMs.
+   * Registers per thread of the variant compiled with occupancy hint {@code minBlocksPerSm} (0:
+   * none): the estimate, capped at what lets that many blocks of {@link #THREADS} fit an SM's 64 K
+   * (128 for 4), which ptxas then does not exceed.
+   */
+  public static int registers(int headDim, int rows, int minBlocksPerSm) {
+    int est = estimatedRegisters(headDim, rows);
+    return minBlocksPerSm == 0 ? est : Math.min(est, 65536 / (minBlocksPerSm * THREADS) / 8 * 8);
+  }
+
+  /** Blocks of {@link #THREADS} resident per SM at {@code registers} per thread (at most 8). */
+  static int blocksPerSm(int registers) {
+    int regs = (registers + 7) / 8 * 8;
+    int byRegs = Math.max(1, 65536 / (regs * THREADS));
+    int byShared = Math.max(1, (227 * 1024) / (SHARED_BYTES + 1024));
+    return Math.min(8, Math.min(byRegs, byShared));
+  }
+
+  /**
+   * The occupancy hint {@link #decode} is launched with for one specialization on compute
+   * capability {@code arch} ({@code 10 * major + minor}): 4 (blocks per SM, i.e. at most 128
+   * registers) where ptxas 12.0 and 13.0 both compile that variant for sm_90 without spills, else 0
+   * (none). Measured (sm_90, rows = 4, registers before → with the hint, 12.0 / 13.0): bf16 D = 64
+   * no mask, one pass 166 → 127 / 166 → 128; bf16 D = 128 additive or boolean mask, split-K 168 →
+   * 127 / 164 → 128; D = 256 no mask 164–166 → 127 / 154–162 → 128 (f16 164–166 → 127–128 / 154–155
+   * → 128); f16 D = 64 and 128 without a causal mask 154–160 → 127–128 / 158–162 → 128; f16 D = 96
+   * no mask 162–164 → 128 / 154–155 → 128, and one-pass additive or boolean 166 → 127 / 154 → 128.
+   * The class comment lists where it was declined. {@code ShippedKernelsPtxTest} compiles every
+   * variant this returns a hint for, with the hint, and fails on any spill.
+   */
+  public static int minBlocksPerSm(
+      int arch, int headDim, int dtype, int rows, int maskKind, boolean partial) {
+    if (arch != 90 || rows != MAX_ROWS || maskKind == Sdpa.MASK_CAUSAL) {
+      return 0;
+    }
+    boolean none = maskKind == Sdpa.MASK_NONE;
+    boolean f16 = dtype == Sdpa.F16;
+    boolean fits =
+        switch (headDim) {
+          case 64 -> f16 || (none && !partial);
+          case 96 -> f16 && (none || !partial);
+          case 128 -> f16 || (partial && !none);
+          case 256 -> none;
+          default -> false;
+        };
+    return fits ? 4 : 0;
+  }
+
+  /**
+   * The default plan without an occupancy hint: rows per block balanced over the GQA group (at most
+   * {@link #MAX_ROWS}), blocks per SM from {@link #estimatedRegisters}, splits chosen to fill
+   * {@code smCount} SMs.
    */
   public static Plan plan(SdpaShape shape, int smCount) {
     int rows = defaultRows(shape);
-    int regs = (estimatedRegisters(shape.headDim(), rows) + 7) / 8 * 8;
-    int byRegs = Math.max(1, 65536 / (regs * THREADS));
-    int byShared = Math.max(1, (227 * 1024) / (SHARED_BYTES + 1024));
-    int blocksPerSm = Math.min(8, Math.min(byRegs, byShared));
-    return plan(shape, smCount, rows, blocksPerSm, 0);
+    return plan(shape, smCount, rows, blocksPerSm(estimatedRegisters(shape.headDim(), rows)), 0);
+  }
+
+  /**
+   * The plan dispatch launches on a GPU of compute capability {@code arch} ({@code 10 * major +
+   * minor}) for a call in {@code dtype} with mask kind {@code maskKind}: {@link #plan(SdpaShape,
+   * int)}, unless the variant it would launch has an occupancy hint ({@link #minBlocksPerSm}); then
+   * the grid is sized for that many blocks per SM (more splits) and the plan carries the hint. The
+   * hint depends on whether the launch is split-K, which depends on the blocks per SM: the plan for
+   * the hinted blocks is taken when its own variant (one pass or split-K) has the hint.
+   */
+  public static Plan planFor(SdpaShape shape, int smCount, int arch, int dtype, int maskKind) {
+    int rows = defaultRows(shape);
+    int d = shape.headDim();
+    Plan plain = plan(shape, smCount);
+    int hint =
+        Math.max(
+            minBlocksPerSm(arch, d, dtype, rows, maskKind, false),
+            minBlocksPerSm(arch, d, dtype, rows, maskKind, true));
+    if (hint == 0) {
+      return plain;
+    }
+    Plan p = plan(shape, smCount, rows, blocksPerSm(registers(d, rows, hint)), 0);
+    int n = minBlocksPerSm(arch, d, dtype, rows, maskKind, p.partial());
+    return n == 0 ? plain : p.withMinBlocksPerSm(n);
   }
 
   /** Rows per block that split the GQA group's {@code gqa * Lq} rows into equal-ish blocks. */
@@ -900,7 +993,7 @@ public final class SdpaVector {
     }
     Dim3 grid = new Dim3(rowGroups, splits, shape.batch() * shape.kvHeads());
     return new Plan(
-        rows, rowGroups, splits, splitKeys, grid, Dim3.of(THREADS), SHARED_BYTES, blocksPerSm);
+        rows, rowGroups, splits, splitKeys, grid, Dim3.of(THREADS), SHARED_BYTES, blocksPerSm, 0);
   }
 
   /**

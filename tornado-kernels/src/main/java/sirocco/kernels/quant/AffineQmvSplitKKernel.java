@@ -53,7 +53,9 @@ import sirocco.runtime.Dim3;
  *   <li>Loads in flight: {@code fb} = 4 × 16 B per thread, always (rotating). <b>Registers: 95</b>
  *       at 4 bits (ptxas 12.0 sm_90; 82 on sm_80; ptxas 13.0 sm_90: 88), 72 at 8 bits: x in
  *       registers costs 33 of them, so 5 blocks of 4 warps per SM (20 warps, 40 KiB of weight loads
- *       in flight: still ≈ 2× what Little's law asks for). 615 blocks of 5 batches each.
+ *       in flight: still ≈ 2× what Little's law asks for). 615 blocks of 5 batches each. (f16, and
+ *       bf16 with groups of 32: the plan asks for 6 blocks per SM, 80 registers; see {@link
+ *       #minBlocksPerSm}.)
  *   <li>Per batch of 4 features: 6 shuffles, ~8 selects, 1 barrier per block: ≈ 0.2 instructions
  *       per code, but a barrier every 4 features couples the 4 warps of a block (a slow warp stalls
  *       the others).
@@ -67,11 +69,57 @@ public final class AffineQmvSplitKKernel {
   private AffineQmvSplitKKernel() {}
 
   /**
-   * Registers per thread the plan assumes to size the grid: what ptxas 12.0 reports for the
-   * validated sets on sm_90 (95 at 4 bits, 72 at 8 bits; README), rounded up to a multiple of 8.
+   * Registers per thread the plan assumes to size the grid without an occupancy hint: what ptxas
+   * 12.0 reports for the validated sets on sm_90 (95 at 4 bits, 72 at 8 bits; README), rounded up
+   * to a multiple of 8. (ptxas 13.0, the H200's driver: 88 for bf16, 80 for f16 at 4 bits.)
    */
   static int registers(int bits) {
     return bits == 4 ? 96 : 72;
+  }
+
+  /** Registers per thread of a variant compiled with the hint of {@link #minBlocksPerSm}. */
+  static final int HINTED_REGISTERS = 80;
+
+  /**
+   * Registers per thread the plan assumes for this specialization: {@link #HINTED_REGISTERS} where
+   * {@link #minBlocksPerSm} asks for a hint (ptxas keeps to it), else {@link #registers(int)}.
+   */
+  static int registers(int bits, int groupSize, int dtype, int warps) {
+    return minBlocksPerSm(bits, groupSize, dtype, warps) > 0 ? HINTED_REGISTERS : registers(bits);
+  }
+
+  /**
+   * Blocks of {@code warps} warps that fit one SM at {@code regs} registers per thread, counted as
+   * ptxas and the hardware do on sm_80/sm_90: the 64 K registers are four quarters of 16 K, each
+   * warp takes its registers (in units of 256) from one quarter; at most 64 warps and 32 blocks.
+   */
+  static int residentBlocks(int regs, int warps) {
+    int perWarp = (regs * 32 + 255) / 256 * 256;
+    int warpsByRegs = 4 * (16384 / perWarp);
+    return Math.max(1, Math.min(32, Math.min(64 / warps, warpsByRegs / warps)));
+  }
+
+  /**
+   * The occupancy hint the default plan launches {@link #qmv} with, or 0 for none: at 4 bits, the
+   * blocks of {@code warps} warps that fit an SM at {@link #HINTED_REGISTERS} registers (6 at 4
+   * warps: 24 warps), where that is more than fit at the unhinted {@link #registers(int)} (5 at 4
+   * warps) and ptxas 12.0 and 13.0 compile it without spills for sm_80 and sm_90: f16 with every
+   * group size, bf16 with groups of 32. Measured at 4 warps, sm_90, registers before → with the
+   * hint (12.0 / 13.0): f16 95–96 → 80 / 80 → 80; bf16 g32 95 → 80 / 88 → 80; the same at 1, 2, 3,
+   * 6, 7, 8, 11 and 12 warps. Declined: bf16 with groups of 64 or 128 (the benchmarked 4-bit g64
+   * bf16 included), which spill 8 B (12.0) or 4 B (13.0) at 80 on sm_90; 8 bits (72 registers
+   * already fit 7 blocks of 4 warps); 5, 9, 10 and 13–16 warps (no block gained). {@code
+   * ShippedKernelsPtxTest} compiles every variant this returns a hint for, with it, and fails on
+   * any spill.
+   */
+  public static int minBlocksPerSm(int bits, int groupSize, int dtype, int warps) {
+    if (bits != 4
+        || warps < 1
+        || !(dtype == Quant.F16 || (dtype == Quant.BF16 && groupSize == 32))) {
+      return 0;
+    }
+    int hinted = residentBlocks(HINTED_REGISTERS, warps);
+    return hinted > residentBlocks(registers(bits), warps) ? hinted : 0;
   }
 
   /** Features per batch. */
@@ -83,7 +131,8 @@ public final class AffineQmvSplitKKernel {
         "bits=4,groupSize=64,dtype=0,warps=4,fb=4",
         "bits=8,groupSize=64,dtype=0,warps=8,fb=4",
         "bits=4,groupSize=32,dtype=1,warps=16,fb=4",
-        "bits=8,groupSize=128,dtype=1,warps=2,fb=2"
+        "bits=8,groupSize=128,dtype=1,warps=2,fb=2",
+        "bits=4,groupSize=64,dtype=1,warps=4,fb=4"
       })
   public static void qmv(
       KernelContext ctx,
@@ -347,8 +396,17 @@ public final class AffineQmvSplitKKernel {
     return null;
   }
 
-  /** Blocks resident per SM at {@link #registers} registers per thread (at most 2048 threads). */
+  /**
+   * Blocks resident per SM: the hint where the plan asks for one ({@link #minBlocksPerSm}), else at
+   * {@link #registers} registers per thread (at most 2048 threads).
+   */
   static int blocksPerSm(QmmShape s) {
+    int hint = minBlocksPerSm(s.bits(), s.groupSize(), s.dtype(), warps(s));
+    return hint > 0 ? hint : unhintedBlocksPerSm(s);
+  }
+
+  /** Blocks resident per SM at {@link #registers(int)} registers per thread, without a hint. */
+  static int unhintedBlocksPerSm(QmmShape s) {
     int threads = 32 * warps(s);
     return Math.max(
         1, Math.min(Math.min(2048 / threads, 32), 65536 / (registers(s.bits()) * threads)));
@@ -357,9 +415,22 @@ public final class AffineQmvSplitKKernel {
   /**
    * One wave of {@code smCount × blocksPerSm} blocks (fewer when there are fewer batches of {@link
    * #FB} features), balanced so every block walks the same number of batches (±1); grid.y = rows.
+   * Carries the occupancy hint of {@link #minBlocksPerSm} where there is one.
    */
   public static LaunchPlan plan(QmmShape s, int smCount) {
-    return plan(s, smCount, blocksPerSm(s), FB);
+    return plan(s, smCount, true);
+  }
+
+  /**
+   * {@link #plan(QmmShape, int)}, or with {@code occupancyHint} false the plan as before hints
+   * existed: no hint, the grid sized for {@link #registers(int)} (to time both).
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount, boolean occupancyHint) {
+    if (!occupancyHint) {
+      return plan(s, smCount, unhintedBlocksPerSm(s), FB);
+    }
+    return plan(s, smCount, blocksPerSm(s), FB)
+        .withMinBlocksPerSm(minBlocksPerSm(s.bits(), s.groupSize(), s.dtype(), warps(s)));
   }
 
   /**

@@ -14,11 +14,25 @@ import sirocco.runtime.Dim3;
  * Every kernel in this package declares its specialization parameters last, in this order, so
  * {@link #arguments} turns the runtime arguments into the full argument list. {@link #describe()}
  * is what {@code --explain} prints.
+ *
+ * <p>{@code minBlocksPerSm} is the occupancy hint the launch carries ({@code
+ * KernelLaunch.minBlocksPerSm}: on CUDA the kernel is compiled so that at least that many blocks of
+ * {@code block} fit one SM); 0, the default, is none. A plan asks for one only where the kernel
+ * says it compiles to that without spills, and then sizes its grid for it.
  */
 public record LaunchPlan(
-    String kernel, Dim3 grid, Dim3 block, int sharedBytes, Map<String, Integer> specialize) {
+    String kernel,
+    Dim3 grid,
+    Dim3 block,
+    int sharedBytes,
+    Map<String, Integer> specialize,
+    int minBlocksPerSm) {
   public LaunchPlan {
     specialize = Collections.unmodifiableMap(new LinkedHashMap<>(specialize));
+    if (minBlocksPerSm < 0 || minBlocksPerSm > 32) {
+      throw new IllegalArgumentException(
+          "minBlocksPerSm must be 0 (no hint) .. 32, got " + minBlocksPerSm);
+    }
   }
 
   /** A plan with specialization values given as alternating name/value pairs. */
@@ -27,7 +41,12 @@ public record LaunchPlan(
     for (int i = 0; i < kv.length; i += 2) {
       m.put((String) kv[i], (Integer) kv[i + 1]);
     }
-    return new LaunchPlan(kernel, grid, block, sharedBytes, m);
+    return new LaunchPlan(kernel, grid, block, sharedBytes, m, 0);
+  }
+
+  /** This plan with occupancy hint {@code n} (0: none). */
+  public LaunchPlan withMinBlocksPerSm(int n) {
+    return new LaunchPlan(kernel, grid, block, sharedBytes, specialize, n);
   }
 
   /** Value of a specialization parameter. */
@@ -57,6 +76,7 @@ public record LaunchPlan(
         + " block="
         + block
         + (sharedBytes > 0 ? " shared=" + sharedBytes + "B" : "")
+        + (minBlocksPerSm > 0 ? " minBlocksPerSm=" + minBlocksPerSm : "")
         + " "
         + specialize;
   }

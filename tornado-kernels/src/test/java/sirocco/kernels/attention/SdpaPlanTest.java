@@ -114,6 +114,67 @@ class SdpaPlanTest {
     assertTrue(e.getMessage().contains("strides"), e.getMessage());
   }
 
+  /**
+   * The occupancy hint of the decode plan on an H200 (sm_90): where it is asked for, and why not.
+   */
+  @Test
+  void occupancyHintOnTheH200() {
+    assertEquals(160, SdpaVector.registers(128, 4, 0));
+    assertEquals(128, SdpaVector.registers(128, 4, 4));
+    assertEquals(64, SdpaVector.registers(64, 1, 4));
+    // bf16 D = 256 without a mask: 4 blocks per SM asked for, the grid sized for them.
+    SdpaShape s = SdpaShape.of(1, 32, 8, 1, 8192, 256);
+    SdpaVector.Plan plain = SdpaVector.plan(s, H200_SMS);
+    SdpaVector.Plan hinted = SdpaVector.planFor(s, H200_SMS, 90, Sdpa.BF16, Sdpa.MASK_NONE);
+    assertEquals(3, plain.blocksPerSm());
+    assertEquals(0, plain.minBlocksPerSm());
+    assertEquals(4, hinted.blocksPerSm());
+    assertEquals(4, hinted.minBlocksPerSm());
+    assertTrue(hinted.splits() > plain.splits(), hinted + " vs " + plain);
+    assertTrue(hinted.grid().count() <= 4L * H200_SMS, "one wave: " + hinted);
+    assertTrue(hinted.grid().count() >= 0.8 * 4 * H200_SMS, "fills the GPU: " + hinted);
+    // f16 D = 128 without a mask: asked for; bf16: declined (ptxas 12.0 spills 16 B).
+    SdpaShape d128 = SdpaShape.of(1, 32, 8, 1, 8192, 128);
+    assertEquals(4, SdpaVector.planFor(d128, H200_SMS, 90, Sdpa.F16, 0).minBlocksPerSm());
+    SdpaVector.Plan bf128 = SdpaVector.planFor(d128, H200_SMS, 90, Sdpa.BF16, 0);
+    assertEquals(SdpaVector.plan(d128, H200_SMS), bf128);
+    // Declined: the causal mask, sm_80, fewer than 4 rows (one q head per kv head).
+    assertEquals(
+        0, SdpaVector.planFor(s, H200_SMS, 90, Sdpa.BF16, Sdpa.MASK_CAUSAL).minBlocksPerSm());
+    assertEquals(
+        0, SdpaVector.planFor(s, H200_SMS, 80, Sdpa.BF16, Sdpa.MASK_NONE).minBlocksPerSm());
+    SdpaShape mha = SdpaShape.of(1, 32, 32, 1, 8192, 256);
+    assertEquals(0, SdpaVector.planFor(mha, H200_SMS, 90, Sdpa.BF16, 0).minBlocksPerSm());
+    // bf16 D = 64 without a mask: hinted in one pass only; a long context (split-K) keeps the plan
+    // without a hint (its grid for 3 blocks), since the split-K variant spills at 128 (12.0).
+    SdpaShape shortCtx = SdpaShape.of(1, 32, 8, 1, 50, 64);
+    SdpaVector.Plan one = SdpaVector.planFor(shortCtx, H200_SMS, 90, Sdpa.BF16, 0);
+    assertTrue(!one.partial());
+    assertEquals(4, one.minBlocksPerSm());
+    SdpaShape longCtx = SdpaShape.of(1, 32, 8, 1, 8192, 64);
+    assertEquals(
+        SdpaVector.plan(longCtx, H200_SMS),
+        SdpaVector.planFor(longCtx, H200_SMS, 90, Sdpa.BF16, 0));
+    // Every plan's hint is the kernel's hint for the variant the plan launches.
+    for (int dd : new int[] {64, 96, 128, 256, 512}) {
+      for (int lq = 1; lq <= 3; lq++) {
+        for (int len : new int[] {10, 300, 8192}) {
+          SdpaShape sh = SdpaShape.of(2, 16, 4, lq, len, dd);
+          for (int dtype : new int[] {Sdpa.BF16, Sdpa.F16}) {
+            for (int mask = 0; mask <= 3; mask++) {
+              SdpaVector.Plan p = SdpaVector.planFor(sh, H200_SMS, 90, dtype, mask);
+              int n = SdpaVector.minBlocksPerSm(90, dd, dtype, p.rows(), mask, p.partial());
+              assertEquals(n, p.minBlocksPerSm(), p.toString());
+              if (n == 0) {
+                assertEquals(SdpaVector.plan(sh, H200_SMS), p);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void forcedSplitsAndBounds() {
     SdpaShape s = SdpaShape.of(2, 8, 2, 1, 1000, 128);

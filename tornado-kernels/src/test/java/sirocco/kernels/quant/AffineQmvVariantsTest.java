@@ -253,6 +253,54 @@ class AffineQmvVariantsTest {
     check(s, seed++, AffineQmvSplitKKernel.class, p);
   }
 
+  /** The occupancy hint of the split-K plan: where it is asked for and what the grid assumes. */
+  @Test
+  void splitKOccupancyHint() {
+    // Registers in four quarters of 16 K per SM: 5 blocks of 4 warps at 96, 6 at 80; at 7 warps
+    // 96 registers fit 2 blocks (not the 3 of 64 K / (96 x 224)), 80 fit 3.
+    assertEquals(5, AffineQmvSplitKKernel.residentBlocks(96, 4));
+    assertEquals(6, AffineQmvSplitKKernel.residentBlocks(80, 4));
+    assertEquals(20, AffineQmvSplitKKernel.residentBlocks(96, 1));
+    assertEquals(24, AffineQmvSplitKKernel.residentBlocks(80, 1));
+    assertEquals(2, AffineQmvSplitKKernel.residentBlocks(96, 7));
+    assertEquals(3, AffineQmvSplitKKernel.residentBlocks(80, 7));
+    assertEquals(7, AffineQmvSplitKKernel.residentBlocks(72, 4));
+    // Where the hint is asked for: 4 bits, f16 or bf16 with groups of 32, and a block gained.
+    assertEquals(0, AffineQmvSplitKKernel.minBlocksPerSm(4, 64, Quant.BF16, 4));
+    assertEquals(0, AffineQmvSplitKKernel.minBlocksPerSm(4, 128, Quant.BF16, 4));
+    assertEquals(6, AffineQmvSplitKKernel.minBlocksPerSm(4, 32, Quant.BF16, 4));
+    assertEquals(6, AffineQmvSplitKKernel.minBlocksPerSm(4, 64, Quant.F16, 4));
+    assertEquals(3, AffineQmvSplitKKernel.minBlocksPerSm(4, 128, Quant.F16, 8));
+    assertEquals(24, AffineQmvSplitKKernel.minBlocksPerSm(4, 64, Quant.F16, 1));
+    assertEquals(0, AffineQmvSplitKKernel.minBlocksPerSm(4, 64, Quant.F16, 5));
+    assertEquals(0, AffineQmvSplitKKernel.minBlocksPerSm(4, 64, Quant.F16, 16));
+    assertEquals(0, AffineQmvSplitKKernel.minBlocksPerSm(8, 32, Quant.F16, 4));
+    assertEquals(80, AffineQmvSplitKKernel.registers(4, 64, Quant.F16, 4));
+    assertEquals(96, AffineQmvSplitKKernel.registers(4, 64, Quant.BF16, 4));
+    assertEquals(72, AffineQmvSplitKKernel.registers(8, 64, Quant.F16, 4));
+    // bf16 g64 (the benchmark): unchanged, 5 blocks per SM, 615 blocks of 5 batches.
+    LaunchPlan bf =
+        AffineQmvSplitKKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 4096), SMS);
+    assertEquals(0, bf.minBlocksPerSm());
+    assertEquals(615, bf.grid().x());
+    // f16 g64: 6 blocks per SM asked for, the grid sized for them (768 blocks of 4 batches).
+    LaunchPlan f =
+        AffineQmvSplitKKernel.plan(QmmShape.affine(4, 64, Quant.F16, 1, 12288, 4096), SMS);
+    assertEquals(6, f.minBlocksPerSm());
+    assertEquals(768, f.grid().x());
+    assertTrue(f.describe().contains("minBlocksPerSm=6"), f.describe());
+    // Explicit plans carry no hint.
+    assertEquals(
+        0,
+        AffineQmvSplitKKernel.plan(QmmShape.affine(4, 64, Quant.F16, 1, 12288, 4096), SMS, 6, 4)
+            .minBlocksPerSm());
+    // The hinted plan computes the same on the Java backend (which ignores the hint).
+    QmmShape s = QmmShape.affine(4, 64, Quant.F16, 2, 37, 1152);
+    LaunchPlan small = AffineQmvSplitKKernel.plan(s, 1);
+    assertEquals(AffineQmvSplitKKernel.minBlocksPerSm(4, 64, Quant.F16, 2), small.minBlocksPerSm());
+    check(s, 230, AffineQmvSplitKKernel.class, small);
+  }
+
   @Test
   void splitKSupports() {
     assertTrue(
