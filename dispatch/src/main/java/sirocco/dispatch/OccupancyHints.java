@@ -2,7 +2,7 @@ package sirocco.dispatch;
 
 /**
  * Whether the ops launch with the occupancy hints their kernels' plans ask for ({@code
- * KernelLaunch.minBlocksPerSm}: {@code SdpaVector.minBlocksPerSm}, {@code
+ * KernelLaunch.minBlocksPerSm}: {@code SdpaVectorPlans.minBlocksPerSm}, {@code
  * AffineQmvSplitKKernel.minBlocksPerSm}). On by default; {@code -Dsirocco.occupancyHints=false}
  * (read at every call) plans and launches as before hints existed — the grid sized for the unhinted
  * register count and no {@code .maxntid}/{@code .minnctapersm} — so one build can time both.

@@ -11,7 +11,7 @@ import sirocco.Mask;
 import sirocco.Tensor;
 import sirocco.dispatch.Decision;
 import sirocco.kernels.attention.SdpaShape;
-import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.runtime.Devices;
 
 /**
@@ -64,7 +64,8 @@ abstract class AttentionRungCases extends AttentionHarness {
     s.lkv = 200;
     s.maskKind = Mask.Kind.CAUSAL;
     if (multiprocessors() >= 2) {
-      assertTrue(SdpaVector.plan(SdpaShape.of(1, 2, 1, 3, 200, 64), multiprocessors()).partial());
+      assertTrue(
+          SdpaVectorPlans.plan(SdpaShape.of(1, 2, 1, 3, 200, 64), multiprocessors()).partial());
     }
     check(s);
   }
@@ -81,7 +82,8 @@ abstract class AttentionRungCases extends AttentionHarness {
     s.maskKind = Mask.Kind.ADDITIVE;
     s.maskShape = new long[] {300};
     s.maskFn = (b, h, i, j) -> j % 7 == 0 ? Double.NEGATIVE_INFINITY : hash(16, b, h, i, j);
-    SdpaVector.Plan p = SdpaVector.plan(SdpaShape.of(1, 2, 1, 1, 300, 64), multiprocessors());
+    SdpaVectorPlans.Plan p =
+        SdpaVectorPlans.plan(SdpaShape.of(1, 2, 1, 1, 300, 64), multiprocessors());
     assertTrue(p.partial(), "this case runs split-K: " + p);
     check(s);
   }

@@ -34,6 +34,7 @@ import sirocco.jit.Target;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmShape;
@@ -114,7 +115,7 @@ class HintedVariantsPtxTest {
         for (int rows = 1; rows <= SdpaVector.MAX_ROWS; rows++) {
           for (int mask = Sdpa.MASK_NONE; mask <= Sdpa.MASK_BOOL; mask++) {
             for (boolean partial : new boolean[] {false, true}) {
-              int n = SdpaVector.minBlocksPerSm(90, d, dtype, rows, mask, partial);
+              int n = SdpaVectorPlans.minBlocksPerSm(90, d, dtype, rows, mask, partial);
               if (n == 0) {
                 continue;
               }
@@ -165,8 +166,8 @@ class HintedVariantsPtxTest {
     for (int arch : new int[] {80, 86, 89, 100, 120}) {
       for (int d : new int[] {64, 96, 128, 256, 512}) {
         for (int mask = 0; mask <= 3; mask++) {
-          assertEquals(0, SdpaVector.minBlocksPerSm(arch, d, Sdpa.F16, 4, mask, true));
-          assertEquals(0, SdpaVector.minBlocksPerSm(arch, d, Sdpa.BF16, 4, mask, false));
+          assertEquals(0, SdpaVectorPlans.minBlocksPerSm(arch, d, Sdpa.F16, 4, mask, true));
+          assertEquals(0, SdpaVectorPlans.minBlocksPerSm(arch, d, Sdpa.BF16, 4, mask, false));
         }
       }
     }
@@ -192,7 +193,7 @@ class HintedVariantsPtxTest {
               for (int dtype : new int[] {Sdpa.BF16, Sdpa.F16}) {
                 for (int mask = 0; mask <= 3; mask++) {
                   for (int sms : new int[] {132, 108, 16}) {
-                    SdpaVector.Plan p = SdpaVector.planFor(shape, sms, 90, dtype, mask);
+                    SdpaVectorPlans.Plan p = SdpaVectorPlans.planFor(shape, sms, 90, dtype, mask);
                     if (p.minBlocksPerSm() == 0) {
                       continue;
                     }
@@ -210,8 +211,9 @@ class HintedVariantsPtxTest {
                     }
                   }
                   // Other architectures and the plan without one get no hint.
-                  assertEquals(0, SdpaVector.planFor(shape, 132, 80, dtype, mask).minBlocksPerSm());
-                  assertEquals(0, SdpaVector.plan(shape, 132).minBlocksPerSm());
+                  assertEquals(
+                      0, SdpaVectorPlans.planFor(shape, 132, 80, dtype, mask).minBlocksPerSm());
+                  assertEquals(0, SdpaVectorPlans.plan(shape, 132).minBlocksPerSm());
                 }
               }
             }

@@ -18,6 +18,7 @@ import sirocco.kernels.attention.SdpaSplitK;
 import sirocco.kernels.attention.SdpaStrides;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.util.StridedCopy;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
@@ -46,7 +47,7 @@ final class SdpaLaunches {
       qs = SdpaStrides.contiguous(c.qHeads(), c.qLen(), c.headDim());
     }
     var info = l.device.info();
-    SdpaVector.Plan p =
+    SdpaVectorPlans.Plan p =
         vectorPlan(
             shape,
             info.multiprocessors(),
@@ -67,7 +68,7 @@ final class SdpaLaunches {
     l.launch(
         decodeLaunch(
             p,
-            SdpaVector.decodeArgs(
+            SdpaVectorPlans.decodeArgs(
                 qb,
                 in.k,
                 in.v,
@@ -104,15 +105,16 @@ final class SdpaLaunches {
    * SdpaVector#planFor}, or {@link SdpaVector#plan(SdpaShape, int)} when {@link
    * OccupancyHints#enabled()} is false.
    */
-  static SdpaVector.Plan vectorPlan(SdpaShape shape, int sms, int arch, int dtype, int maskKind) {
+  static SdpaVectorPlans.Plan vectorPlan(
+      SdpaShape shape, int sms, int arch, int dtype, int maskKind) {
     int n = Math.max(1, sms);
     return OccupancyHints.enabled()
-        ? SdpaVector.planFor(shape, n, arch, dtype, maskKind)
-        : SdpaVector.plan(shape, n);
+        ? SdpaVectorPlans.planFor(shape, n, arch, dtype, maskKind)
+        : SdpaVectorPlans.plan(shape, n);
   }
 
   /** The launch of {@link SdpaVector#decode} a plan describes, with the plan's occupancy hint. */
-  static KernelLaunch decodeLaunch(SdpaVector.Plan p, Object[] args) {
+  static KernelLaunch decodeLaunch(SdpaVectorPlans.Plan p, Object[] args) {
     return KernelLaunch.of(DECODE, p.grid(), p.block(), args)
         .withMinBlocksPerSm(p.minBlocksPerSm());
   }

@@ -19,6 +19,7 @@ import sirocco.kernels.attention.SdpaSplitK;
 import sirocco.kernels.attention.SdpaStrides;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.util.StridedCopy;
 import sirocco.runtime.DeviceInfo;
 
@@ -175,7 +176,7 @@ public final class SdpaOp {
   }
 
   static String vectorRejects(Call c) {
-    String why = SdpaVector.supports(c.shape(), c.kernelDtype(), c.ks(), c.vs(), c.maskKind());
+    String why = SdpaVectorPlans.supports(c.shape(), c.kernelDtype(), c.ks(), c.vs(), c.maskKind());
     if (why != null) {
       return why;
     }

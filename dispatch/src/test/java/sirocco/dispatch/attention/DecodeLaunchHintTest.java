@@ -7,7 +7,7 @@ import sirocco.dispatch.OccupancyHints;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaStrides;
-import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.ElementType;
 import sirocco.runtime.KernelLaunch;
@@ -15,14 +15,14 @@ import sirocco.runtime.host.HostDevice;
 
 /** The decode plan's occupancy hint reaches the {@link KernelLaunch} the vector rung queues. */
 class DecodeLaunchHintTest {
-  static Object[] args(SdpaShape s, SdpaVector.Plan p, int dtype, int maskKind) {
+  static Object[] args(SdpaShape s, SdpaVectorPlans.Plan p, int dtype, int maskKind) {
     HostDevice d = new HostDevice();
     DeviceBuffer h = d.allocate(ElementType.I16, 1);
     DeviceBuffer f = d.allocate(ElementType.F32, 1);
     DeviceBuffer b = d.allocate(ElementType.I8, 1);
     SdpaStrides qs = SdpaStrides.contiguous(s.qHeads(), s.qLen(), s.headDim());
     SdpaStrides ks = SdpaStrides.contiguous(s.kvHeads(), s.kvLen(), s.headDim());
-    return SdpaVector.decodeArgs(
+    return SdpaVectorPlans.decodeArgs(
         h, h, h, f, b, f, h, f, f, s, qs, ks, ks, null, 0.125, dtype, maskKind, false, p);
   }
 
@@ -30,13 +30,14 @@ class DecodeLaunchHintTest {
   void theVectorRungPlansWithTheHintUnlessTurnedOff() {
     SdpaShape s = SdpaShape.of(1, 32, 8, 1, 8192, 256);
     try {
-      SdpaVector.Plan on = SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE);
-      assertEquals(SdpaVector.planFor(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE), on);
+      SdpaVectorPlans.Plan on = SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE);
+      assertEquals(SdpaVectorPlans.planFor(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE), on);
       assertEquals(4, on.minBlocksPerSm());
       assertEquals(0, SdpaLaunches.vectorPlan(s, 132, 0, Sdpa.BF16, 0).minBlocksPerSm());
       System.setProperty(OccupancyHints.PROPERTY, "false");
       assertEquals(
-          SdpaVector.plan(s, 132), SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE));
+          SdpaVectorPlans.plan(s, 132),
+          SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE));
     } finally {
       System.clearProperty(OccupancyHints.PROPERTY);
     }
@@ -45,9 +46,9 @@ class DecodeLaunchHintTest {
   @Test
   void thePlansHintIsTheLaunchs() {
     SdpaShape s = SdpaShape.of(1, 32, 8, 1, 8192, 256);
-    SdpaVector.Plan p = SdpaVector.plan(s, 132);
-    SdpaVector.Plan hinted =
-        new SdpaVector.Plan(
+    SdpaVectorPlans.Plan p = SdpaVectorPlans.plan(s, 132);
+    SdpaVectorPlans.Plan hinted =
+        new SdpaVectorPlans.Plan(
             p.rows(),
             p.rowGroups(),
             p.splits(),

@@ -10,6 +10,7 @@ import sirocco.kernels.attention.SdpaSplitK;
 import sirocco.kernels.attention.SdpaStrides;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.diff.Prepared.Kind;
 import sirocco.kernels.diff.Prepared.Out;
 import sirocco.kernels.diff.Prepared.Spec;
@@ -256,7 +257,7 @@ final class AttentionCases {
     int lq = causal ? (rows % 3 == 0 ? 3 : rows % 2 == 0 ? 2 : 1) : (rows == 4 ? 2 : 1);
     int gqa = rows / lq;
     // One key split needs Lkv <= the keys of one block iteration; 2.5 iterations give 3 splits.
-    int iter = SdpaVector.keysPerIteration(d);
+    int iter = SdpaVectorPlans.keysPerIteration(d);
     int lkv = partial ? iter * 5 / 2 + 1 : iter - 3;
     int batch = partial ? 1 : 2;
     int hkv = 2;
@@ -270,8 +271,9 @@ final class AttentionCases {
     // v stored [B, cap, Hkv, D] from element 16.
     SdpaStrides vs = new SdpaStrides(16, cap * hkv * d, d, hkv * d, 1);
     int kvLen = 16 + batch * cap * hkv * d;
-    Prepared.supported(SdpaVector.supports(s, dtype, ks, vs, maskKind));
-    SdpaVector.Plan plan = SdpaVector.planFor(s, sp.smCount(), sp.arch(), dtype, maskKind);
+    Prepared.supported(SdpaVectorPlans.supports(s, dtype, ks, vs, maskKind));
+    SdpaVectorPlans.Plan plan =
+        SdpaVectorPlans.planFor(s, sp.smCount(), sp.arch(), dtype, maskKind);
     Object maskAdd = new float[1];
     Object maskBool = new byte[1];
     SdpaStrides ms = null;
@@ -299,7 +301,7 @@ final class AttentionCases {
     float[] partML = partial ? Gen.poisonF32(rowsOut * plan.splits() * 2) : new float[1];
     float[] sinks = hasSinks ? Gen.normal(r, hq, 2.0) : new float[1];
     Object[] args =
-        SdpaVector.decodeArgs(
+        SdpaVectorPlans.decodeArgs(
             store(dtype, Gen.normal(r, 3 + batch * lq * hq * d, 1.0)),
             store(dtype, Gen.normal(r, kvLen, 1.0)),
             store(dtype, Gen.normal(r, kvLen, 1.0)),

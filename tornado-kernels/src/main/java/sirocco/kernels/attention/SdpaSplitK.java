@@ -184,7 +184,7 @@ public final class SdpaSplitK {
    */
   public static String supports(
       SdpaShape shape, int dtype, SdpaStrides kStrides, SdpaStrides vStrides, int maskKind) {
-    return SdpaVector.supports(shape, dtype, kStrides, vStrides, maskKind);
+    return SdpaVectorPlans.supports(shape, dtype, kStrides, vStrides, maskKind);
   }
 
   // ---- scalar float64 reference, written from the math ----

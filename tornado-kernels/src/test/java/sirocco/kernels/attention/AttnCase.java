@@ -437,16 +437,16 @@ final class AttnCase {
 
   /** The vector kernel under its default plan for {@code smCount} SMs. */
   float[] runVector(int smCount) {
-    return runVector(SdpaVector.plan(shape(), smCount));
+    return runVector(SdpaVectorPlans.plan(shape(), smCount));
   }
 
   /** The vector kernel with explicit rows per block and splits (0 = let the plan choose). */
   float[] runVector(int smCount, int rows, int splits) {
-    return runVector(SdpaVector.plan(shape(), smCount, rows, 4, splits));
+    return runVector(SdpaVectorPlans.plan(shape(), smCount, rows, 4, splits));
   }
 
   /** The vector kernel (one pass or split-K with its combine) under {@code plan}. */
-  float[] runVector(SdpaVector.Plan plan) {
+  float[] runVector(SdpaVectorPlans.Plan plan) {
     SdpaShape shape = shape();
     int n = shape.outputRows() * headDim;
     short[] out = poisonedOut(n);
@@ -462,7 +462,7 @@ final class AttnCase {
         kernel(SdpaVector.class, "decode"),
         plan.grid(),
         plan.block(),
-        SdpaVector.decodeArgs(
+        SdpaVectorPlans.decodeArgs(
             q16,
             k16,
             v16,

@@ -24,11 +24,11 @@ class SdpaPlanTest {
       for (int d : new int[] {64, 128, 256, 512}) {
         for (int lq = 1; lq <= 3; lq++) {
           SdpaShape shape = SdpaShape.of(1, 32, 8, lq, s, d);
-          SdpaVector.Plan p = SdpaVector.plan(shape, H200_SMS);
+          SdpaVectorPlans.Plan p = SdpaVectorPlans.plan(shape, H200_SMS);
           long target = (long) H200_SMS * p.blocksPerSm();
           assertTrue((long) p.splits() * p.splitKeys() >= s, "keys covered");
           assertTrue((long) (p.splits() - 1) * p.splitKeys() < s, "no empty split");
-          assertEquals(0, p.splitKeys() % SdpaVector.keysPerIteration(d), "whole iterations");
+          assertEquals(0, p.splitKeys() % SdpaVectorPlans.keysPerIteration(d), "whole iterations");
           assertTrue(p.grid().count() <= target, "one wave: " + p);
           if (s >= 8192) {
             assertTrue(p.grid().count() >= 0.8 * target, "fills the GPU: " + p);
@@ -54,11 +54,11 @@ class SdpaPlanTest {
 
   @Test
   void defaultRowsBalanceTheGqaGroup() {
-    assertEquals(4, SdpaVector.defaultRows(SdpaShape.of(1, 32, 8, 1, 10, 128)));
-    assertEquals(4, SdpaVector.defaultRows(SdpaShape.of(1, 32, 8, 3, 10, 128))); // 12 = 3 x 4
-    assertEquals(3, SdpaVector.defaultRows(SdpaShape.of(1, 5, 1, 1, 10, 128))); // 5 = 3 + 2
-    assertEquals(1, SdpaVector.defaultRows(SdpaShape.of(1, 32, 32, 1, 10, 128)));
-    assertEquals(2, SdpaVector.defaultRows(SdpaShape.of(1, 32, 32, 2, 10, 128)));
+    assertEquals(4, SdpaVectorPlans.defaultRows(SdpaShape.of(1, 32, 8, 1, 10, 128)));
+    assertEquals(4, SdpaVectorPlans.defaultRows(SdpaShape.of(1, 32, 8, 3, 10, 128))); // 12 = 3 x 4
+    assertEquals(3, SdpaVectorPlans.defaultRows(SdpaShape.of(1, 5, 1, 1, 10, 128))); // 5 = 3 + 2
+    assertEquals(1, SdpaVectorPlans.defaultRows(SdpaShape.of(1, 32, 32, 1, 10, 128)));
+    assertEquals(2, SdpaVectorPlans.defaultRows(SdpaShape.of(1, 32, 32, 2, 10, 128)));
   }
 
   @Test
@@ -68,35 +68,36 @@ class SdpaPlanTest {
     assertEquals(16, SdpaVector.lanesPerKey(128));
     assertEquals(32, SdpaVector.lanesPerKey(256));
     assertEquals(32, SdpaVector.lanesPerKey(512));
-    assertEquals(64, SdpaVector.keysPerIteration(64));
-    assertEquals(32, SdpaVector.keysPerIteration(128));
-    assertEquals(16, SdpaVector.keysPerIteration(256));
-    assertEquals(8, SdpaVector.keysPerIteration(512));
+    assertEquals(64, SdpaVectorPlans.keysPerIteration(64));
+    assertEquals(32, SdpaVectorPlans.keysPerIteration(128));
+    assertEquals(16, SdpaVectorPlans.keysPerIteration(256));
+    assertEquals(8, SdpaVectorPlans.keysPerIteration(512));
   }
 
   @Test
   void vectorSupportReasons() {
     SdpaStrides dense = SdpaStrides.contiguous(8, 100, 128);
     SdpaShape ok = SdpaShape.of(1, 32, 8, 1, 100, 128);
-    assertNull(SdpaVector.supports(ok, Sdpa.BF16, dense, dense, Sdpa.MASK_CAUSAL));
+    assertNull(SdpaVectorPlans.supports(ok, Sdpa.BF16, dense, dense, Sdpa.MASK_CAUSAL));
     assertNull(SdpaSplitK.supports(ok, Sdpa.F16, dense, dense, Sdpa.MASK_BOOL));
-    assertReason("float32", SdpaVector.supports(ok, Sdpa.F32, dense, dense, 0));
+    assertReason("float32", SdpaVectorPlans.supports(ok, Sdpa.F32, dense, dense, 0));
     assertReason(
         "head dims",
-        SdpaVector.supports(SdpaShape.of(1, 8, 8, 1, 10, 80), Sdpa.BF16, dense, dense, 0));
+        SdpaVectorPlans.supports(SdpaShape.of(1, 8, 8, 1, 10, 80), Sdpa.BF16, dense, dense, 0));
     assertReason(
         "v's head dim",
-        SdpaVector.supports(new SdpaShape(1, 8, 8, 1, 10, 128, 64), Sdpa.BF16, dense, dense, 0));
+        SdpaVectorPlans.supports(
+            new SdpaShape(1, 8, 8, 1, 10, 128, 64), Sdpa.BF16, dense, dense, 0));
     assertReason(
         "Lq = 4",
-        SdpaVector.supports(SdpaShape.of(1, 8, 8, 4, 10, 128), Sdpa.BF16, dense, dense, 0));
+        SdpaVectorPlans.supports(SdpaShape.of(1, 8, 8, 4, 10, 128), Sdpa.BF16, dense, dense, 0));
     assertReason(
         "Lkv = 0",
-        SdpaVector.supports(SdpaShape.of(1, 8, 8, 1, 0, 128), Sdpa.BF16, dense, dense, 0));
+        SdpaVectorPlans.supports(SdpaShape.of(1, 8, 8, 1, 0, 128), Sdpa.BF16, dense, dense, 0));
     SdpaStrides odd = new SdpaStrides(4, 0, 0, 128, 1);
-    assertReason("multiples of 8", SdpaVector.supports(ok, Sdpa.BF16, odd, dense, 0));
+    assertReason("multiples of 8", SdpaVectorPlans.supports(ok, Sdpa.BF16, odd, dense, 0));
     SdpaStrides dimMajor = new SdpaStrides(0, 0, 0, 1, 100);
-    assertReason("last stride 1", SdpaVector.supports(ok, Sdpa.BF16, dense, dimMajor, 0));
+    assertReason("last stride 1", SdpaVectorPlans.supports(ok, Sdpa.BF16, dense, dimMajor, 0));
   }
 
   private static void assertReason(String fragment, String reason) {
@@ -119,13 +120,14 @@ class SdpaPlanTest {
    */
   @Test
   void occupancyHintOnTheH200() {
-    assertEquals(160, SdpaVector.registers(128, 4, 0));
-    assertEquals(128, SdpaVector.registers(128, 4, 4));
-    assertEquals(64, SdpaVector.registers(64, 1, 4));
+    assertEquals(160, SdpaVectorPlans.registers(128, 4, 0));
+    assertEquals(128, SdpaVectorPlans.registers(128, 4, 4));
+    assertEquals(64, SdpaVectorPlans.registers(64, 1, 4));
     // bf16 D = 256 without a mask: 4 blocks per SM asked for, the grid sized for them.
     SdpaShape s = SdpaShape.of(1, 32, 8, 1, 8192, 256);
-    SdpaVector.Plan plain = SdpaVector.plan(s, H200_SMS);
-    SdpaVector.Plan hinted = SdpaVector.planFor(s, H200_SMS, 90, Sdpa.BF16, Sdpa.MASK_NONE);
+    SdpaVectorPlans.Plan plain = SdpaVectorPlans.plan(s, H200_SMS);
+    SdpaVectorPlans.Plan hinted =
+        SdpaVectorPlans.planFor(s, H200_SMS, 90, Sdpa.BF16, Sdpa.MASK_NONE);
     assertEquals(3, plain.blocksPerSm());
     assertEquals(0, plain.minBlocksPerSm());
     assertEquals(4, hinted.blocksPerSm());
@@ -135,26 +137,26 @@ class SdpaPlanTest {
     assertTrue(hinted.grid().count() >= 0.8 * 4 * H200_SMS, "fills the GPU: " + hinted);
     // f16 D = 128 without a mask: asked for; bf16: declined (ptxas 12.0 spills 16 B).
     SdpaShape d128 = SdpaShape.of(1, 32, 8, 1, 8192, 128);
-    assertEquals(4, SdpaVector.planFor(d128, H200_SMS, 90, Sdpa.F16, 0).minBlocksPerSm());
-    SdpaVector.Plan bf128 = SdpaVector.planFor(d128, H200_SMS, 90, Sdpa.BF16, 0);
-    assertEquals(SdpaVector.plan(d128, H200_SMS), bf128);
+    assertEquals(4, SdpaVectorPlans.planFor(d128, H200_SMS, 90, Sdpa.F16, 0).minBlocksPerSm());
+    SdpaVectorPlans.Plan bf128 = SdpaVectorPlans.planFor(d128, H200_SMS, 90, Sdpa.BF16, 0);
+    assertEquals(SdpaVectorPlans.plan(d128, H200_SMS), bf128);
     // Declined: the causal mask, sm_80, fewer than 4 rows (one q head per kv head).
     assertEquals(
-        0, SdpaVector.planFor(s, H200_SMS, 90, Sdpa.BF16, Sdpa.MASK_CAUSAL).minBlocksPerSm());
+        0, SdpaVectorPlans.planFor(s, H200_SMS, 90, Sdpa.BF16, Sdpa.MASK_CAUSAL).minBlocksPerSm());
     assertEquals(
-        0, SdpaVector.planFor(s, H200_SMS, 80, Sdpa.BF16, Sdpa.MASK_NONE).minBlocksPerSm());
+        0, SdpaVectorPlans.planFor(s, H200_SMS, 80, Sdpa.BF16, Sdpa.MASK_NONE).minBlocksPerSm());
     SdpaShape mha = SdpaShape.of(1, 32, 32, 1, 8192, 256);
-    assertEquals(0, SdpaVector.planFor(mha, H200_SMS, 90, Sdpa.BF16, 0).minBlocksPerSm());
+    assertEquals(0, SdpaVectorPlans.planFor(mha, H200_SMS, 90, Sdpa.BF16, 0).minBlocksPerSm());
     // bf16 D = 64 without a mask: hinted in one pass only; a long context (split-K) keeps the plan
     // without a hint (its grid for 3 blocks), since the split-K variant spills at 128 (12.0).
     SdpaShape shortCtx = SdpaShape.of(1, 32, 8, 1, 50, 64);
-    SdpaVector.Plan one = SdpaVector.planFor(shortCtx, H200_SMS, 90, Sdpa.BF16, 0);
+    SdpaVectorPlans.Plan one = SdpaVectorPlans.planFor(shortCtx, H200_SMS, 90, Sdpa.BF16, 0);
     assertTrue(!one.partial());
     assertEquals(4, one.minBlocksPerSm());
     SdpaShape longCtx = SdpaShape.of(1, 32, 8, 1, 8192, 64);
     assertEquals(
-        SdpaVector.plan(longCtx, H200_SMS),
-        SdpaVector.planFor(longCtx, H200_SMS, 90, Sdpa.BF16, 0));
+        SdpaVectorPlans.plan(longCtx, H200_SMS),
+        SdpaVectorPlans.planFor(longCtx, H200_SMS, 90, Sdpa.BF16, 0));
     // Every plan's hint is the kernel's hint for the variant the plan launches.
     for (int dd : new int[] {64, 96, 128, 256, 512}) {
       for (int lq = 1; lq <= 3; lq++) {
@@ -162,11 +164,11 @@ class SdpaPlanTest {
           SdpaShape sh = SdpaShape.of(2, 16, 4, lq, len, dd);
           for (int dtype : new int[] {Sdpa.BF16, Sdpa.F16}) {
             for (int mask = 0; mask <= 3; mask++) {
-              SdpaVector.Plan p = SdpaVector.planFor(sh, H200_SMS, 90, dtype, mask);
-              int n = SdpaVector.minBlocksPerSm(90, dd, dtype, p.rows(), mask, p.partial());
+              SdpaVectorPlans.Plan p = SdpaVectorPlans.planFor(sh, H200_SMS, 90, dtype, mask);
+              int n = SdpaVectorPlans.minBlocksPerSm(90, dd, dtype, p.rows(), mask, p.partial());
               assertEquals(n, p.minBlocksPerSm(), p.toString());
               if (n == 0) {
-                assertEquals(SdpaVector.plan(sh, H200_SMS), p);
+                assertEquals(SdpaVectorPlans.plan(sh, H200_SMS), p);
               }
             }
           }
@@ -178,14 +180,14 @@ class SdpaPlanTest {
   @Test
   void forcedSplitsAndBounds() {
     SdpaShape s = SdpaShape.of(2, 8, 2, 1, 1000, 128);
-    SdpaVector.Plan p = SdpaVector.plan(s, 132, 4, 3, 7);
+    SdpaVectorPlans.Plan p = SdpaVectorPlans.plan(s, 132, 4, 3, 7);
     assertEquals(7, p.splits());
     assertTrue(p.partial());
     assertEquals(143, p.splitKeys());
-    SdpaVector.Plan one = SdpaVector.plan(s, 132, 4, 3, 1);
+    SdpaVectorPlans.Plan one = SdpaVectorPlans.plan(s, 132, 4, 3, 1);
     assertEquals(1, one.splits());
     assertTrue(!one.partial());
-    assertThrows(IllegalArgumentException.class, () -> SdpaVector.plan(s, 132, 5, 3, 0));
+    assertThrows(IllegalArgumentException.class, () -> SdpaVectorPlans.plan(s, 132, 5, 3, 0));
     SdpaSplitK.CombinePlan cp = SdpaSplitK.combinePlan(s, 7);
     assertEquals(16, cp.grid().x());
     assertEquals(16L * 7 * 128, cp.partialOFloats());

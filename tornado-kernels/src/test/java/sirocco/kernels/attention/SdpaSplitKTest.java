@@ -93,7 +93,7 @@ class SdpaSplitKTest {
     c.maskKind = Sdpa.MASK_CAUSAL;
     c.generate();
     SdpaShape shape = c.shape();
-    SdpaVector.Plan plan = SdpaVector.plan(shape, 16, 1, 4, 6);
+    SdpaVectorPlans.Plan plan = SdpaVectorPlans.plan(shape, 16, 1, 4, 6);
     assertEquals(6, plan.splits());
     SdpaSplitK.CombinePlan cp = SdpaSplitK.combinePlan(shape, plan.splits());
     float[] partO = new float[(int) cp.partialOFloats()];
@@ -104,7 +104,7 @@ class SdpaSplitKTest {
         AttnCase.kernel(SdpaVector.class, "decode"),
         plan.grid(),
         plan.block(),
-        SdpaVector.decodeArgs(
+        SdpaVectorPlans.decodeArgs(
             c.q16,
             c.k16,
             c.v16,
@@ -161,7 +161,7 @@ class SdpaSplitKTest {
     }
     c.setKeyRow(0, c.k[0]); // re-lays out v as well
     SdpaShape shape = c.shape();
-    SdpaVector.Plan plan = SdpaVector.plan(shape, 16, 1, 4, 2);
+    SdpaVectorPlans.Plan plan = SdpaVectorPlans.plan(shape, 16, 1, 4, 2);
     c.check("float32 partials", c.runVector(plan));
 
     SdpaSplitK.CombinePlan cp = SdpaSplitK.combinePlan(shape, 2);
@@ -171,7 +171,7 @@ class SdpaSplitKTest {
         AttnCase.kernel(SdpaVector.class, "decode"),
         plan.grid(),
         plan.block(),
-        SdpaVector.decodeArgs(
+        SdpaVectorPlans.decodeArgs(
             c.q16,
             c.k16,
             c.v16,

@@ -74,7 +74,7 @@ class SdpaVectorTest {
     float[] split = c.runVector(H200_SMS);
     c.check("H200 plan (MLX tolerance)", split, 2e-2, 2e-2);
     c.check("H200 plan", split);
-    c.check("one pass", c.runVector(H200_SMS, SdpaVector.defaultRows(c.shape()), 1));
+    c.check("one pass", c.runVector(H200_SMS, SdpaVectorPlans.defaultRows(c.shape()), 1));
   }
 
   // ---- MLX test_sdpa: the qL = 1 decode shapes ----
@@ -286,7 +286,7 @@ class SdpaVectorTest {
     float[] out = c.runVector(CI_SMS);
     c.check("MLX tolerance", out, 1e-2, 0);
     c.check("f16 tolerance", out);
-    c.check("one pass", c.runVector(CI_SMS, SdpaVector.defaultRows(c.shape()), 1));
+    c.check("one pass", c.runVector(CI_SMS, SdpaVectorPlans.defaultRows(c.shape()), 1));
   }
 
   // ---- robustness: fully masked rows and −inf keys ----
@@ -323,7 +323,7 @@ class SdpaVectorTest {
         c.lkv = variant.contains("Lkv=1") ? 1 : 2;
       }
       c.generate();
-      float[] out = c.runVector(CI_SMS, SdpaVector.defaultRows(c.shape()), splits);
+      float[] out = c.runVector(CI_SMS, SdpaVectorPlans.defaultRows(c.shape()), splits);
       c.check(variant + " splits=" + splits, out);
       double[] ref = c.oracle();
       int zeros = 0;
@@ -391,7 +391,7 @@ class SdpaVectorTest {
       for (int rows = 1; rows <= 4; rows++) {
         c.check("rows=" + rows, c.runVector(CI_SMS, rows, rows == 1 ? 12 : 4));
       }
-      int rows = SdpaVector.defaultRows(c.shape());
+      int rows = SdpaVectorPlans.defaultRows(c.shape());
       c.check("one pass", c.runVector(CI_SMS, rows, 1));
       if (d == 96 || d == 512) { // hundreds of blocks: the Java backend's cost, so two dims only
         c.check("one key per split", c.runVector(CI_SMS, rows, 45));
