@@ -9,7 +9,8 @@
 #   NCU_CASES="qmv1 mma8" bench/gpu-ncu.sh
 #
 # Cases: qmv1 (qmv-splitk, 1 row), qmv1-read (the read-only kernel over the same bytes), mma8 (qmm-mma,
-# 8 rows), dec512 (decode vector kernel, S=32768 D=512), dec128 (S=32768 D=128, vector forced).
+# 8 rows), dec512 (decode vector kernel, S=32768 D=512), dec128 (S=32768 D=128, vector forced), dec256s1k
+# (S=1024 D=256: both passes of the split-K decode, to see what a short context's fixed cost is made of).
 # Each case writes NAME.txt (ncu's details page, full section set) and NAME-sass.txt (SASS with stall
 # samples per instruction, qmv1 and dec512 only).
 set -uo pipefail
@@ -36,7 +37,7 @@ profile() { # name kernel-regex sass(yes/no) tornado-args...
   local rep="$out/$name"
   echo "[$(date -u +%H:%M:%S)] $name: $*"
   timeout 240 "$ncu_bin" --clock-control none --set full --import-source no -k "regex:$regex" \
-    --launch-skip 5 --launch-count 1 --target-processes all -f -o "$rep" \
+    --launch-skip 5 --launch-count "${NCU_COUNT:-1}" --target-processes all -f -o "$rep" \
     "$t" --backend cuda "$@" > "$out/$name-run.log" 2>&1
   echo "  rc=$?"
   "$ncu_bin" --import "$rep.ncu-rep" --page details > "$out/$name.txt" 2>&1
@@ -54,6 +55,8 @@ for c in $NCU_CASES; do
     dec512) profile dec512 'SdpaVector_decode' yes bench sdpa --seq 32768 --head-dim 512 --lq 1 \
       --kernel vector --samples 3 ;;
     dec128) profile dec128 'SdpaVector_decode' no bench sdpa --seq 32768 --head-dim 128 --lq 1 \
+      --kernel vector --samples 3 ;;
+    dec256s1k) NCU_COUNT=2 profile dec256s1k 'Sdpa' no bench sdpa --seq 1024 --head-dim 256 --lq 1 \
       --kernel vector --samples 3 ;;
     *) echo "gpu-ncu: unknown case $c" >&2 ;;
   esac

@@ -168,7 +168,8 @@ public final class SdpaVectorPlans {
    * int)}, unless the variant it would launch has an occupancy hint ({@link #minBlocksPerSm}); then
    * the grid is sized for that many blocks per SM (more splits) and the plan carries the hint. The
    * hint depends on whether the launch is split-K, which depends on the blocks per SM: the plan for
-   * the hinted blocks is taken when its own variant (one pass or split-K) has the hint.
+   * the hinted blocks is taken when its own variant (one pass or split-K) has the hint, and when
+   * its splits are at least {@link #MIN_HINTED_SPLIT_KEYS} keys long.
    */
   public static Plan planFor(SdpaShape shape, int smCount, int arch, int dtype, int maskKind) {
     int rows = defaultRows(shape);
@@ -182,9 +183,22 @@ public final class SdpaVectorPlans {
       return plain;
     }
     Plan p = plan(shape, smCount, rows, blocksPerSm(registers(d, rows, hint)), 0);
+    if (p.partial() && p.splitKeys() < MIN_HINTED_SPLIT_KEYS) {
+      return plain;
+    }
     int n = minBlocksPerSm(arch, d, dtype, rows, maskKind, p.partial());
     return n == 0 ? plain : p.withMinBlocksPerSm(n);
   }
+
+  /**
+   * Fewest keys per split at which {@link #planFor} takes the hinted (more-split) plan. Below it
+   * the extra splits cost more in per-block setup and in the combine than the occupancy gains.
+   * Measured on the H200 (RESULTS run 16, bf16 D = 256, Hq 32, Hkv 8, µs hinted vs not): hinted
+   * splits of 16 keys (Lq 1, S 1024) 15.51 vs 13.47, 32 keys (Lq 1, S 2048) 18.07 vs 17.19, 48 keys
+   * (Lq 3, S 1024) 16.35 vs 15.95; 64 keys (Lq 1, S 4096) 22.41 vs 22.72, 96 keys (Lq 3, S 2048)
+   * 21.84 vs 22.45, 128 keys (Lq 1, S 8192) 32.11 vs 33.22.
+   */
+  static final int MIN_HINTED_SPLIT_KEYS = 64;
 
   /** Rows per block that split the GQA group's {@code gqa * Lq} rows into equal-ish blocks. */
   public static int defaultRows(SdpaShape shape) {
