@@ -110,10 +110,28 @@ public final class CudaDevice extends Device {
     return defaultStream;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@code cuStreamCreate} may wait for kernels already running on other streams: on the H200
+   * (driver 580, GPU run 16) a creation inside the whole GPU suite, after earlier tests had created
+   * many streams, sat in the driver until another stream's 20 s spinning kernel ended
+   * (pmodels/yaksa#228 reports the same with a waiting kernel). From a virtual thread the call is
+   * therefore handed to a wait worker while the virtual thread parks, as a synchronize is, so a
+   * carrier is never held by it; a platform thread calls the driver itself. Create streams before
+   * launching long-running kernels where that matters.
+   */
   @Override
   public CudaStream newStream() {
-    makeCurrent();
-    CudaStream s = new CudaStream(this, Cu.streamCreate(Cu.STREAM_NON_BLOCKING));
+    MemorySegment[] handle = new MemorySegment[1];
+    CooperativeWait.await(
+        null,
+        () -> {
+          makeCurrent();
+          handle[0] = Cu.streamCreate(Cu.STREAM_NON_BLOCKING);
+        },
+        WaitOptions.DEFAULT);
+    CudaStream s = new CudaStream(this, handle[0]);
     synchronized (streams) {
       streams.add(s);
     }

@@ -85,6 +85,11 @@ class CudaWaitGpuTest {
   void eightStreamsOfShortWaitsBesideOneLongWaitAndACancelledOne() throws Exception {
     CudaDevice d = device();
     Stream longStream = d.newStream();
+    // Streams first: cuStreamCreate may wait for running kernels (StreamCreationGpuTest).
+    List<Stream> streams = new ArrayList<>();
+    for (int v = 0; v < 8; v++) {
+      streams.add(d.newStream());
+    }
     PtxSpinner spinner = new PtxSpinner(longStream);
     Thread longWait = Thread.ofVirtual().start(longStream::synchronize);
     AtomicReference<Throwable> cancelled = new AtomicReference<>();
@@ -103,8 +108,7 @@ class CudaWaitGpuTest {
     AtomicInteger done = new AtomicInteger();
     AtomicReference<long[]> slowest = new AtomicReference<>(new long[4]);
     long shortsStart = System.nanoTime();
-    for (int v = 0; v < 8; v++) {
-      Stream s = d.newStream();
+    for (Stream s : streams) {
       shorts.add(
           Thread.ofVirtual()
               .start(
