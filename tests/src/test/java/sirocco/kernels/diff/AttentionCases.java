@@ -344,8 +344,8 @@ final class AttentionCases {
     int dtype = sp.i("dtype");
     boolean hasSinks = sp.b("hasSinks");
     SdpaShape s = new SdpaShape(1, 4, 2, 2, 100, d, d);
-    // More splits than the combine's thread groups (min(32, 256 / (D/8))), so groups loop.
-    int splits = Math.min(32, SdpaSplitK.THREADS / (d / 8)) + 3;
+    // More splits than a combine block reads at once (16), and than its 128 threads read maxima.
+    int splits = SdpaSplitK.THREADS + 19;
     Random r = sp.rnd();
     int rowsOut = s.outputRows();
     float[] partO = new float[rowsOut * splits * d];

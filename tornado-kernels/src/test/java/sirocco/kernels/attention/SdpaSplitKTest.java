@@ -28,7 +28,7 @@ class SdpaSplitKTest {
     int lq = 2;
     SdpaShape shape = SdpaShape.of(1, hq, 1, lq, 1000, d);
     int rows = shape.outputRows();
-    for (int splits : new int[] {1, 5, 40, 70}) {
+    for (int splits : new int[] {1, 5, 17, 40, 70, 150}) {
       for (boolean sinks : new boolean[] {false, true}) {
         SplittableRandom r = new SplittableRandom(d * 100L + splits);
         float[] partO = new float[rows * splits * d];
