@@ -30,7 +30,7 @@ import sirocco.runtime.Dim3;
  * transposed: 16 k by 8 rows of x; D[i][j] = out[row j][feature i]. With {@code g = lane/4, t =
  * lane%4}, a lane holds weights of features g and g+8 and x of row g, and owns outputs (features g,
  * g+8) x (rows 2t, 2t+1). The k order inside an mma is free as long as A and B agree, and it is
- * chosen so that unpacking is cheap:
+ * chosen so that unpacking ({@link QmmMmaFragments}) is cheap:
  *
  * <ul>
  *   <li>4-bit codes: nibbles (j, j+4) of a word form one A register: {@code (w >>> 4j) &
@@ -153,7 +153,7 @@ public final class QmmMmaKernel {
     int groups = k / groupSize;
     boolean affine = mode == Quant.AFFINE;
     boolean nv = mode == Quant.NVFP4;
-    float offset = affineOffset(bits, dtype);
+    float offset = QmmMmaFragments.affineOffset(bits, dtype);
 
     // Weight rows of this lane (clamped for loading; never stored past n).
     int rowA0 = Math.min(nBase + g, n - 1);
@@ -219,10 +219,10 @@ public final class QmmMmaKernel {
       Float4 o2 = zero;
       Float4 o3 = zero;
       for (int cc = 0; cc < wordsPerLane; cc++) {
-        int wA0 = wordAt(uA0, cc);
-        int wB0 = wordAt(uB0, cc);
-        int wA1 = wordAt(uA1, cc);
-        int wB1 = wordAt(uB1, cc);
+        int wA0 = QmmMmaFragments.wordAt(uA0, cc);
+        int wB0 = QmmMmaFragments.wordAt(uB0, cc);
+        int wA1 = QmmMmaFragments.wordAt(uA1, cc);
+        int wB1 = QmmMmaFragments.wordAt(uB1, cc);
         int kw = (c * chunkWords + lw + cc) * perWord;
         // nvfp4: the group scale of each of the lane's rows for this word (16-element groups).
         float sA0 = 1f;
@@ -244,13 +244,13 @@ public final class QmmMmaKernel {
         Int4 x3 = nt > 2 ? loadX(x, xr3, kw, bits) : x0;
         int steps = bits == 4 ? 2 : 1;
         for (int h = 0; h < steps; h++) {
-          Int2 f0 = fragB(x0, h, bits);
-          Int2 f1 = fragB(x1, h, bits);
-          Int2 f2 = fragB(x2, h, bits);
-          Int2 f3 = fragB(x3, h, bits);
+          Int2 f0 = QmmMmaFragments.fragB(x0, h, bits);
+          Int2 f1 = QmmMmaFragments.fragB(x1, h, bits);
+          Int2 f2 = QmmMmaFragments.fragB(x2, h, bits);
+          Int2 f3 = QmmMmaFragments.fragB(x3, h, bits);
           int digits = (affine && bits == 8 && dtype == Quant.BF16) ? 2 : 1;
           for (int dg = 0; dg < digits; dg++) {
-            Int4 e0 = fragA(wA0, wB0, h, dg, mode, bits, dtype, sA0, sB0);
+            Int4 e0 = QmmMmaFragments.fragA(wA0, wB0, h, dg, mode, bits, dtype, sA0, sB0);
             c0 = mma(ctx, e0, f0, c0, dtype);
             if (nt > 1) {
               c1 = mma(ctx, e0, f1, c1, dtype);
@@ -260,7 +260,7 @@ public final class QmmMmaKernel {
               c3 = mma(ctx, e0, f3, c3, dtype);
             }
             if (mt > 1) {
-              Int4 e1 = fragA(wA1, wB1, h, dg, mode, bits, dtype, sA1, sB1);
+              Int4 e1 = QmmMmaFragments.fragA(wA1, wB1, h, dg, mode, bits, dtype, sA1, sB1);
               d0 = mma(ctx, e1, f0, d0, dtype);
               if (nt > 1) {
                 d1 = mma(ctx, e1, f1, d1, dtype);
@@ -272,7 +272,7 @@ public final class QmmMmaKernel {
             }
           }
           if (affine) {
-            Int4 ones = onesFragment(dtype);
+            Int4 ones = QmmMmaFragments.onesFragment(dtype);
             o0 = mma(ctx, ones, f0, o0, dtype);
             if (nt > 1) {
               o1 = mma(ctx, ones, f1, o1, dtype);
@@ -416,10 +416,6 @@ public final class QmmMmaKernel {
     return new Int4(Vec.ldg(wq, index), 0, 0, 0);
   }
 
-  static int wordAt(Int4 v, int i) {
-    return i == 0 ? v.x() : i == 1 ? v.y() : i == 2 ? v.z() : v.w();
-  }
-
   /** x values of one word's k range: 8 halves (4-bit codes) or 4 (8-bit); zeros past the rows. */
   static Int4 loadX(short[] x, int rowBase, int kw, int bits) {
     if (rowBase < 0) {
@@ -430,97 +426,6 @@ public final class QmmMmaKernel {
     }
     Int2 v = Vec.ldg2(x, rowBase + kw);
     return new Int4(v.x(), v.y(), 0, 0);
-  }
-
-  /** The B fragment (x) for step {@code h} of a word, in the k order of {@link #fragA}. */
-  static Int2 fragB(Int4 p, int h, int bits) {
-    if (bits == 4) {
-      // p = (x0 x1, x2 x3, x4 x5, x6 x7); step h pairs (x_2h, x_2h+4) and (x_2h+1, x_2h+5).
-      int lo = h == 0 ? p.x() : p.y();
-      int hi = h == 0 ? p.z() : p.w();
-      return new Int2((lo & 0xFFFF) | (hi << 16), (lo >>> 16) | (hi & 0xFFFF0000));
-    }
-    // p = (x0 x1, x2 x3): pairs (x0, x2) and (x1, x3).
-    return new Int2((p.x() & 0xFFFF) | (p.y() << 16), (p.x() >>> 16) | (p.y() & 0xFFFF0000));
-  }
-
-  /**
-   * The A fragment (weights of rows g and g+8 from their words {@code wa}, {@code wb}) for step
-   * {@code h} and, for bf16 8-bit affine, digit {@code dg}. {@code sa}/{@code sb} are the nvfp4
-   * group scales folded into the values.
-   */
-  static Int4 fragA(
-      int wa, int wb, int h, int dg, int mode, int bits, int dtype, float sa, float sb) {
-    if (mode == Quant.AFFINE) {
-      if (bits == 4) {
-        int magic = dtype == Quant.F16 ? 0x64006400 : 0x43004300;
-        int sh = 8 * h;
-        return new Int4(
-            ((wa >>> sh) & 0x000F000F) | magic,
-            ((wb >>> sh) & 0x000F000F) | magic,
-            ((wa >>> (sh + 4)) & 0x000F000F) | magic,
-            ((wb >>> (sh + 4)) & 0x000F000F) | magic);
-      }
-      if (dtype == Quant.F16) {
-        return new Int4(
-            (wa & 0x00FF00FF) | 0x64006400,
-            (wb & 0x00FF00FF) | 0x64006400,
-            ((wa >>> 8) & 0x00FF00FF) | 0x64006400,
-            ((wb >>> 8) & 0x00FF00FF) | 0x64006400);
-      }
-      // bf16, 8 bits: low nibbles as 128 + l, high nibbles as 16 * (128 + h) = 2048 + 16 h.
-      int sh = 4 * dg;
-      int magic = dg == 0 ? 0x43004300 : 0x45004500;
-      return new Int4(
-          ((wa >>> sh) & 0x000F000F) | magic,
-          ((wb >>> sh) & 0x000F000F) | magic,
-          ((wa >>> (sh + 8)) & 0x000F000F) | magic,
-          ((wb >>> (sh + 8)) & 0x000F000F) | magic);
-    }
-    if (bits == 4) {
-      int sh = 8 * h;
-      return new Int4(
-          fp4Pair(wa >>> sh, sa, dtype),
-          fp4Pair(wb >>> sh, sb, dtype),
-          fp4Pair(wa >>> (sh + 4), sa, dtype),
-          fp4Pair(wb >>> (sh + 4), sb, dtype));
-    }
-    return new Int4(
-        fp8Pair(wa, dtype), fp8Pair(wb, dtype), fp8Pair(wa >>> 8, dtype), fp8Pair(wb >>> 8, dtype));
-  }
-
-  /** E2M1 codes in bits 0..3 and 16..19, times {@code s}, as a pair of exact halves. */
-  static int fp4Pair(int v, float s, int dtype) {
-    return exactHalf(QuantMath.e2m1Decode(v & 0xF) * s, dtype)
-        | (exactHalf(QuantMath.e2m1Decode((v >>> 16) & 0xF) * s, dtype) << 16);
-  }
-
-  /** E4M3 codes in bits 0..7 and 16..23 as a pair of exact halves. */
-  static int fp8Pair(int v, int dtype) {
-    return exactHalf(QuantMath.e4m3Decode(v & 0xFF), dtype)
-        | (exactHalf(QuantMath.e4m3Decode((v >>> 16) & 0xFF), dtype) << 16);
-  }
-
-  /** bf16/f16 bits of a value known to be exact in the dtype (low 16 bits). */
-  static int exactHalf(float v, int dtype) {
-    if (dtype == Quant.F16) {
-      return Float.floatToFloat16(v) & 0xFFFF;
-    }
-    return Float.floatToRawIntBits(v) >>> 16;
-  }
-
-  /** All-ones A fragment: the mma then sums x over its 16 k per row of x. */
-  static Int4 onesFragment(int dtype) {
-    int one = dtype == Quant.F16 ? 0x3C003C00 : 0x3F803F80;
-    return new Int4(one, one, one, one);
-  }
-
-  /** The constant the magic unpacking adds to every code (sum over the chunk: offset * X). */
-  static float affineOffset(int bits, int dtype) {
-    if (dtype == Quant.F16) {
-      return 1024f;
-    }
-    return bits == 8 ? 2176f : 128f;
   }
 
   static float groupScale(short[] scales, byte[] fpScales, int gi, int mode, int dtype) {
