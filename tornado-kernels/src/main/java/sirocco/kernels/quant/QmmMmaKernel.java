@@ -56,10 +56,15 @@ import sirocco.runtime.Dim3;
  * A <em>chunk</em> is {@code 4 * wordsPerLane} consecutive u32 words of a weight row, inside one
  * quantization group; lane t of a row's four lanes reads words {@code [t*wordsPerLane,
  * (t+1)*wordsPerLane)} of it with one 4-, 8- or 16-byte load per row (16 bytes whenever the group
- * is at least 64 bytes wide: 4-bit g128, 8-bit g64/g128, nvfp4). The next chunk's words are loaded
- * before the current one is used (double buffering). A warp computes {@code 16*mt} features x
- * {@code 8*nt} rows; a block has {@code wn} such warps side by side and {@code ks} warps splitting
- * k (interleaved chunks, reduced through shared memory at the end, conflict-free layout).
+ * is at least 64 bytes wide: 4-bit g128, 8-bit g64/g128, nvfp4). The words of the warp's next
+ * {@code depth} chunks (1–3) are in flight while a chunk is computed: depth 1 is double buffering,
+ * and each extra chunk costs {@code wordsPerLane * 2 * mt} registers. x, the group scales and
+ * biases (shared by many warps, mostly L1/L2 hits) are loaded in the iteration that uses them:
+ * rotating them too would cost 16 more registers per chunk in the 1–8-row plan, which at depth 3
+ * already uses 80 (ptxas 12), the most that keeps its 384 blocks of 256 threads in one wave. A warp
+ * computes {@code 16*mt} features x {@code 8*nt} rows; a block has {@code wn} such warps side by
+ * side and {@code ks} warps splitting k (interleaved chunks, reduced through shared memory at the
+ * end, conflict-free layout).
  *
  * <h2>Measured cost (H200, bf16, 4-bit g64, 4096x12288; CUDA C mirror, see the README)</h2>
  *
@@ -104,17 +109,22 @@ public final class QmmMmaKernel {
    */
   @Kernel(
       validateWith = {
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=4,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=1,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=2,wn=1,ks=4,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=4,wn=4,ks=1,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=2",
-        "mode=0,bits=8,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4",
-        "mode=0,bits=4,groupSize=128,dtype=1,mt=2,nt=4,wn=4,ks=1,wordsPerLane=4",
-        "mode=1,bits=4,groupSize=32,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=1",
-        "mode=2,bits=4,groupSize=16,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4",
-        "mode=3,bits=8,groupSize=32,dtype=1,mt=1,nt=4,wn=1,ks=4,wordsPerLane=2"
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=4,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=1,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=2,wn=1,ks=4,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=4,wn=4,ks=1,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=2,depth=1",
+        "mode=0,bits=8,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4,depth=1",
+        "mode=0,bits=4,groupSize=128,dtype=1,mt=2,nt=4,wn=4,ks=1,wordsPerLane=4,depth=1",
+        "mode=1,bits=4,groupSize=32,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=1,depth=1",
+        "mode=2,bits=4,groupSize=16,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4,depth=1",
+        "mode=3,bits=8,groupSize=32,dtype=1,mt=1,nt=4,wn=1,ks=4,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2,depth=2",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2,depth=3",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2,depth=2",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2,depth=3",
+        "mode=0,bits=8,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=4,depth=3"
       })
   public static void qmm(
       KernelContext ctx,
@@ -136,7 +146,8 @@ public final class QmmMmaKernel {
       @Specialize int nt,
       @Specialize int wn,
       @Specialize int ks,
-      @Specialize int wordsPerLane) {
+      @Specialize int wordsPerLane,
+      @Specialize int depth) {
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
@@ -177,17 +188,51 @@ public final class QmmMmaKernel {
     Float4 b3 = zero;
 
     int lw = t * wordsPerLane; // this lane's first word inside a chunk
+    // Chunks in flight; a slot holds one chunk's words of the lane's rows (A0, B0, A1, B1): n*
+    // holds
+    // chunk c, the next to compute, p* and q* hold c + ks and c + 2ks (depth 2 and 3). Each
+    // iteration takes n*, moves the others down one slot and issues chunk c + depth*ks into the
+    // last, so depth chunks are in flight ahead of the one being computed. A slot past the warp's
+    // last chunk is not loaded (it keeps stale words that are never computed).
     Int4 nA0 = new Int4(0, 0, 0, 0);
     Int4 nB0 = nA0;
     Int4 nA1 = nA0;
     Int4 nB1 = nA0;
-    if (ksI < chunks) {
-      int w0 = ksI * chunkWords + lw;
-      nA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
-      nB0 = loadChunk(wq, rowB0 * wpr + w0, wordsPerLane);
-      if (mt > 1) {
-        nA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
-        nB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
+    Int4 pA0 = nA0;
+    Int4 pB0 = nA0;
+    Int4 pA1 = nA0;
+    Int4 pB1 = nA0;
+    Int4 qA0 = nA0;
+    Int4 qB0 = nA0;
+    Int4 qA1 = nA0;
+    Int4 qB1 = nA0;
+    for (int j = 0; j < depth; j++) {
+      if (ksI + j * ks < chunks) {
+        int w0 = (ksI + j * ks) * chunkWords + lw;
+        Int4 lA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
+        Int4 lB0 = loadChunk(wq, rowB0 * wpr + w0, wordsPerLane);
+        Int4 lA1 = nA1;
+        Int4 lB1 = nB1;
+        if (mt > 1) {
+          lA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
+          lB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
+        }
+        if (j == 0) {
+          nA0 = lA0;
+          nB0 = lB0;
+          nA1 = lA1;
+          nB1 = lB1;
+        } else if (j == 1) {
+          pA0 = lA0;
+          pB0 = lB0;
+          pA1 = lA1;
+          pB1 = lB1;
+        } else {
+          qA0 = lA0;
+          qB0 = lB0;
+          qA1 = lA1;
+          qB1 = lB1;
+        }
       }
     }
     for (int c = ksI; c < chunks; c += ks) {
@@ -195,13 +240,43 @@ public final class QmmMmaKernel {
       Int4 uB0 = nB0;
       Int4 uA1 = nA1;
       Int4 uB1 = nB1;
-      if (c + ks < chunks) {
-        int w0 = (c + ks) * chunkWords + lw;
-        nA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
-        nB0 = loadChunk(wq, rowB0 * wpr + w0, wordsPerLane);
+      if (depth > 1) {
+        nA0 = pA0;
+        nB0 = pB0;
+        nA1 = pA1;
+        nB1 = pB1;
+      }
+      if (depth > 2) {
+        pA0 = qA0;
+        pB0 = qB0;
+        pA1 = qA1;
+        pB1 = qB1;
+      }
+      if (c + depth * ks < chunks) {
+        int w0 = (c + depth * ks) * chunkWords + lw;
+        Int4 lA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
+        Int4 lB0 = loadChunk(wq, rowB0 * wpr + w0, wordsPerLane);
+        Int4 lA1 = uA1;
+        Int4 lB1 = uB1;
         if (mt > 1) {
-          nA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
-          nB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
+          lA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
+          lB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
+        }
+        if (depth == 1) {
+          nA0 = lA0;
+          nB0 = lB0;
+          nA1 = lA1;
+          nB1 = lB1;
+        } else if (depth == 2) {
+          pA0 = lA0;
+          pB0 = lB0;
+          pA1 = lA1;
+          pB1 = lB1;
+        } else {
+          qA0 = lA0;
+          qB0 = lB0;
+          qA1 = lA1;
+          qB1 = lB1;
         }
       }
       int gi = (c * chunkK) / groupSize;
@@ -540,8 +615,9 @@ public final class QmmMmaKernel {
   }
 
   /**
-   * Tile sizes by rows, measured through {@code tornado bench qmm --kernel qmm-mma@MTxNTxWNxKS} on
-   * the H200 (bench/RESULTS.md, run 12; n=12288, k=4096, 4-bit g64 bf16, µs p50):
+   * Tile sizes by rows (depth 1), measured through {@code tornado bench qmm --kernel
+   * qmm-mma@MTxNTxWNxKS} (or {@code @MTxNTxWNxKSxD} for a depth) on the H200 (bench/RESULTS.md, run
+   * 12; n=12288, k=4096, 4-bit g64 bf16, µs p50):
    *
    * <ul>
    *   <li>1–8 rows: two 16-feature tiles per warp and 8 warps splitting k (2x1x1x8): 19.6–19.9,
@@ -564,16 +640,22 @@ public final class QmmMmaKernel {
       while (ks > 1 && ks > chunks) {
         ks /= 2;
       }
-      return plan(s, mt, nt, 1, ks);
+      return plan(s, mt, nt, 1, ks, 1);
     }
-    return plan(s, 2, 4, 4, 1);
+    return plan(s, 2, 4, 4, 1, 1);
+  }
+
+  /** {@link #plan(QmmShape, int, int, int, int, int)} with one chunk in flight (depth 1). */
+  public static LaunchPlan plan(QmmShape s, int mt, int nt, int wn, int ks) {
+    return plan(s, mt, nt, wn, ks, 1);
   }
 
   /**
    * An explicit tiling: {@code mt} (1, 2) 16-feature tiles and {@code nt} (1, 2, 4) 8-row tiles per
-   * warp, {@code wn} warps along features and {@code ks} (power of two) along k per block.
+   * warp, {@code wn} warps along features and {@code ks} (power of two) along k per block, and
+   * {@code depth} (1, 2, 3) chunks of weight words in flight per warp ahead of the one computed.
    */
-  public static LaunchPlan plan(QmmShape s, int mt, int nt, int wn, int ks) {
+  public static LaunchPlan plan(QmmShape s, int mt, int nt, int wn, int ks, int depth) {
     if ((mt != 1 && mt != 2) || (nt != 1 && nt != 2 && nt != 4) || wn < 1 || ks < 1) {
       throw new IllegalArgumentException(
           "mt must be 1 or 2, nt 1, 2 or 4, wn and ks positive; got mt="
@@ -584,6 +666,9 @@ public final class QmmMmaKernel {
               + wn
               + " ks="
               + ks);
+    }
+    if (depth < 1 || depth > 3) {
+      throw new IllegalArgumentException("depth must be 1, 2 or 3; got " + depth);
     }
     if (32 * wn * ks > 1024) {
       throw new IllegalArgumentException("block of " + 32 * wn * ks + " threads exceeds 1024");
@@ -613,6 +698,8 @@ public final class QmmMmaKernel {
         "ks",
         ks,
         "wordsPerLane",
-        wordsPerLane(s));
+        wordsPerLane(s),
+        "depth",
+        depth);
   }
 }
