@@ -10,8 +10,8 @@ import sirocco.kernels.quant.QmmShape;
 
 /**
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
- * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS}, {@code qmv-splitk@BPSxFB}), which the
- * op itself never uses.
+ * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code qmv-splitk@BPSxFB}), which
+ * the op itself never uses.
  */
 final class QmmRungs {
   private QmmRungs() {}
@@ -34,8 +34,9 @@ final class QmmRungs {
 
   /**
    * The numbers of a rung with an explicit plan, or null for any other name: {@code
-   * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}}, {@code qmv-splitk@BPSxFB} gives {@code
-   * {blocks per SM, features per batch}}.
+   * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}} (depth 1: one chunk of weights in flight
+   * per warp), {@code qmm-mma@MTxNTxWNxKSxD} gives {@code {mt, nt, wn, ks, depth}}, {@code
+   * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -46,7 +47,7 @@ final class QmmRungs {
     String[] parts = rung.substring(at + 1).split("x", -1);
     boolean ok =
         base.equals(QmmOp.QMM_MMA)
-            ? parts.length == 4
+            ? parts.length == 4 || parts.length == 5
             : base.equals(QmmOp.QMV_SPLITK) && parts.length == 2;
     if (!ok) {
       return null;
@@ -65,7 +66,7 @@ final class QmmRungs {
   /** The plan a tuned rung names (see {@link #tuned}). */
   static LaunchPlan tunedPlan(String base, int[] t, QmmShape s, int smCount) {
     if (base.equals(QmmOp.QMM_MMA)) {
-      return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3]);
+      return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 1);
     }
     if (t[0] < 1 || (t[1] != 1 && t[1] != 2 && t[1] != 4)) {
       throw new IllegalArgumentException(

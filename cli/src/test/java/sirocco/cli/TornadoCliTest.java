@@ -232,19 +232,19 @@ class TornadoCliTest {
             "--copy-mib",
             "0",
             "--kernel",
-            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2,qmv-splitk,qmv-splitk@3x2");
+            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x3,qmv-splitk,qmv-splitk@3x2");
     System.clearProperty("sirocco.backend");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
     for (String k :
-        new String[] {"qmm-mma@1x1x1x8", "qmm-mma@2x1x2x2", "qmv-splitk", "qmv-splitk@3x2"}) {
+        new String[] {"qmm-mma@1x1x1x8", "qmm-mma@2x1x2x2x3", "qmv-splitk", "qmv-splitk@3x2"}) {
       assertTrue(r.out().lines().anyMatch(l -> l.matches(".* 3 " + k + " .*")), k + r.out());
     }
     for (String bad :
         new String[] {
           "qmm-mma@1x1x1",
           "qmm-mma@ax1x1x8",
-          "qmm-mma@1x1x1x8x1",
+          "qmm-mma@1x1x1x8x1x1",
           "qmv-splitk@4",
           "qmv@1x1",
           "qmv-splitk,"

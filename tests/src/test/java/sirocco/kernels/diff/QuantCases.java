@@ -389,18 +389,24 @@ final class QuantCases {
     int nt = sp.i("nt");
     int wn = sp.i("wn");
     int ks = sp.i("ks");
+    int depth = sp.i("depth");
     // Rows that fill nt 8-row tiles partially (5, 13, 27), or 34 for the many-rows tiling; n = 120
     // leaves a partial feature block for every tiling (16, 32 or 128 features per block); k gives
     // at least ks chunks and 8 where ks = 8: 512, 256 for ks = 1 (the Java backend's mma is the
     // slowest part of the suite), 1024 for nvfp4, whose chunks are 128 elements.
     int rows = wn == 4 ? 34 : nt == 1 ? 5 : nt == 2 ? 13 : 27;
     int k = mode == Quant.NVFP4 ? 1024 : ks == 1 ? 256 : 512;
+    if (depth > 1) {
+      // depth chunks per warp, and one more (a load issued in the loop) for 3 of the ks warps.
+      int chunkK = 4 * sp.i("wordsPerLane") * 32 / sp.i("bits");
+      k = chunkK * (ks * depth + 3);
+    }
     QmmShape s =
         new QmmShape(mode, sp.i("bits"), sp.i("groupSize"), sp.i("dtype"), rows, 120, k, true);
     QmmData d = data(sp.rnd(), s);
     Prepared.supported(QmmMmaKernel.supports(s));
     LaunchPlan dispatch = QmmMmaKernel.plan(s);
-    LaunchPlan p = QmmMmaKernel.plan(s, mt, nt, wn, ks);
+    LaunchPlan p = QmmMmaKernel.plan(s, mt, nt, wn, ks, depth);
     boolean same =
         p.specialize().equals(dispatch.specialize())
             && p.grid().equals(dispatch.grid())
@@ -408,7 +414,9 @@ final class QuantCases {
     return fromPlan(
         m,
         p,
-        same ? "dispatch" : "QmmMmaKernel.plan(s, " + mt + ", " + nt + ", " + wn + ", " + ks + ")",
+        same
+            ? "dispatch"
+            : "QmmMmaKernel.plan(s, " + mt + ", " + nt + ", " + wn + ", " + ks + ", " + depth + ")",
         s,
         List.of(Out.of(6, kind(s.dtype()), mmaTolerance(s.dtype()))),
         qmmArgs(s, d));

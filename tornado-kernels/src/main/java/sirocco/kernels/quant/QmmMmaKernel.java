@@ -30,7 +30,7 @@ import sirocco.runtime.Dim3;
  * transposed: 16 k by 8 rows of x; D[i][j] = out[row j][feature i]. With {@code g = lane/4, t =
  * lane%4}, a lane holds weights of features g and g+8 and x of row g, and owns outputs (features g,
  * g+8) x (rows 2t, 2t+1). The k order inside an mma is free as long as A and B agree, and it is
- * chosen so that unpacking is cheap:
+ * chosen so that unpacking ({@link QmmMmaFragments}) is cheap:
  *
  * <ul>
  *   <li>4-bit codes: nibbles (j, j+4) of a word form one A register: {@code (w >>> 4j) &
@@ -56,10 +56,15 @@ import sirocco.runtime.Dim3;
  * A <em>chunk</em> is {@code 4 * wordsPerLane} consecutive u32 words of a weight row, inside one
  * quantization group; lane t of a row's four lanes reads words {@code [t*wordsPerLane,
  * (t+1)*wordsPerLane)} of it with one 4-, 8- or 16-byte load per row (16 bytes whenever the group
- * is at least 64 bytes wide: 4-bit g128, 8-bit g64/g128, nvfp4). The next chunk's words are loaded
- * before the current one is used (double buffering). A warp computes {@code 16*mt} features x
- * {@code 8*nt} rows; a block has {@code wn} such warps side by side and {@code ks} warps splitting
- * k (interleaved chunks, reduced through shared memory at the end, conflict-free layout).
+ * is at least 64 bytes wide: 4-bit g128, 8-bit g64/g128, nvfp4). The words of the warp's next
+ * {@code depth} chunks (1–3) are in flight while a chunk is computed: depth 1 is double buffering,
+ * and each extra chunk costs {@code wordsPerLane * 2 * mt} registers. x, the group scales and
+ * biases (shared by many warps, mostly L1/L2 hits) are loaded in the iteration that uses them:
+ * rotating them too would cost 16 more registers per chunk in the 1–8-row plan, which at depth 3
+ * already uses 80 (ptxas 12), the most that keeps its 384 blocks of 256 threads in one wave. A warp
+ * computes {@code 16*mt} features x {@code 8*nt} rows; a block has {@code wn} such warps side by
+ * side and {@code ks} warps splitting k (interleaved chunks, reduced through shared memory at the
+ * end, conflict-free layout).
  *
  * <h2>Measured cost (H200, bf16, 4-bit g64, 4096x12288; CUDA C mirror, see the README)</h2>
  *
@@ -104,17 +109,22 @@ public final class QmmMmaKernel {
    */
   @Kernel(
       validateWith = {
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=4,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=1,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=2,wn=1,ks=4,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=4,wn=4,ks=1,wordsPerLane=2",
-        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=2",
-        "mode=0,bits=8,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4",
-        "mode=0,bits=4,groupSize=128,dtype=1,mt=2,nt=4,wn=4,ks=1,wordsPerLane=4",
-        "mode=1,bits=4,groupSize=32,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=1",
-        "mode=2,bits=4,groupSize=16,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4",
-        "mode=3,bits=8,groupSize=32,dtype=1,mt=1,nt=4,wn=1,ks=4,wordsPerLane=2"
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=4,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=1,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=2,wn=1,ks=4,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=4,wn=4,ks=1,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=2,depth=1",
+        "mode=0,bits=8,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4,depth=1",
+        "mode=0,bits=4,groupSize=128,dtype=1,mt=2,nt=4,wn=4,ks=1,wordsPerLane=4,depth=1",
+        "mode=1,bits=4,groupSize=32,dtype=0,mt=1,nt=1,wn=1,ks=8,wordsPerLane=1,depth=1",
+        "mode=2,bits=4,groupSize=16,dtype=0,mt=1,nt=2,wn=1,ks=8,wordsPerLane=4,depth=1",
+        "mode=3,bits=8,groupSize=32,dtype=1,mt=1,nt=4,wn=1,ks=4,wordsPerLane=2,depth=1",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2,depth=2",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=2,depth=3",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2,depth=2",
+        "mode=0,bits=4,groupSize=64,dtype=0,mt=1,nt=2,wn=1,ks=4,wordsPerLane=2,depth=3",
+        "mode=0,bits=8,groupSize=64,dtype=0,mt=2,nt=1,wn=1,ks=8,wordsPerLane=4,depth=3"
       })
   public static void qmm(
       KernelContext ctx,
@@ -136,7 +146,8 @@ public final class QmmMmaKernel {
       @Specialize int nt,
       @Specialize int wn,
       @Specialize int ks,
-      @Specialize int wordsPerLane) {
+      @Specialize int wordsPerLane,
+      @Specialize int depth) {
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
@@ -153,7 +164,7 @@ public final class QmmMmaKernel {
     int groups = k / groupSize;
     boolean affine = mode == Quant.AFFINE;
     boolean nv = mode == Quant.NVFP4;
-    float offset = affineOffset(bits, dtype);
+    float offset = QmmMmaFragments.affineOffset(bits, dtype);
 
     // Weight rows of this lane (clamped for loading; never stored past n).
     int rowA0 = Math.min(nBase + g, n - 1);
@@ -177,17 +188,51 @@ public final class QmmMmaKernel {
     Float4 b3 = zero;
 
     int lw = t * wordsPerLane; // this lane's first word inside a chunk
+    // Chunks in flight; a slot holds one chunk's words of the lane's rows (A0, B0, A1, B1): n*
+    // holds
+    // chunk c, the next to compute, p* and q* hold c + ks and c + 2ks (depth 2 and 3). Each
+    // iteration takes n*, moves the others down one slot and issues chunk c + depth*ks into the
+    // last, so depth chunks are in flight ahead of the one being computed. A slot past the warp's
+    // last chunk is not loaded (it keeps stale words that are never computed).
     Int4 nA0 = new Int4(0, 0, 0, 0);
     Int4 nB0 = nA0;
     Int4 nA1 = nA0;
     Int4 nB1 = nA0;
-    if (ksI < chunks) {
-      int w0 = ksI * chunkWords + lw;
-      nA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
-      nB0 = loadChunk(wq, rowB0 * wpr + w0, wordsPerLane);
-      if (mt > 1) {
-        nA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
-        nB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
+    Int4 pA0 = nA0;
+    Int4 pB0 = nA0;
+    Int4 pA1 = nA0;
+    Int4 pB1 = nA0;
+    Int4 qA0 = nA0;
+    Int4 qB0 = nA0;
+    Int4 qA1 = nA0;
+    Int4 qB1 = nA0;
+    for (int j = 0; j < depth; j++) {
+      if (ksI + j * ks < chunks) {
+        int w0 = (ksI + j * ks) * chunkWords + lw;
+        Int4 lA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
+        Int4 lB0 = loadChunk(wq, rowB0 * wpr + w0, wordsPerLane);
+        Int4 lA1 = nA1;
+        Int4 lB1 = nB1;
+        if (mt > 1) {
+          lA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
+          lB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
+        }
+        if (j == 0) {
+          nA0 = lA0;
+          nB0 = lB0;
+          nA1 = lA1;
+          nB1 = lB1;
+        } else if (j == 1) {
+          pA0 = lA0;
+          pB0 = lB0;
+          pA1 = lA1;
+          pB1 = lB1;
+        } else {
+          qA0 = lA0;
+          qB0 = lB0;
+          qA1 = lA1;
+          qB1 = lB1;
+        }
       }
     }
     for (int c = ksI; c < chunks; c += ks) {
@@ -195,13 +240,43 @@ public final class QmmMmaKernel {
       Int4 uB0 = nB0;
       Int4 uA1 = nA1;
       Int4 uB1 = nB1;
-      if (c + ks < chunks) {
-        int w0 = (c + ks) * chunkWords + lw;
-        nA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
-        nB0 = loadChunk(wq, rowB0 * wpr + w0, wordsPerLane);
+      if (depth > 1) {
+        nA0 = pA0;
+        nB0 = pB0;
+        nA1 = pA1;
+        nB1 = pB1;
+      }
+      if (depth > 2) {
+        pA0 = qA0;
+        pB0 = qB0;
+        pA1 = qA1;
+        pB1 = qB1;
+      }
+      if (c + depth * ks < chunks) {
+        int w0 = (c + depth * ks) * chunkWords + lw;
+        Int4 lA0 = loadChunk(wq, rowA0 * wpr + w0, wordsPerLane);
+        Int4 lB0 = loadChunk(wq, rowB0 * wpr + w0, wordsPerLane);
+        Int4 lA1 = uA1;
+        Int4 lB1 = uB1;
         if (mt > 1) {
-          nA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
-          nB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
+          lA1 = loadChunk(wq, rowA1 * wpr + w0, wordsPerLane);
+          lB1 = loadChunk(wq, rowB1 * wpr + w0, wordsPerLane);
+        }
+        if (depth == 1) {
+          nA0 = lA0;
+          nB0 = lB0;
+          nA1 = lA1;
+          nB1 = lB1;
+        } else if (depth == 2) {
+          pA0 = lA0;
+          pB0 = lB0;
+          pA1 = lA1;
+          pB1 = lB1;
+        } else {
+          qA0 = lA0;
+          qB0 = lB0;
+          qA1 = lA1;
+          qB1 = lB1;
         }
       }
       int gi = (c * chunkK) / groupSize;
@@ -219,10 +294,10 @@ public final class QmmMmaKernel {
       Float4 o2 = zero;
       Float4 o3 = zero;
       for (int cc = 0; cc < wordsPerLane; cc++) {
-        int wA0 = wordAt(uA0, cc);
-        int wB0 = wordAt(uB0, cc);
-        int wA1 = wordAt(uA1, cc);
-        int wB1 = wordAt(uB1, cc);
+        int wA0 = QmmMmaFragments.wordAt(uA0, cc);
+        int wB0 = QmmMmaFragments.wordAt(uB0, cc);
+        int wA1 = QmmMmaFragments.wordAt(uA1, cc);
+        int wB1 = QmmMmaFragments.wordAt(uB1, cc);
         int kw = (c * chunkWords + lw + cc) * perWord;
         // nvfp4: the group scale of each of the lane's rows for this word (16-element groups).
         float sA0 = 1f;
@@ -244,13 +319,13 @@ public final class QmmMmaKernel {
         Int4 x3 = nt > 2 ? loadX(x, xr3, kw, bits) : x0;
         int steps = bits == 4 ? 2 : 1;
         for (int h = 0; h < steps; h++) {
-          Int2 f0 = fragB(x0, h, bits);
-          Int2 f1 = fragB(x1, h, bits);
-          Int2 f2 = fragB(x2, h, bits);
-          Int2 f3 = fragB(x3, h, bits);
+          Int2 f0 = QmmMmaFragments.fragB(x0, h, bits);
+          Int2 f1 = QmmMmaFragments.fragB(x1, h, bits);
+          Int2 f2 = QmmMmaFragments.fragB(x2, h, bits);
+          Int2 f3 = QmmMmaFragments.fragB(x3, h, bits);
           int digits = (affine && bits == 8 && dtype == Quant.BF16) ? 2 : 1;
           for (int dg = 0; dg < digits; dg++) {
-            Int4 e0 = fragA(wA0, wB0, h, dg, mode, bits, dtype, sA0, sB0);
+            Int4 e0 = QmmMmaFragments.fragA(wA0, wB0, h, dg, mode, bits, dtype, sA0, sB0);
             c0 = mma(ctx, e0, f0, c0, dtype);
             if (nt > 1) {
               c1 = mma(ctx, e0, f1, c1, dtype);
@@ -260,7 +335,7 @@ public final class QmmMmaKernel {
               c3 = mma(ctx, e0, f3, c3, dtype);
             }
             if (mt > 1) {
-              Int4 e1 = fragA(wA1, wB1, h, dg, mode, bits, dtype, sA1, sB1);
+              Int4 e1 = QmmMmaFragments.fragA(wA1, wB1, h, dg, mode, bits, dtype, sA1, sB1);
               d0 = mma(ctx, e1, f0, d0, dtype);
               if (nt > 1) {
                 d1 = mma(ctx, e1, f1, d1, dtype);
@@ -272,7 +347,7 @@ public final class QmmMmaKernel {
             }
           }
           if (affine) {
-            Int4 ones = onesFragment(dtype);
+            Int4 ones = QmmMmaFragments.onesFragment(dtype);
             o0 = mma(ctx, ones, f0, o0, dtype);
             if (nt > 1) {
               o1 = mma(ctx, ones, f1, o1, dtype);
@@ -416,10 +491,6 @@ public final class QmmMmaKernel {
     return new Int4(Vec.ldg(wq, index), 0, 0, 0);
   }
 
-  static int wordAt(Int4 v, int i) {
-    return i == 0 ? v.x() : i == 1 ? v.y() : i == 2 ? v.z() : v.w();
-  }
-
   /** x values of one word's k range: 8 halves (4-bit codes) or 4 (8-bit); zeros past the rows. */
   static Int4 loadX(short[] x, int rowBase, int kw, int bits) {
     if (rowBase < 0) {
@@ -430,97 +501,6 @@ public final class QmmMmaKernel {
     }
     Int2 v = Vec.ldg2(x, rowBase + kw);
     return new Int4(v.x(), v.y(), 0, 0);
-  }
-
-  /** The B fragment (x) for step {@code h} of a word, in the k order of {@link #fragA}. */
-  static Int2 fragB(Int4 p, int h, int bits) {
-    if (bits == 4) {
-      // p = (x0 x1, x2 x3, x4 x5, x6 x7); step h pairs (x_2h, x_2h+4) and (x_2h+1, x_2h+5).
-      int lo = h == 0 ? p.x() : p.y();
-      int hi = h == 0 ? p.z() : p.w();
-      return new Int2((lo & 0xFFFF) | (hi << 16), (lo >>> 16) | (hi & 0xFFFF0000));
-    }
-    // p = (x0 x1, x2 x3): pairs (x0, x2) and (x1, x3).
-    return new Int2((p.x() & 0xFFFF) | (p.y() << 16), (p.x() >>> 16) | (p.y() & 0xFFFF0000));
-  }
-
-  /**
-   * The A fragment (weights of rows g and g+8 from their words {@code wa}, {@code wb}) for step
-   * {@code h} and, for bf16 8-bit affine, digit {@code dg}. {@code sa}/{@code sb} are the nvfp4
-   * group scales folded into the values.
-   */
-  static Int4 fragA(
-      int wa, int wb, int h, int dg, int mode, int bits, int dtype, float sa, float sb) {
-    if (mode == Quant.AFFINE) {
-      if (bits == 4) {
-        int magic = dtype == Quant.F16 ? 0x64006400 : 0x43004300;
-        int sh = 8 * h;
-        return new Int4(
-            ((wa >>> sh) & 0x000F000F) | magic,
-            ((wb >>> sh) & 0x000F000F) | magic,
-            ((wa >>> (sh + 4)) & 0x000F000F) | magic,
-            ((wb >>> (sh + 4)) & 0x000F000F) | magic);
-      }
-      if (dtype == Quant.F16) {
-        return new Int4(
-            (wa & 0x00FF00FF) | 0x64006400,
-            (wb & 0x00FF00FF) | 0x64006400,
-            ((wa >>> 8) & 0x00FF00FF) | 0x64006400,
-            ((wb >>> 8) & 0x00FF00FF) | 0x64006400);
-      }
-      // bf16, 8 bits: low nibbles as 128 + l, high nibbles as 16 * (128 + h) = 2048 + 16 h.
-      int sh = 4 * dg;
-      int magic = dg == 0 ? 0x43004300 : 0x45004500;
-      return new Int4(
-          ((wa >>> sh) & 0x000F000F) | magic,
-          ((wb >>> sh) & 0x000F000F) | magic,
-          ((wa >>> (sh + 8)) & 0x000F000F) | magic,
-          ((wb >>> (sh + 8)) & 0x000F000F) | magic);
-    }
-    if (bits == 4) {
-      int sh = 8 * h;
-      return new Int4(
-          fp4Pair(wa >>> sh, sa, dtype),
-          fp4Pair(wb >>> sh, sb, dtype),
-          fp4Pair(wa >>> (sh + 4), sa, dtype),
-          fp4Pair(wb >>> (sh + 4), sb, dtype));
-    }
-    return new Int4(
-        fp8Pair(wa, dtype), fp8Pair(wb, dtype), fp8Pair(wa >>> 8, dtype), fp8Pair(wb >>> 8, dtype));
-  }
-
-  /** E2M1 codes in bits 0..3 and 16..19, times {@code s}, as a pair of exact halves. */
-  static int fp4Pair(int v, float s, int dtype) {
-    return exactHalf(QuantMath.e2m1Decode(v & 0xF) * s, dtype)
-        | (exactHalf(QuantMath.e2m1Decode((v >>> 16) & 0xF) * s, dtype) << 16);
-  }
-
-  /** E4M3 codes in bits 0..7 and 16..23 as a pair of exact halves. */
-  static int fp8Pair(int v, int dtype) {
-    return exactHalf(QuantMath.e4m3Decode(v & 0xFF), dtype)
-        | (exactHalf(QuantMath.e4m3Decode((v >>> 16) & 0xFF), dtype) << 16);
-  }
-
-  /** bf16/f16 bits of a value known to be exact in the dtype (low 16 bits). */
-  static int exactHalf(float v, int dtype) {
-    if (dtype == Quant.F16) {
-      return Float.floatToFloat16(v) & 0xFFFF;
-    }
-    return Float.floatToRawIntBits(v) >>> 16;
-  }
-
-  /** All-ones A fragment: the mma then sums x over its 16 k per row of x. */
-  static Int4 onesFragment(int dtype) {
-    int one = dtype == Quant.F16 ? 0x3C003C00 : 0x3F803F80;
-    return new Int4(one, one, one, one);
-  }
-
-  /** The constant the magic unpacking adds to every code (sum over the chunk: offset * X). */
-  static float affineOffset(int bits, int dtype) {
-    if (dtype == Quant.F16) {
-      return 1024f;
-    }
-    return bits == 8 ? 2176f : 128f;
   }
 
   static float groupScale(short[] scales, byte[] fpScales, int gi, int mode, int dtype) {
@@ -635,8 +615,9 @@ public final class QmmMmaKernel {
   }
 
   /**
-   * Tile sizes by rows, measured through {@code tornado bench qmm --kernel qmm-mma@MTxNTxWNxKS} on
-   * the H200 (bench/RESULTS.md, run 12; n=12288, k=4096, 4-bit g64 bf16, µs p50):
+   * Tile sizes by rows (depth 1), measured through {@code tornado bench qmm --kernel
+   * qmm-mma@MTxNTxWNxKS} (or {@code @MTxNTxWNxKSxD} for a depth) on the H200 (bench/RESULTS.md, run
+   * 12; n=12288, k=4096, 4-bit g64 bf16, µs p50):
    *
    * <ul>
    *   <li>1–8 rows: two 16-feature tiles per warp and 8 warps splitting k (2x1x1x8): 19.6–19.9,
@@ -659,16 +640,22 @@ public final class QmmMmaKernel {
       while (ks > 1 && ks > chunks) {
         ks /= 2;
       }
-      return plan(s, mt, nt, 1, ks);
+      return plan(s, mt, nt, 1, ks, 1);
     }
-    return plan(s, 2, 4, 4, 1);
+    return plan(s, 2, 4, 4, 1, 1);
+  }
+
+  /** {@link #plan(QmmShape, int, int, int, int, int)} with one chunk in flight (depth 1). */
+  public static LaunchPlan plan(QmmShape s, int mt, int nt, int wn, int ks) {
+    return plan(s, mt, nt, wn, ks, 1);
   }
 
   /**
    * An explicit tiling: {@code mt} (1, 2) 16-feature tiles and {@code nt} (1, 2, 4) 8-row tiles per
-   * warp, {@code wn} warps along features and {@code ks} (power of two) along k per block.
+   * warp, {@code wn} warps along features and {@code ks} (power of two) along k per block, and
+   * {@code depth} (1, 2, 3) chunks of weight words in flight per warp ahead of the one computed.
    */
-  public static LaunchPlan plan(QmmShape s, int mt, int nt, int wn, int ks) {
+  public static LaunchPlan plan(QmmShape s, int mt, int nt, int wn, int ks, int depth) {
     if ((mt != 1 && mt != 2) || (nt != 1 && nt != 2 && nt != 4) || wn < 1 || ks < 1) {
       throw new IllegalArgumentException(
           "mt must be 1 or 2, nt 1, 2 or 4, wn and ks positive; got mt="
@@ -679,6 +666,9 @@ public final class QmmMmaKernel {
               + wn
               + " ks="
               + ks);
+    }
+    if (depth < 1 || depth > 3) {
+      throw new IllegalArgumentException("depth must be 1, 2 or 3; got " + depth);
     }
     if (32 * wn * ks > 1024) {
       throw new IllegalArgumentException("block of " + 32 * wn * ks + " threads exceeds 1024");
@@ -708,6 +698,8 @@ public final class QmmMmaKernel {
         "ks",
         ks,
         "wordsPerLane",
-        wordsPerLane(s));
+        wordsPerLane(s),
+        "depth",
+        depth);
   }
 }

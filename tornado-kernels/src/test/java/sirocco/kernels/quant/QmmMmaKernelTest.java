@@ -2,6 +2,7 @@ package sirocco.kernels.quant;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -112,6 +113,52 @@ class QmmMmaKernelTest {
           run(c, QmmMmaKernel.plan(s, tl[0], tl[1], tl[2], tl[3])),
           "tiling " + tl[0] + tl[1] + tl[2] + tl[3]);
     }
+  }
+
+  /**
+   * Two and three chunks in flight ({@code depth}), with the 1–8-row tiling (2x1x1x8, rows 1..8 in
+   * turn) and the 16-row one (1x2x1x4, 16 rows) in every mode and dtype: k gives 11 or 27 chunks of
+   * 64 (22 or 54 of 32 for mxfp4/mxfp8), so warps get fewer chunks than depth, more, and different
+   * counts (tails); n = 24 leaves a partial feature block.
+   */
+  @Test
+  void chunksInFlight() {
+    // mode, bits, group (fp modes: their own)
+    int[][] modes = {
+      {Quant.AFFINE, 4, 64}, {Quant.AFFINE, 8, 64}, {Quant.MXFP4}, {Quant.NVFP4}, {Quant.MXFP8}
+    };
+    int i = 0;
+    for (int[] m : modes) {
+      for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+        for (int depth : new int[] {2, 3}) {
+          int k = (i % 2 == 0 ? 27 : 11) * 64;
+          int rows = 1 + i % 8;
+          QmmShape s = shape(m, dtype, rows, k);
+          QmmCase c = QmmCase.random(s, 500L + i);
+          String what = s + " depth " + depth;
+          c.check(run(c, QmmMmaKernel.plan(s, 2, 1, 1, 8, depth)), what);
+          QmmShape s16 = shape(m, dtype, 16, k);
+          QmmCase c16 = QmmCase.random(s16, 600L + i);
+          c16.check(run(c16, QmmMmaKernel.plan(s16, 1, 2, 1, 4, depth)), what + " 16 rows");
+          i++;
+        }
+      }
+    }
+  }
+
+  static QmmShape shape(int[] m, int dtype, int rows, int k) {
+    return m[0] == Quant.AFFINE
+        ? QmmShape.affine(m[1], m[2], dtype, rows, 24, k)
+        : QmmShape.fp(m[0], dtype, rows, 24, k);
+  }
+
+  @Test
+  void planDepth() {
+    QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 4, 64, 4096);
+    assertEquals(1, QmmMmaKernel.plan(s).get("depth"));
+    assertEquals(3, QmmMmaKernel.plan(s, 2, 1, 1, 8, 3).get("depth"));
+    assertThrows(IllegalArgumentException.class, () -> QmmMmaKernel.plan(s, 2, 1, 1, 8, 0));
+    assertThrows(IllegalArgumentException.class, () -> QmmMmaKernel.plan(s, 2, 1, 1, 8, 4));
   }
 
   /**

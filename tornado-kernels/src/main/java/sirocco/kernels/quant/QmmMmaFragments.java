@@ -1,0 +1,108 @@
+package sirocco.kernels.quant;
+
+import sirocco.api.Int2;
+import sirocco.api.Int4;
+
+/**
+ * Fragment unpacking for {@link QmmMmaKernel}: the A fragments (weights) of each quantization mode
+ * and the B fragments (x) in the matching k order, as the kernel's class comment describes ("Roles
+ * and fragments"). Kernel subset only (static, no allocation): the compiler inlines these.
+ */
+final class QmmMmaFragments {
+  private QmmMmaFragments() {}
+
+  static int wordAt(Int4 v, int i) {
+    return i == 0 ? v.x() : i == 1 ? v.y() : i == 2 ? v.z() : v.w();
+  }
+
+  /** The B fragment (x) for step {@code h} of a word, in the k order of {@link #fragA}. */
+  static Int2 fragB(Int4 p, int h, int bits) {
+    if (bits == 4) {
+      // p = (x0 x1, x2 x3, x4 x5, x6 x7); step h pairs (x_2h, x_2h+4) and (x_2h+1, x_2h+5).
+      int lo = h == 0 ? p.x() : p.y();
+      int hi = h == 0 ? p.z() : p.w();
+      return new Int2((lo & 0xFFFF) | (hi << 16), (lo >>> 16) | (hi & 0xFFFF0000));
+    }
+    // p = (x0 x1, x2 x3): pairs (x0, x2) and (x1, x3).
+    return new Int2((p.x() & 0xFFFF) | (p.y() << 16), (p.x() >>> 16) | (p.y() & 0xFFFF0000));
+  }
+
+  /**
+   * The A fragment (weights of rows g and g+8 from their words {@code wa}, {@code wb}) for step
+   * {@code h} and, for bf16 8-bit affine, digit {@code dg}. {@code sa}/{@code sb} are the nvfp4
+   * group scales folded into the values.
+   */
+  static Int4 fragA(
+      int wa, int wb, int h, int dg, int mode, int bits, int dtype, float sa, float sb) {
+    if (mode == Quant.AFFINE) {
+      if (bits == 4) {
+        int magic = dtype == Quant.F16 ? 0x64006400 : 0x43004300;
+        int sh = 8 * h;
+        return new Int4(
+            ((wa >>> sh) & 0x000F000F) | magic,
+            ((wb >>> sh) & 0x000F000F) | magic,
+            ((wa >>> (sh + 4)) & 0x000F000F) | magic,
+            ((wb >>> (sh + 4)) & 0x000F000F) | magic);
+      }
+      if (dtype == Quant.F16) {
+        return new Int4(
+            (wa & 0x00FF00FF) | 0x64006400,
+            (wb & 0x00FF00FF) | 0x64006400,
+            ((wa >>> 8) & 0x00FF00FF) | 0x64006400,
+            ((wb >>> 8) & 0x00FF00FF) | 0x64006400);
+      }
+      // bf16, 8 bits: low nibbles as 128 + l, high nibbles as 16 * (128 + h) = 2048 + 16 h.
+      int sh = 4 * dg;
+      int magic = dg == 0 ? 0x43004300 : 0x45004500;
+      return new Int4(
+          ((wa >>> sh) & 0x000F000F) | magic,
+          ((wb >>> sh) & 0x000F000F) | magic,
+          ((wa >>> (sh + 8)) & 0x000F000F) | magic,
+          ((wb >>> (sh + 8)) & 0x000F000F) | magic);
+    }
+    if (bits == 4) {
+      int sh = 8 * h;
+      return new Int4(
+          fp4Pair(wa >>> sh, sa, dtype),
+          fp4Pair(wb >>> sh, sb, dtype),
+          fp4Pair(wa >>> (sh + 4), sa, dtype),
+          fp4Pair(wb >>> (sh + 4), sb, dtype));
+    }
+    return new Int4(
+        fp8Pair(wa, dtype), fp8Pair(wb, dtype), fp8Pair(wa >>> 8, dtype), fp8Pair(wb >>> 8, dtype));
+  }
+
+  /** E2M1 codes in bits 0..3 and 16..19, times {@code s}, as a pair of exact halves. */
+  static int fp4Pair(int v, float s, int dtype) {
+    return exactHalf(QuantMath.e2m1Decode(v & 0xF) * s, dtype)
+        | (exactHalf(QuantMath.e2m1Decode((v >>> 16) & 0xF) * s, dtype) << 16);
+  }
+
+  /** E4M3 codes in bits 0..7 and 16..23 as a pair of exact halves. */
+  static int fp8Pair(int v, int dtype) {
+    return exactHalf(QuantMath.e4m3Decode(v & 0xFF), dtype)
+        | (exactHalf(QuantMath.e4m3Decode((v >>> 16) & 0xFF), dtype) << 16);
+  }
+
+  /** bf16/f16 bits of a value known to be exact in the dtype (low 16 bits). */
+  static int exactHalf(float v, int dtype) {
+    if (dtype == Quant.F16) {
+      return Float.floatToFloat16(v) & 0xFFFF;
+    }
+    return Float.floatToRawIntBits(v) >>> 16;
+  }
+
+  /** All-ones A fragment: the mma then sums x over its 16 k per row of x. */
+  static Int4 onesFragment(int dtype) {
+    int one = dtype == Quant.F16 ? 0x3C003C00 : 0x3F803F80;
+    return new Int4(one, one, one, one);
+  }
+
+  /** The constant the magic unpacking adds to every code (sum over the chunk: offset * X). */
+  static float affineOffset(int bits, int dtype) {
+    if (dtype == Quant.F16) {
+      return 1024f;
+    }
+    return bits == 8 ? 2176f : 128f;
+  }
+}
