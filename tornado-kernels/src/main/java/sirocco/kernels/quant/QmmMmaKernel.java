@@ -189,8 +189,7 @@ public final class QmmMmaKernel {
 
     int lw = t * wordsPerLane; // this lane's first word inside a chunk
     // Chunks in flight; a slot holds one chunk's words of the lane's rows (A0, B0, A1, B1): n*
-    // holds
-    // chunk c, the next to compute, p* and q* hold c + ks and c + 2ks (depth 2 and 3). Each
+    // holds chunk c, the next to compute, p* and q* hold c + ks and c + 2ks (depth 2 and 3). Each
     // iteration takes n*, moves the others down one slot and issues chunk c + depth*ks into the
     // last, so depth chunks are in flight ahead of the one being computed. A slot past the warp's
     // last chunk is not loaded (it keeps stale words that are never computed).
