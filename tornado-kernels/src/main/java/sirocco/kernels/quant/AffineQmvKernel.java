@@ -46,9 +46,10 @@ import sirocco.runtime.Dim3;
  * µs when a lane issues all of its weight, scale and bias loads before any arithmetic (not done in
  * this Java version). The Java kernel compiled by Sirocco's JIT (jit branch, 21e8302) runs
  * correctly there and takes 19.8 µs at 1 row (56 registers), 81.8 µs at 6 rows. 6 rows (mirror): 75
- * µs (grid.y re-reads weights per row): use {@link QmmMmaKernel} for 2+ rows with bf16/f16. The 9
- * µs target at 1 row is NOT met; the kernel is latency-bound (1.5–3 waves, a dependent DRAM round
- * trip per unit).
+ * µs (grid.y re-reads weights per row): use {@link QmmMmaKernel} for 2+ rows with bf16/f16 at 4/8
+ * bits, and {@link AffineQmvRowsKernel} (this kernel's loads and arithmetic, each weight read once
+ * for up to 8 rows) for the other widths and f32. The 9 µs target at 1 row is NOT met; the kernel
+ * is latency-bound (1.5–3 waves, a dependent DRAM round trip per unit).
  */
 public final class AffineQmvKernel {
   private AffineQmvKernel() {}
