@@ -113,7 +113,7 @@ public final class QmmBench {
    * @param n output features
    * @param k inner dimension
    * @param formats the formats, each timed at every row count
-   * @param dtype activation dtype: BF16 or F16
+   * @param dtype activation dtype (and affine scales/biases, output): BF16, F16 or F32
    * @param kernel "auto" (what the op picks), "all" (every rung that supports the shape) or a rung
    * @param copies weight copies rotated through
    * @param repeats timed samples per case
@@ -153,17 +153,18 @@ public final class QmmBench {
               "--k (" + k + ") must be a multiple of the group size " + f.group() + " of " + f);
         }
       }
-      if (dtype != DType.BF16 && dtype != DType.F16) {
-        throw new IllegalArgumentException("--dtype must be bf16 or f16, got " + dtype);
+      if (dtype != DType.BF16 && dtype != DType.F16 && dtype != DType.F32) {
+        throw new IllegalArgumentException("--dtype must be bf16, f16 or f32, got " + dtype);
       }
       if (kernel == null
           || !(kernel.equals("auto") || kernel.equals("all") || QmmRungs.kernels(kernel) != null)) {
         throw new IllegalArgumentException(
             "--kernel must be auto, all or a comma-separated list of "
                 + QmmOp.rungs()
-                + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS (e.g."
-                + " qmm-mma@1x1x1x8) and qmv-splitk its blocks per SM and batch as"
-                + " qmv-splitk@BPSxFB, got '"
+                + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS[xD] (e.g."
+                + " qmm-mma@1x1x1x8 or qmm-mma@2x1x1x8x2), qmv-splitk its blocks per SM and batch as"
+                + " qmv-splitk@BPSxFB and qmv-rows its rows of x per block and features per warp as"
+                + " qmv-rows@RxF, got '"
                 + kernel
                 + "'");
       }
@@ -334,11 +335,17 @@ public final class QmmBench {
     }
     Reference ref = Reference.of(rt, q, o, f);
     boolean affine = f.mode() == QuantMode.AFFINE;
-    int db = 2; // bf16 and f16
+    int db = o.dtype() == DType.F32 ? 4 : 2;
     double weightBytes =
         (double) o.n() * o.k() * f.bits() / 8
             + (double) o.n() * (o.k() / f.group()) * (affine ? 2 * db : 1);
-    int dtypeCode = o.dtype() == DType.BF16 ? Quant.BF16 : Quant.F16;
+    int dtypeCode =
+        switch (o.dtype()) {
+          case BF16 -> Quant.BF16;
+          case F16 -> Quant.F16;
+          default -> Quant.F32;
+        };
+    ElementType outType = o.dtype() == DType.F32 ? ElementType.F32 : ElementType.I16;
     boolean tracked = issueShape && affine && f.bits() == 4 && f.group() == 64;
     if (device.kind() == Device.Kind.CUDA) {
       // The other ceiling, measured here: a read-only kernel over the same weight bytes, rotated.
@@ -377,7 +384,7 @@ public final class QmmBench {
           };
       float[] x = weights(rows, o.k(), o.dtype(), 777 + rows);
       Tensor xt = upload(rt, x, o.dtype(), rows, o.k());
-      DeviceBuffer ob = device.allocate(ElementType.I16, (long) rows * o.n(), stream);
+      DeviceBuffer ob = device.allocate(outType, (long) rows * o.n(), stream);
       double bytes = weightBytes + (double) rows * o.k() * db + (double) rows * o.n() * db;
       double floorUs = bytes / FLOOR_BYTES_PER_SECOND * 1e6;
       Double tiny = issueShape ? TINYGEMM.get(rows) : null;
@@ -408,9 +415,8 @@ public final class QmmBench {
           }
           poison(device, stream, ob, rows * o.n());
           Timed t = time(device, stream, launches, o);
-          short[] got = new short[rows * o.n()];
-          device.download(ob, 0, got, 0, got.length, stream);
-          Check chk = ref.check(x, rows, got, o.dtype());
+          Check chk =
+              ref.check(x, rows, download(device, stream, ob, rows * o.n(), o.dtype()), o.dtype());
           Result r =
               new Result(
                   f,
@@ -634,10 +640,33 @@ public final class QmmBench {
   /** NaN in bf16 and in f16. */
   static final short HALF_POISON = (short) 0x7FC1;
 
+  /** Fills {@code out} (bf16/f16 bits or float32) with NaN. */
   private static void poison(Device device, Stream stream, DeviceBuffer out, int n) {
+    if (out.type() == ElementType.F32) {
+      float[] p = new float[n];
+      Arrays.fill(p, Float.NaN);
+      device.upload(p, 0, out, 0, n, stream);
+      return;
+    }
     short[] p = new short[n];
     Arrays.fill(p, HALF_POISON);
     device.upload(p, 0, out, 0, n, stream);
+  }
+
+  /** The first {@code n} elements of {@code out} as floats (bf16/f16 bits decoded). */
+  private static float[] download(
+      Device device, Stream stream, DeviceBuffer out, int n, DType dtype) {
+    float[] v = new float[n];
+    if (dtype == DType.F32) {
+      device.download(out, 0, v, 0, n, stream);
+      return v;
+    }
+    short[] h = new short[n];
+    device.download(out, 0, h, 0, n, stream);
+    for (int i = 0; i < n; i++) {
+      v[i] = dtype == DType.BF16 ? Bf16.toFloat(h[i]) : Float.float16ToFloat(h[i]);
+    }
+    return v;
   }
 
   // ---- data ----
@@ -656,7 +685,12 @@ public final class QmmBench {
           ((r & 0xFFFF) + ((r >>> 16) & 0xFFFF) + ((r >>> 32) & 0xFFFF) + (r >>> 48)) / 65536.0
               - 2.0;
       float f = (float) (sum * scale);
-      v[i] = dtype == DType.BF16 ? Bf16.toFloat(Bf16.fromFloat(f)) : roundF16(f);
+      v[i] =
+          switch (dtype) {
+            case BF16 -> Bf16.toFloat(Bf16.fromFloat(f));
+            case F16 -> roundF16(f);
+            default -> f;
+          };
     }
     return v;
   }
@@ -666,6 +700,9 @@ public final class QmmBench {
   }
 
   static Tensor upload(Sirocco rt, float[] v, DType dtype, long... shape) {
+    if (dtype == DType.F32) {
+      return rt.fromFloats(v, shape);
+    }
     short[] s = new short[v.length];
     for (int i = 0; i < v.length; i++) {
       s[i] = dtype == DType.BF16 ? Bf16.fromFloat(v[i]) : Float.floatToFloat16(v[i]);
@@ -723,7 +760,7 @@ public final class QmmBench {
      * Every row of the sampled columns within {@code 2e-5·Σ|x·w|} (float32 accumulation) plus half
      * an ulp of the dtype (the final rounding) of the float64 value; NaN (poison left) fails.
      */
-    Check check(float[] x, int rows, short[] out, DType dtype) {
+    Check check(float[] x, int rows, float[] out, DType dtype) {
       int n = out.length / rows;
       double maxErr = 0;
       double worst = 0;
@@ -738,8 +775,7 @@ public final class QmmBench {
             acc += p;
             mag += Math.abs(p);
           }
-          short bits = out[m * n + columns[i]];
-          float got = dtype == DType.BF16 ? Bf16.toFloat(bits) : Float.float16ToFloat(bits);
+          float got = out[m * n + columns[i]];
           if (Float.isNaN(got)) {
             unwritten++;
             ok = false;
@@ -761,9 +797,11 @@ public final class QmmBench {
 
   static double halfUlp(DType dtype, double v) {
     double a = Math.abs(v);
-    return dtype == DType.BF16
-        ? Math.max(Math.ulp((float) a), 0x1p-133) * 65536.0 / 2.0
-        : Math.max(Math.ulp((float) a) * 8192.0, 0x1p-24) / 2.0;
+    return switch (dtype) {
+      case BF16 -> Math.max(Math.ulp((float) a), 0x1p-133) * 65536.0 / 2.0;
+      case F16 -> Math.max(Math.ulp((float) a) * 8192.0, 0x1p-24) / 2.0;
+      default -> Math.ulp((float) a) / 2.0;
+    };
   }
 
   static double e2m1(int c) {

@@ -3,6 +3,7 @@ package sirocco.bench;
 import java.util.ArrayList;
 import java.util.List;
 import sirocco.dispatch.quant.QmmOp;
+import sirocco.kernels.quant.AffineQmvRowsKernel;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
@@ -10,8 +11,8 @@ import sirocco.kernels.quant.QmmShape;
 
 /**
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
- * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code qmv-splitk@BPSxFB}), which
- * the op itself never uses.
+ * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code qmv-splitk@BPSxFB}, {@code
+ * qmv-rows@RxF}), which the op itself never uses.
  */
 final class QmmRungs {
   private QmmRungs() {}
@@ -36,7 +37,8 @@ final class QmmRungs {
    * The numbers of a rung with an explicit plan, or null for any other name: {@code
    * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}} (depth 1: one chunk of weights in flight
    * per warp), {@code qmm-mma@MTxNTxWNxKSxD} gives {@code {mt, nt, wn, ks, depth}}, {@code
-   * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}.
+   * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code qmv-rows@RxF}
+   * gives {@code {rows of x per block, features per warp}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -48,7 +50,7 @@ final class QmmRungs {
     boolean ok =
         base.equals(QmmOp.QMM_MMA)
             ? parts.length == 4 || parts.length == 5
-            : base.equals(QmmOp.QMV_SPLITK) && parts.length == 2;
+            : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS)) && parts.length == 2;
     if (!ok) {
       return null;
     }
@@ -67,6 +69,9 @@ final class QmmRungs {
   static LaunchPlan tunedPlan(String base, int[] t, QmmShape s, int smCount) {
     if (base.equals(QmmOp.QMM_MMA)) {
       return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 1);
+    }
+    if (base.equals(QmmOp.QMV_ROWS)) {
+      return AffineQmvRowsKernel.plan(s, t[0], t[1]); // checks R in 1..8 and F in 1, 2
     }
     if (t[0] < 1 || (t[1] != 1 && t[1] != 2 && t[1] != 4)) {
       throw new IllegalArgumentException(

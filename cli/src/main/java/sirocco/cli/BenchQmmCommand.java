@@ -50,19 +50,25 @@ final class BenchQmmCommand implements Callable<Integer> {
       description = "affine, mxfp4, nvfp4 or mxfp8 (default: affine; fp modes fix bits and group).")
   String mode = "affine";
 
-  @Option(names = "--dtype", description = "Activation dtype: bf16 or f16 (default: bf16).")
+  @Option(
+      names = "--dtype",
+      description =
+          "Activation dtype, also the affine scales/biases and the output: bf16, f16 or f32"
+              + " (default: bf16).")
   String dtype = "bf16";
 
   @Option(
       names = "--kernel",
       description =
           "auto (the op's choice), all (every kernel that supports the shape) or a"
-              + " comma-separated list of qmm-mma, qmv-warp, qmv-persistent, qmv-splitk, qmv,"
-              + " fp-qmv; qmm-mma@MTxNTxWNxKS times the tensor-core kernel with that tiling"
-              + " (16-feature tiles and 8-row tiles per warp, warps along features and along k;"
-              + " e.g. qmm-mma@1x1x1x8), and"
+              + " comma-separated list of qmm-mma, qmv-warp, qmv-persistent, qmv-splitk,"
+              + " qmv-rows, qmv, fp-qmv; qmm-mma@MTxNTxWNxKS times the tensor-core kernel with"
+              + " that tiling (16-feature tiles and 8-row tiles per warp, warps along features and"
+              + " along k; e.g. qmm-mma@1x1x1x8; qmm-mma@MTxNTxWNxKSxD also sets D, the chunks"
+              + " of weights in flight per warp, 1-3, default 1),"
               + " qmv-splitk@BPSxFB the split-K kernel with BPS blocks per SM and FB features per"
-              + " batch (default: auto).")
+              + " batch, and qmv-rows@RxF the multi-row vector kernel with R rows of x per block"
+              + " (1-8) and F features per warp (1 or 2) (default: auto).")
   String kernel = "auto";
 
   @Option(names = "--copies", description = "Weight copies rotated through (default: 8).")
@@ -113,7 +119,9 @@ final class BenchQmmCommand implements Callable<Integer> {
     return switch (d.trim().toLowerCase(Locale.ROOT)) {
       case "bf16" -> DType.BF16;
       case "f16" -> DType.F16;
-      default -> throw new IllegalArgumentException("--dtype must be bf16 or f16, got '" + d + "'");
+      case "f32" -> DType.F32;
+      default ->
+          throw new IllegalArgumentException("--dtype must be bf16, f16 or f32, got '" + d + "'");
     };
   }
 

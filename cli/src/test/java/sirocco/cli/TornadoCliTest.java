@@ -159,7 +159,7 @@ class TornadoCliTest {
         assertTrue(c.get("median").asDouble() <= 1.0, c.toString());
       }
     }
-    assertEquals(10, timed, "all five affine 4-bit bf16 kernels at both row counts");
+    assertEquals(12, timed, "all six affine 4-bit bf16 kernels at both row counts");
     assertEquals(2, auto, "the op's choice at each row count");
   }
 
@@ -246,6 +246,7 @@ class TornadoCliTest {
           "qmm-mma@ax1x1x8",
           "qmm-mma@1x1x1x8x1x1",
           "qmv-splitk@4",
+          "qmv-rows@4",
           "qmv@1x1",
           "qmv-splitk,"
         }) {
@@ -280,6 +281,51 @@ class TornadoCliTest {
     System.clearProperty("sirocco.backend");
     assertTrue(tiles.out().contains("mt must be 1 or 2"), tiles.out() + tiles.err());
     assertEquals(1, tiles.code(), tiles.out());
+  }
+
+  /** f32 x, and qmv-rows with its default and an explicit plan (rows of x per block x features). */
+  @Test
+  void benchQmmTimesQmvRowsWithFloat32Activations() {
+    Run r =
+        run(
+            "--backend",
+            "java",
+            "bench",
+            "qmm",
+            "--n",
+            "64",
+            "--k",
+            "256",
+            "--bits",
+            "3",
+            "--dtype",
+            "f32",
+            "--rows",
+            "1,3",
+            "--repeats",
+            "1",
+            "--copies",
+            "1",
+            "--launches",
+            "1",
+            "--copy-mib",
+            "0",
+            "--kernel",
+            "qmv-rows,qmv,qmv-rows@2x1");
+    System.clearProperty("sirocco.backend");
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("n=64 k=256 f32"), r.out());
+    assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
+    // The op's choice: qmv at 1 row, qmv-rows from 2.
+    assertTrue(
+        r.out().lines().anyMatch(l -> l.matches(".* 1 qmv +\\* .*"))
+            && r.out().lines().anyMatch(l -> l.matches(".* 3 qmv-rows +\\* .*"))
+            && r.out().lines().anyMatch(l -> l.matches(".* 3 qmv-rows@2x1 .*")),
+        r.out());
+    Run bad = run("--backend", "java", "bench", "qmm", "--dtype", "f64");
+    System.clearProperty("sirocco.backend");
+    assertEquals(2, bad.code());
+    assertTrue(bad.err().contains("--dtype must be bf16, f16 or f32"), bad.err());
   }
 
   static final String[] SMALL_PREFILL = {

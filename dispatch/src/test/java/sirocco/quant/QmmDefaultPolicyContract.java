@@ -64,6 +64,8 @@ public abstract class QmmDefaultPolicyContract {
     System.clearProperty(QmmPolicy.AFFINE_PROPERTY);
     System.clearProperty(QmmPolicy.FP_PROPERTY);
     System.clearProperty(QmmPolicy.QMV_VARIANT_PROPERTY);
+    System.clearProperty(QmmPolicy.QMV_ROWS_MIN_PROPERTY);
+    System.clearProperty(QmmPolicy.QMV_ROWS_MAX_PROPERTY);
     rungs.clear();
   }
 
@@ -74,8 +76,9 @@ public abstract class QmmDefaultPolicyContract {
    * bf16/f16, affine 4/8-bit or an fp mode, nvfp4 with K a multiple of 32) from {@link
    * QmmPolicy#AFFINE_MMA_MIN_ROWS} / {@link QmmPolicy#FP_MMA_MIN_ROWS} rows; below that the vector
    * variant {@link QmmPolicy#QMV_VARIANT} where it takes the width (bf16/f16; split-K: 4/8 bits;
-   * warp and persistent: 2/4/8), else {@code qmv}; fp modes {@code fp-qmv}; {@code transpose=false}
-   * always {@code qvm}.
+   * warp and persistent: 2/4/8), else {@code qmv-rows} from {@link QmmPolicy#QMV_ROWS_MIN_ROWS}
+   * rows and {@code qmv} below; fp modes {@code fp-qmv}; {@code transpose=false} always {@code
+   * qvm}.
    */
   static String expected(QuantMode mode, int bits, DType t, long rows, boolean transpose, long k) {
     if (!transpose) {
@@ -100,7 +103,12 @@ public abstract class QmmDefaultPolicyContract {
               case "qmv-warp", "qmv-persistent" -> bits == 2 || bits == 4 || bits == 8;
               default -> false;
             };
-    return variantTakes ? v : "qmv";
+    if (variantTakes) {
+      return v;
+    }
+    return rows >= QmmPolicy.QMV_ROWS_MIN_ROWS && rows <= QmmPolicy.QMV_ROWS_MAX_ROWS
+        ? "qmv-rows"
+        : "qmv";
   }
 
   // ---- helpers ----

@@ -30,7 +30,8 @@ public abstract class QuantContract extends QuantMlxCases {
   /**
    * Every affine width (group 64) and fp mode at rows 1 and 6, bf16: 2048 x 4096 on the GPU, 128 x
    * 512 on the Java backend. Also checks the ladder's choice: tensor cores for affine 4/8-bit at 6
-   * rows, the vector kernels otherwise (fp modes stay on fp-qmv below 8 rows).
+   * rows, qmv-rows for the other widths, the vector kernels otherwise (fp modes stay on fp-qmv
+   * below 8 rows).
    */
   @Test
   public void everyFormatAtRows1And6() {
@@ -60,7 +61,7 @@ public abstract class QuantContract extends QuantMlxCases {
             boolean affine = mode == QuantMode.AFFINE;
             assertEquals(List.of(affine ? "qmv" : "fp-qmv"), c1, what);
             assertEquals(
-                List.of(affine ? (bits == 4 || bits == 8 ? "qmm-mma" : "qmv") : "fp-qmv"),
+                List.of(affine ? (bits == 4 || bits == 8 ? "qmm-mma" : "qmv-rows") : "fp-qmv"),
                 c6,
                 what);
             close(w.q());
@@ -327,6 +328,11 @@ public abstract class QuantContract extends QuantMlxCases {
 
   // ---- the ladder ----
 
+  /** The reason the default policy gives qmv-rows at 1 row. */
+  static final String ROWS_OFF =
+      "qmv-rows: policy: below 2 rows the vector path runs one row at a time (rows=1;"
+          + " -Dsirocco.qmm.qmvRowsMinRows)";
+
   /** The reason the default policy gives each vector-path variant it does not use. */
   static final String VARIANTS_OFF =
       "qmv-warp: policy: the vector path uses qmv (-Dsirocco.qmm.qmvVariant); qmv-persistent:"
@@ -341,6 +347,8 @@ public abstract class QuantContract extends QuantMlxCases {
         "quantizedMatmul -> qmv (rejected: qmm-mma: policy: affine weights use the vector path"
             + " below 2 rows (rows=1); "
             + VARIANTS_OFF
+            + "; "
+            + ROWS_OFF
             + ")",
         explain(a4, DType.BF16, 1, true));
     assertEquals("quantizedMatmul -> qmm-mma", explain(a4, DType.BF16, 2, true));
@@ -360,15 +368,19 @@ public abstract class QuantContract extends QuantMlxCases {
     QTest.Weights a3 = weights(32, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 3);
     String three = explain(a3, DType.BF16, 4, true);
     assertTrue(
-        three.startsWith("quantizedMatmul -> qmv (rejected: qmm-mma: affine bits 4 and 8 only"),
+        three.startsWith(
+            "quantizedMatmul -> qmv-rows (rejected: qmm-mma: affine bits 4 and 8 only"),
         three);
     assertTrue(three.contains("qmv-warp: bits 2, 4 or 8 only"), three);
+    assertTrue(
+        explain(a3, DType.BF16, 1, true).endsWith("; " + ROWS_OFF + ")"),
+        "3-bit, 1 row: qmv, qmv-rows rejected by the policy");
     QTest.Weights f = weights(33, new long[] {32, 128}, 0.1, DType.F32, QuantMode.AFFINE, 64, 4);
     String f32 = explain(f, DType.F32, 4, true);
     assertTrue(
         f32.startsWith(
-            "quantizedMatmul -> qmv (rejected: qmm-mma: bf16/f16 activations only (tensor cores);"
-                + " f32 uses the vector path; qmv-warp: bf16/f16 activations only"),
+            "quantizedMatmul -> qmv-rows (rejected: qmm-mma: bf16/f16 activations only (tensor"
+                + " cores); f32 uses the vector path; qmv-warp: bf16/f16 activations only"),
         f32);
     QTest.Weights nv = weights(34, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.NVFP4, 16, 4);
     String fp = explain(nv, DType.BF16, 7, true);
@@ -378,6 +390,7 @@ public abstract class QuantContract extends QuantMlxCases {
                 + " path below 8 rows (rows=7); qmv-warp: affine mode only"),
         fp);
     assertTrue(fp.endsWith("qmv: affine mode only (fp modes use FpQmvKernel))"), fp);
+    assertTrue(fp.contains("qmv-rows: affine mode only (fp modes use FpQmvKernel)"), fp);
     assertEquals("quantizedMatmul -> qmm-mma", explain(nv, DType.BF16, 8, true));
   }
 
@@ -433,6 +446,48 @@ public abstract class QuantContract extends QuantMlxCases {
     }
   }
 
+  /**
+   * qmv-rows through the op: every affine width in bf16, f16 and f32 at 2, 3, 5 and 8 rows in turn
+   * (and 13 rows, two row blocks of 7, at 3 bits), n = 24 (not a multiple of 16 features per
+   * block), k = 128; the decision reported (the rungs above it rejected with their reasons) and
+   * every element against float64. Tensor cores keep affine 4/8-bit bf16/f16; those run on qmv-rows
+   * too with tensor cores held off by the row threshold.
+   */
+  @Test
+  public void qmvRowsThroughTheOp() {
+    int[] rows = {2, 3, 5, 8};
+    List<String> failures = new java.util.ArrayList<>();
+    int i = 0;
+    for (DType t : new DType[] {DType.BF16, DType.F16, DType.F32}) {
+      for (int bits : BITS) {
+        int m = bits == 3 && t == DType.F16 ? 13 : rows[i % rows.length];
+        int seed = 70 + i++;
+        boolean mma = t != DType.F32 && (bits == 4 || bits == 8);
+        String what = bits + "-bit " + t + " rows=" + m;
+        collect(
+            failures,
+            what,
+            () -> {
+              QTest.Weights w =
+                  weights(seed, new long[] {24, 128}, 0.1, t, QuantMode.AFFINE, 64, bits);
+              if (mma) {
+                assertEquals("quantizedMatmul -> qmm-mma", explain(w, t, m, true));
+                System.setProperty("sirocco.qmm.mmaMinRows.affine", "1000");
+              }
+              try {
+                String d = explain(w, t, m, true);
+                assertTrue(d.startsWith("quantizedMatmul -> qmv-rows (rejected: qmm-mma: "), d);
+                assertTrue(d.contains("; qmv-splitk: "), d);
+              } finally {
+                System.setProperty("sirocco.qmm.mmaMinRows.affine", "2"); // the pinned policy
+              }
+              close(w.q());
+            });
+      }
+    }
+    report(failures);
+  }
+
   /** The policy's row thresholds can be changed without rebuilding (system properties). */
   @Test
   public void policyThresholdsAreProperties() {
@@ -444,10 +499,26 @@ public abstract class QuantContract extends QuantMlxCases {
       assertEquals("quantizedMatmul -> qmm-mma", explain(a4, DType.BF16, 1, true));
       assertEquals("quantizedMatmul -> qmm-mma", explain(mx, DType.BF16, 2, true));
       System.setProperty("sirocco.qmm.mmaMinRows.affine", "1000");
-      assertTrue(explain(a4, DType.BF16, 8, true).startsWith("quantizedMatmul -> qmv"));
+      assertTrue(explain(a4, DType.BF16, 8, true).startsWith("quantizedMatmul -> qmv-rows"));
+      System.setProperty("sirocco.qmm.qmvRowsMinRows", "4");
+      String three = explain(a4, DType.BF16, 3, true);
+      assertTrue(three.startsWith("quantizedMatmul -> qmv (rejected"), three);
+      assertTrue(
+          three.endsWith(
+              "qmv-rows: policy: below 4 rows the vector path runs one row at a time (rows=3;"
+                  + " -Dsirocco.qmm.qmvRowsMinRows))"),
+          three);
+      System.setProperty("sirocco.qmm.qmvRowsMaxRows", "5");
+      String six = explain(a4, DType.BF16, 6, true);
+      assertTrue(
+          six.endsWith("qmv-rows: policy: at most 5 rows (rows=6; -Dsirocco.qmm.qmvRowsMaxRows))"),
+          six);
+      assertTrue(explain(a4, DType.BF16, 5, true).startsWith("quantizedMatmul -> qmv-rows"));
     } finally {
       System.clearProperty("sirocco.qmm.mmaMinRows.affine");
       System.clearProperty("sirocco.qmm.mmaMinRows.fp");
+      System.clearProperty("sirocco.qmm.qmvRowsMinRows");
+      System.clearProperty("sirocco.qmm.qmvRowsMaxRows");
     }
   }
 

@@ -15,6 +15,7 @@ import sirocco.dispatch.Ladder;
 import sirocco.dispatch.OccupancyHints;
 import sirocco.kernels.quant.AffineQmvKernel;
 import sirocco.kernels.quant.AffineQmvPersistentKernel;
+import sirocco.kernels.quant.AffineQmvRowsKernel;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.AffineQmvWarpKernel;
 import sirocco.kernels.quant.FpQmvKernel;
@@ -44,9 +45,13 @@ import sirocco.runtime.KernelLaunch;
  *       AffineQmvSplitKKernel}: transposed affine 2/4/8-bit (split-K: 4/8), bf16/f16) — then the
  *       policy, which uses one of them, {@link QmmPolicy#QMV_VARIANT} ({@value #QMV_SPLITK} by
  *       default, the fastest measured at 1 row on the H200); widths and dtypes it does not take
- *       fall through to {@value #QMV}.
+ *       fall through.
+ *   <li>{@value #QMV_ROWS}: {@link AffineQmvRowsKernel} — transposed affine weights, any width,
+ *       group and dtype, up to 8 rows of x per pass over the weights (CUDA cores); then the policy:
+ *       from {@link QmmPolicy#QMV_ROWS_MIN_ROWS} (2) rows. It takes the 2+-row shapes the rungs
+ *       above leave to {@value #QMV}: affine 2/3/5/6-bit, and float32 x at every width.
  *   <li>{@value #QMV}: {@link AffineQmvKernel} — transposed affine weights, any width, group and
- *       dtype (CUDA cores, one pass over the weights per row of x).
+ *       dtype (CUDA cores, one pass over the weights per row of x); what 1 row falls to.
  *   <li>{@value #FP_QMV}: {@link FpQmvKernel} — transposed fp-mode weights, any dtype.
  *   <li>{@value #QVM}: {@link QvmKernel} — {@code transpose=false}, every mode, width and dtype.
  * </ol>
@@ -76,6 +81,7 @@ public final class QmmOp {
   public static final String QMV_WARP = "qmv-warp";
   public static final String QMV_PERSISTENT = "qmv-persistent";
   public static final String QMV_SPLITK = "qmv-splitk";
+  public static final String QMV_ROWS = "qmv-rows";
   public static final String QMV = "qmv";
   public static final String FP_QMV = "fp-qmv";
   public static final String QVM = "qvm";
@@ -93,6 +99,12 @@ public final class QmmOp {
               new Ladder.Rung<>(QMV_WARP, s -> variant(QMV_WARP, s)),
               new Ladder.Rung<>(QMV_PERSISTENT, s -> variant(QMV_PERSISTENT, s)),
               new Ladder.Rung<>(QMV_SPLITK, s -> variant(QMV_SPLITK, s)),
+              new Ladder.Rung<>(
+                  QMV_ROWS,
+                  s -> {
+                    String why = AffineQmvRowsKernel.supports(s);
+                    return why != null ? why : QmmPolicy.qmvRowsRejects(s);
+                  }),
               new Ladder.Rung<>(QMV, AffineQmvKernel::supports),
               new Ladder.Rung<>(FP_QMV, FpQmvKernel::supports),
               new Ladder.Rung<>(QVM, QvmKernel::supports)));
@@ -122,6 +134,7 @@ public final class QmmOp {
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.supports(s);
       case QMV_SPLITK -> AffineQmvSplitKKernel.supports(s);
+      case QMV_ROWS -> AffineQmvRowsKernel.supports(s);
       case QMV -> AffineQmvKernel.supports(s);
       case FP_QMV -> FpQmvKernel.supports(s);
       case QVM -> QvmKernel.supports(s);
@@ -152,6 +165,7 @@ public final class QmmOp {
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
       case QMV_SPLITK -> AffineQmvSplitKKernel.plan(s, smCount, OccupancyHints.enabled());
+      case QMV_ROWS -> AffineQmvRowsKernel.plan(s);
       case QMV -> AffineQmvKernel.plan(s);
       case FP_QMV -> FpQmvKernel.plan(s);
       case QVM -> QvmKernel.plan(s);
@@ -216,6 +230,18 @@ public final class QmmOp {
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
       case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
+      case QMV_ROWS ->
+          QuantKernels.launch(
+              p,
+              AffineQmvRowsKernel.arguments(
+                  s,
+                  o.wq(),
+                  o.scales(),
+                  o.biases(),
+                  o.x(),
+                  o.out(),
+                  QuantKernels.dummy(device, ElementType.I16),
+                  QuantKernels.dummy(device, ElementType.F32)));
       case FP_QMV -> QuantKernels.launch(p, o.wq(), o.scales(), gs, o.x(), o.out(), n, k);
       default -> {
         // qmm-mma and qvm share a parameter list: both modes' scale arrays, the unused ones

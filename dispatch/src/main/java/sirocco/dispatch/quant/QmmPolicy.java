@@ -20,9 +20,20 @@ import sirocco.kernels.quant.Quant;
  * path for 2–7 rows"; at 2 rows run 13 (new tiling) is split: fp-qmv 33.4 against 34.5 µs for
  * mxfp4, 34.4 against 34.1 for nvfp4, 42.3 against 39.4 for mxfp8, so the threshold stays 3.
  *
- * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaMinRows.affine=N} and {@code
+ * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (2/3/5/6 bits, and
+ * float32 x at every width) go to {@value QmmOp#QMV_ROWS} from {@link #QMV_ROWS_MIN_ROWS} rows and
+ * to the one-row-at-a-time {@value QmmOp#QMV} below. Not measured yet (to be confirmed on the H200
+ * with {@code tornado bench qmm --kernel qmv-rows,qmv}): the threshold is 2 because at 2+ rows
+ * {@value QmmOp#QMV_ROWS} reads the weights once instead of once per row and issues fewer
+ * instructions per row (4-bit bf16, ptxas 13.0: 696 SASS instructions for the whole kernel, whose
+ * unit loop is straight-line code, at 2 rows, against {@value QmmOp#QMV}'s 520 at one), and no
+ * upper bound because above 8 rows it runs ⌈rows/8⌉ row blocks, still a fraction of {@value
+ * QmmOp#QMV}'s one pass per row.
+ *
+ * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
  * -Dsirocco.qmm.mmaMinRows.fp=N} (read at every call; 1 = tensor cores always when they can, a huge
- * number = never).
+ * number = never), {@code -Dsirocco.qmm.qmvRowsMinRows=N} and {@code
+ * -Dsirocco.qmm.qmvRowsMaxRows=N} (the rows {@value QmmOp#QMV_ROWS} takes; a huge minimum = never).
  */
 public final class QmmPolicy {
   private QmmPolicy() {}
@@ -43,8 +54,8 @@ public final class QmmPolicy {
    * Which CUDA-core kernel serves affine weights on the vector path: {@value QmmOp#QMV_SPLITK}, the
    * fastest measured at 1 row (4-bit 1 row: split-K 13.85 µs, persistent 15.33, warp 16.20, {@value
    * QmmOp#QMV} 19.48; 8-bit: 17.74 / 18.05 / 18.98 / 20.18). Widths it does not take (2, 3, 5, 6
-   * bits) fall through to {@value QmmOp#QMV}. {@code tornado bench qmm --kernel all} times every
-   * variant whatever this says.
+   * bits) fall through ({@value QmmOp#QMV} at 1 row). {@code tornado bench qmm --kernel all} times
+   * every variant whatever this says.
    */
   public static final String QMV_VARIANT = QmmOp.QMV_SPLITK;
 
@@ -57,15 +68,62 @@ public final class QmmPolicy {
   }
 
   /**
-   * Why the policy does not use vector-path variant {@code rung} (one of the {@code qmv-*} rungs),
-   * or null when it is the variant in force. A shape the chosen variant cannot take falls through
-   * to the next rung (in the end {@value QmmOp#QMV}, which takes every affine shape).
+   * Why the policy does not use vector-path variant {@code rung} (one of {@value QmmOp#QMV_WARP},
+   * {@value QmmOp#QMV_PERSISTENT}, {@value QmmOp#QMV_SPLITK}), or null when it is the variant in
+   * force. A shape the chosen variant cannot take falls through to the next rungs ({@value
+   * QmmOp#QMV_ROWS} from 2 rows, then {@value QmmOp#QMV}, which takes every affine shape).
    */
   public static String qmvVariantRejects(String rung) {
     String v = qmvVariant();
     return rung.equals(v)
         ? null
         : "policy: the vector path uses " + v + " (-D" + QMV_VARIANT_PROPERTY + ")";
+  }
+
+  /**
+   * Fewest rows of x at which affine shapes the rungs above leave to {@value QmmOp#QMV} go to
+   * {@value QmmOp#QMV_ROWS} instead (1 row keeps {@value QmmOp#QMV}). To be confirmed on the GPU.
+   */
+  public static final int QMV_ROWS_MIN_ROWS = 2;
+
+  /**
+   * Most rows of x {@value QmmOp#QMV_ROWS} takes: no limit (see the class comment). To be confirmed
+   * on the GPU.
+   */
+  public static final int QMV_ROWS_MAX_ROWS = Integer.MAX_VALUE;
+
+  /** The system property overriding {@link #QMV_ROWS_MIN_ROWS}. */
+  public static final String QMV_ROWS_MIN_PROPERTY = "sirocco.qmm.qmvRowsMinRows";
+
+  /** The system property overriding {@link #QMV_ROWS_MAX_ROWS}. */
+  public static final String QMV_ROWS_MAX_PROPERTY = "sirocco.qmm.qmvRowsMaxRows";
+
+  /**
+   * Why the policy keeps {@code s} away from {@value QmmOp#QMV_ROWS} (its row count is outside
+   * {@code [qmvRowsMinRows, qmvRowsMaxRows]}), or null when that rung may take it.
+   */
+  public static String qmvRowsRejects(QmmShape s) {
+    int min = Integer.getInteger(QMV_ROWS_MIN_PROPERTY, QMV_ROWS_MIN_ROWS);
+    int max = Integer.getInteger(QMV_ROWS_MAX_PROPERTY, QMV_ROWS_MAX_ROWS);
+    if (s.rows() < min) {
+      return "policy: below "
+          + min
+          + " rows the vector path runs one row at a time (rows="
+          + s.rows()
+          + "; -D"
+          + QMV_ROWS_MIN_PROPERTY
+          + ")";
+    }
+    if (s.rows() > max) {
+      return "policy: at most "
+          + max
+          + " rows (rows="
+          + s.rows()
+          + "; -D"
+          + QMV_ROWS_MAX_PROPERTY
+          + ")";
+    }
+    return null;
   }
 
   /** The row threshold in force for {@code mode} ({@link Quant#AFFINE} or an fp mode). */

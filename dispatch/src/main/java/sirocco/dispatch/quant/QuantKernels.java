@@ -9,6 +9,7 @@ import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.quant.AffineDequantizeKernel;
 import sirocco.kernels.quant.AffineQmvKernel;
 import sirocco.kernels.quant.AffineQmvPersistentKernel;
+import sirocco.kernels.quant.AffineQmvRowsKernel;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.AffineQmvWarpKernel;
 import sirocco.kernels.quant.AffineQuantizeKernel;
@@ -45,6 +46,7 @@ final class QuantKernels {
           AffineQmvWarpKernel.class,
           AffineQmvPersistentKernel.class,
           AffineQmvSplitKKernel.class,
+          AffineQmvRowsKernel.class,
           FpQmvKernel.class,
           QmmMmaKernel.class,
           QvmKernel.class,

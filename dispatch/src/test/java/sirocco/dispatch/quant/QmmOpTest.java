@@ -28,8 +28,8 @@ class QmmOpTest {
 
   /**
    * The issue's benchmark shape under the measured default policy (bench/RESULTS.md runs 9 and 13):
-   * split-K qmv at 1 row, tensor cores from 2 rows (4- and 8-bit); fp modes on the vector path at
-   * 1–2 rows.
+   * split-K qmv at 1 row, tensor cores from 2 rows (4- and 8-bit), qmv-rows from 2 rows for the
+   * other widths and f32 (not measured yet); fp modes on the vector path at 1–2 rows.
    */
   @Test
   void policyOnTheBenchmarkShape() {
@@ -39,10 +39,17 @@ class QmmOpTest {
       assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(), "rows " + rows);
       assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.F16, rows)).chosen(), "rows " + rows);
     }
+    // What tensor cores do not take: one row at a time at 1 row, qmv-rows from 2.
     for (int bits : new int[] {2, 3, 5, 6}) {
-      assertEquals("qmv", QmmOp.decide(affine(bits, Quant.BF16, 6)).chosen());
+      assertEquals("qmv", QmmOp.decide(affine(bits, Quant.BF16, 1)).chosen());
+      for (int rows : new int[] {2, 6, 8, 9, 65535}) {
+        assertEquals("qmv-rows", QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen());
+      }
     }
-    assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 6)).chosen());
+    for (int bits : new int[] {4, 8}) {
+      assertEquals("qmv", QmmOp.decide(affine(bits, Quant.F32, 1)).chosen());
+      assertEquals("qmv-rows", QmmOp.decide(affine(bits, Quant.F32, 6)).chosen());
+    }
     for (int mode : new int[] {Quant.MXFP4, Quant.NVFP4, Quant.MXFP8}) {
       for (int rows = 1; rows <= 2; rows++) {
         assertEquals(
@@ -79,20 +86,59 @@ class QmmOpTest {
     }
   }
 
+  /**
+   * qmv-rows takes what would fall to one-row-at-a-time qmv from {@link
+   * QmmPolicy#QMV_ROWS_MIN_ROWS} rows, up to the maximum; both are properties. Its plan puts up to
+   * 8 rows of x in one row block, more rows in even blocks.
+   */
+  @Test
+  void qmvRowsPolicy() {
+    assertEquals(2, QmmPolicy.QMV_ROWS_MIN_ROWS);
+    try {
+      System.setProperty(QmmPolicy.QMV_ROWS_MIN_PROPERTY, "3");
+      assertEquals("qmv", QmmOp.decide(affine(5, Quant.BF16, 2)).chosen());
+      assertEquals("qmv-rows", QmmOp.decide(affine(5, Quant.BF16, 3)).chosen());
+      System.setProperty(QmmPolicy.QMV_ROWS_MAX_PROPERTY, "8");
+      assertEquals("qmv-rows", QmmOp.decide(affine(5, Quant.BF16, 8)).chosen());
+      String why = QmmOp.decide(affine(5, Quant.BF16, 9)).explain();
+      assertTrue(why.startsWith("quantizedMatmul -> qmv (rejected"), why);
+      assertTrue(why.contains("qmv-rows: policy: at most 8 rows (rows=9;"), why);
+    } finally {
+      System.clearProperty(QmmPolicy.QMV_ROWS_MIN_PROPERTY);
+      System.clearProperty(QmmPolicy.QMV_ROWS_MAX_PROPERTY);
+    }
+    var p = QmmOp.plan("qmv-rows", affine(6, Quant.F32, 6), 132);
+    assertEquals("AffineQmvRowsKernel.qmv", p.kernel());
+    assertEquals(6, p.get("xRows"), p.describe());
+    assertEquals(2, p.get("rowsPerWarp"), p.describe());
+    p = QmmOp.plan("qmv-rows", affine(3, Quant.BF16, 9), 132);
+    assertEquals(5, p.get("xRows"), p.describe());
+    assertEquals(2, p.grid().y(), p.describe());
+  }
+
   @Test
   void candidatesLeaveThePolicyOut() {
     assertEquals(
-        List.of("qmm-mma", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv"),
+        List.of("qmm-mma", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv-rows", "qmv"),
         QmmOp.candidates(affine(4, Quant.BF16, 1)));
     assertEquals(
-        List.of("qmv-warp", "qmv-persistent", "qmv"), QmmOp.candidates(affine(2, Quant.F16, 1)));
+        List.of("qmv-warp", "qmv-persistent", "qmv-rows", "qmv"),
+        QmmOp.candidates(affine(2, Quant.F16, 1)));
     assertEquals(
         List.of("qmm-mma", "fp-qmv"),
         QmmOp.candidates(QmmShape.fp(Quant.NVFP4, Quant.BF16, 6, 12288, 4096)));
-    assertEquals(List.of("qmv"), QmmOp.candidates(affine(3, Quant.BF16, 6)));
+    assertEquals(List.of("qmv-rows", "qmv"), QmmOp.candidates(affine(3, Quant.BF16, 6)));
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
     assertEquals(
-        List.of("qmm-mma", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv", "fp-qmv", "qvm"),
+        List.of(
+            "qmm-mma",
+            "qmv-warp",
+            "qmv-persistent",
+            "qmv-splitk",
+            "qmv-rows",
+            "qmv",
+            "fp-qmv",
+            "qvm"),
         QmmOp.rungs());
     assertThrows(
         IllegalArgumentException.class, () -> QmmOp.kernelRejects("nope", affine(4, 0, 1)));
@@ -152,7 +198,7 @@ class QmmOpTest {
             "chunked " + t);
         // 8 rows as 3 + 3 + 2: one decision reported per distinct choice.
         assertEquals(
-            List.of(t == DType.F32 ? "qmv" : "qmm-mma"), QTest.qmmChoices(ds), t.toString());
+            List.of(t == DType.F32 ? "qmv-rows" : "qmm-mma"), QTest.qmmChoices(ds), t.toString());
       }
       // Batched weights with chunked rows: x [2, 5, K] against w [2, N, K].
       float[] wv = QTest.normal(3, 2 * 16 * 64, 0.1, DType.F16);

@@ -46,9 +46,10 @@ import sirocco.runtime.Dim3;
  * µs when a lane issues all of its weight, scale and bias loads before any arithmetic (not done in
  * this Java version). The Java kernel compiled by Sirocco's JIT (jit branch, 21e8302) runs
  * correctly there and takes 19.8 µs at 1 row (56 registers), 81.8 µs at 6 rows. 6 rows (mirror): 75
- * µs (grid.y re-reads weights per row): use {@link QmmMmaKernel} for 2+ rows with bf16/f16. The 9
- * µs target at 1 row is NOT met; the kernel is latency-bound (1.5–3 waves, a dependent DRAM round
- * trip per unit).
+ * µs (grid.y re-reads weights per row): use {@link QmmMmaKernel} for 2+ rows with bf16/f16 at 4/8
+ * bits, and {@link AffineQmvRowsKernel} (this kernel's loads and arithmetic, each weight read once
+ * for up to 8 rows) for the other widths and f32. The 9 µs target at 1 row is NOT met; the kernel
+ * is latency-bound (1.5–3 waves, a dependent DRAM round trip per unit).
  */
 public final class AffineQmvKernel {
   private AffineQmvKernel() {}
@@ -331,64 +332,110 @@ public final class AffineQmvKernel {
       Float4 x5,
       Float4 x6,
       Float4 x7) {
-    if (bits == 4) {
-      Int4 w = Vec.ldg4(wq, wbase);
-      float d = dot4(w.x(), x0, x1, 0f);
-      d = dot4(w.y(), x2, x3, d);
-      d = dot4(w.z(), x4, x5, d);
-      return dot4(w.w(), x6, x7, d);
-    }
-    if (bits == 8) {
-      Int4 w = Vec.ldg4(wq, wbase);
-      Int4 v = Vec.ldg4(wq, wbase + 4);
-      float d = dot8(w.x(), x0, 0f);
-      d = dot8(w.y(), x1, d);
-      d = dot8(w.z(), x2, d);
-      d = dot8(w.w(), x3, d);
-      d = dot8(v.x(), x4, d);
-      d = dot8(v.y(), x5, d);
-      d = dot8(v.z(), x6, d);
-      return dot8(v.w(), x7, d);
+    return unitDot(
+        unitLo(wq, wbase, bits), unitHi(wq, wbase, bits), bits, x0, x1, x2, x3, x4, x5, x6, x7);
+  }
+
+  /**
+   * Words 0..3 of the unit whose {@code bits} words start at {@code wbase} (zeros past {@code
+   * bits}): one 16-byte load at 4 and 8 bits, one 8-byte load at 2, two at 6 ({@code wbase} is even
+   * there: 6u plus an even row base), 4-byte loads at 3 and 5 (only 4-byte alignment is known).
+   */
+  static Int4 unitLo(int[] wq, int wbase, int bits) {
+    if (bits == 4 || bits == 8) {
+      return Vec.ldg4(wq, wbase);
     }
     if (bits == 2) {
       Int2 w = Vec.ldg2(wq, wbase);
-      float d = dot2(w.x(), x0, x1, x2, x3, 0f);
-      return dot2(w.y(), x4, x5, x6, x7, d);
+      return new Int4(w.x(), w.y(), 0, 0);
     }
-    if (bits == 3) {
-      int w0 = Vec.ldg(wq, wbase);
-      int w1 = Vec.ldg(wq, wbase + 1);
-      int w2 = Vec.ldg(wq, wbase + 2);
-      float d = dotOct(w0 & 0xFFFFFFFFL, 3, x0, x1, 0f);
-      d = dotOct(((w0 >>> 24) | (w1 << 8)) & 0xFFFFFFFFL, 3, x2, x3, d);
-      d = dotOct(((w1 >>> 16) | (w2 << 16)) & 0xFFFFFFFFL, 3, x4, x5, d);
-      return dotOct((w2 >>> 8) & 0xFFFFFFFFL, 3, x6, x7, d);
+    if (bits == 6) {
+      Int2 a = Vec.ldg2(wq, wbase);
+      Int2 b = Vec.ldg2(wq, wbase + 2);
+      return new Int4(a.x(), a.y(), b.x(), b.y());
+    }
+    int w3 = bits == 5 ? Vec.ldg(wq, wbase + 3) : 0;
+    return new Int4(Vec.ldg(wq, wbase), Vec.ldg(wq, wbase + 1), Vec.ldg(wq, wbase + 2), w3);
+  }
+
+  /** Words 4..7 of the unit (see {@link #unitLo}): 8 bits 4 words, 6 bits 2, 5 bits 1. */
+  static Int4 unitHi(int[] wq, int wbase, int bits) {
+    if (bits == 8) {
+      return Vec.ldg4(wq, wbase + 4);
+    }
+    if (bits == 6) {
+      Int2 c = Vec.ldg2(wq, wbase + 4);
+      return new Int4(c.x(), c.y(), 0, 0);
     }
     if (bits == 5) {
-      long w0 = Vec.ldg(wq, wbase) & 0xFFFFFFFFL;
-      long w1 = Vec.ldg(wq, wbase + 1) & 0xFFFFFFFFL;
-      long w2 = Vec.ldg(wq, wbase + 2) & 0xFFFFFFFFL;
-      long w3 = Vec.ldg(wq, wbase + 3) & 0xFFFFFFFFL;
-      long w4 = Vec.ldg(wq, wbase + 4) & 0xFFFFFFFFL;
-      float d = dotOct(w0 | (w1 << 32), 5, x0, x1, 0f); // bits 0..39
-      d = dotOct((w1 >>> 8) | (w2 << 24), 5, x2, x3, d); // bits 40..79
-      d = dotOct((w2 >>> 16) | (w3 << 16), 5, x4, x5, d); // bits 80..119
-      return dotOct((w3 >>> 24) | (w4 << 8), 5, x6, x7, d); // bits 120..159
+      return new Int4(Vec.ldg(wq, wbase + 4), 0, 0, 0);
     }
-    // bits == 6: 6 words, read as three 8-byte loads (wbase is even: 6u plus an even row base).
-    Int2 a = Vec.ldg2(wq, wbase);
-    Int2 b = Vec.ldg2(wq, wbase + 2);
-    Int2 c = Vec.ldg2(wq, wbase + 4);
-    long w0 = a.x() & 0xFFFFFFFFL;
-    long w1 = a.y() & 0xFFFFFFFFL;
-    long w2 = b.x() & 0xFFFFFFFFL;
-    long w3 = b.y() & 0xFFFFFFFFL;
-    long w4 = c.x() & 0xFFFFFFFFL;
-    long w5 = c.y() & 0xFFFFFFFFL;
-    float d = dotOct(w0 | (w1 << 32), 6, x0, x1, 0f); // bits 0..47
-    d = dotOct((w1 >>> 16) | (w2 << 16), 6, x2, x3, d); // bits 48..95
-    d = dotOct(w3 | (w4 << 32), 6, x4, x5, d); // bits 96..143
-    return dotOct((w4 >>> 16) | (w5 << 16), 6, x6, x7, d); // bits 144..191
+    return new Int4(0, 0, 0, 0);
+  }
+
+  /** Word {@code i} (0..7; 0 beyond) of a unit held as {@code lo} = words 0..3, {@code hi} 4..7. */
+  static int unitWord(Int4 lo, Int4 hi, int i) {
+    Int4 v = i < 4 ? lo : hi;
+    int j = i & 3;
+    return i > 7 ? 0 : j == 0 ? v.x() : j == 1 ? v.y() : j == 2 ? v.z() : v.w();
+  }
+
+  /**
+   * Codes {@code 8j .. 8j+7} of a unit (an <em>octet</em>, {@code j} 0..3) in the low {@code
+   * 8·bits} bits of a long: the words holding them, shifted down. Octets of 2- and 4-bit codes lie
+   * in one word, so the high word is left 0 there (32-bit shifts only); the others span two words
+   * (one funnel shift per code).
+   */
+  static long octet(Int4 lo, Int4 hi, int bits, int j) {
+    int bit = 8 * bits * j;
+    int w = bit >>> 5;
+    int sh = bit & 31;
+    long low = unitWord(lo, hi, w) & 0xFFFFFFFFL;
+    long high = sh + 8 * bits > 32 ? (long) unitWord(lo, hi, w + 1) << 32 : 0L;
+    return (low | high) >>> sh;
+  }
+
+  /**
+   * {@link #unitDot(int[], int, int, Float4, Float4, Float4, Float4, Float4, Float4, Float4,
+   * Float4)} on words already loaded ({@link #unitLo}, {@link #unitHi}).
+   */
+  static float unitDot(
+      Int4 lo,
+      Int4 hi,
+      int bits,
+      Float4 x0,
+      Float4 x1,
+      Float4 x2,
+      Float4 x3,
+      Float4 x4,
+      Float4 x5,
+      Float4 x6,
+      Float4 x7) {
+    if (bits == 4) {
+      float d = dot4(lo.x(), x0, x1, 0f);
+      d = dot4(lo.y(), x2, x3, d);
+      d = dot4(lo.z(), x4, x5, d);
+      return dot4(lo.w(), x6, x7, d);
+    }
+    if (bits == 8) {
+      float d = dot8(lo.x(), x0, 0f);
+      d = dot8(lo.y(), x1, d);
+      d = dot8(lo.z(), x2, d);
+      d = dot8(lo.w(), x3, d);
+      d = dot8(hi.x(), x4, d);
+      d = dot8(hi.y(), x5, d);
+      d = dot8(hi.z(), x6, d);
+      return dot8(hi.w(), x7, d);
+    }
+    if (bits == 2) {
+      float d = dot2(lo.x(), x0, x1, x2, x3, 0f);
+      return dot2(lo.y(), x4, x5, x6, x7, d);
+    }
+    // 3, 5, 6 bits: codes cross word boundaries; each octet from its 64-bit window.
+    float d = dotOct(octet(lo, hi, bits, 0), bits, x0, x1, 0f);
+    d = dotOct(octet(lo, hi, bits, 1), bits, x2, x3, d);
+    d = dotOct(octet(lo, hi, bits, 2), bits, x4, x5, d);
+    return dotOct(octet(lo, hi, bits, 3), bits, x6, x7, d);
   }
 
   /** {@code 1 + q/2^b} from mantissa bits already in place (bits 22.. down). */
