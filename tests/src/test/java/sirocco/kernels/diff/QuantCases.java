@@ -10,6 +10,7 @@ import sirocco.kernels.diff.Prepared.Tolerance;
 import sirocco.kernels.quant.AffineDequantizeKernel;
 import sirocco.kernels.quant.AffineQmvKernel;
 import sirocco.kernels.quant.AffineQmvPersistentKernel;
+import sirocco.kernels.quant.AffineQmvRowsKernel;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.AffineQmvWarpKernel;
 import sirocco.kernels.quant.AffineQuantizeKernel;
@@ -271,6 +272,29 @@ final class QuantCases {
         d.out(),
         s.n(),
         s.k());
+  }
+
+  static Prepared affineQmvRows(Method m, Spec sp) {
+    int dtype = sp.i("dtype");
+    int xRows = sp.i("xRows");
+    int rpw = sp.i("rowsPerWarp");
+    // 2 * xRows - 1 rows: the second row block is partial; n = 75: so is the last feature block.
+    int rows = Math.max(1, 2 * xRows - 1);
+    QmmShape s = QmmShape.affine(sp.i("bits"), sp.i("groupSize"), dtype, rows, 75, 2048);
+    QmmData d = data(sp.rnd(), s);
+    Prepared.supported(AffineQmvRowsKernel.supports(s));
+    LaunchPlan p = AffineQmvRowsKernel.plan(s, xRows, rpw);
+    boolean f32 = dtype == Quant.F32;
+    Object[] runtime =
+        AffineQmvRowsKernel.arguments(
+            s, d.wq(), d.scales(), d.biases(), d.x(), d.out(), new short[1], new float[1]);
+    return fromPlan(
+        m,
+        p,
+        "AffineQmvRowsKernel.plan(s, " + xRows + ", " + rpw + ")",
+        s,
+        List.of(Out.of(f32 ? 8 : 4, kind(dtype), Tolerance.EXACT)),
+        runtime);
   }
 
   static Prepared affineQmvWarp(Method m, Spec sp) {

@@ -47,6 +47,7 @@ final class ShippedKernelCases {
     // quantized matmul
     t.put("AffineQmvKernel.qmv", QuantCases::affineQmv);
     t.put("AffineQmvKernel.qmvF32", QuantCases::affineQmv);
+    t.put("AffineQmvRowsKernel.qmv", QuantCases::affineQmvRows);
     t.put("AffineQmvWarpKernel.qmv", QuantCases::affineQmvWarp);
     t.put("AffineQmvPersistentKernel.qmv", QuantCases::affineQmvPersistent);
     t.put("AffineQmvSplitKKernel.qmv", QuantCases::affineQmvSplitK);
