@@ -22,13 +22,12 @@ import sirocco.kernels.quant.Quant;
  *
  * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (2/3/5/6 bits, and
  * float32 x at every width) go to {@value QmmOp#QMV_ROWS} from {@link #QMV_ROWS_MIN_ROWS} rows and
- * to the one-row-at-a-time {@value QmmOp#QMV} below. Not measured yet (to be confirmed on the H200
- * with {@code tornado bench qmm --kernel qmv-rows,qmv}): the threshold is 2 because at 2+ rows
- * {@value QmmOp#QMV_ROWS} reads the weights once instead of once per row and issues fewer
- * instructions per row (4-bit bf16, ptxas 13.0: 696 SASS instructions for the whole kernel, whose
- * unit loop is straight-line code, at 2 rows, against {@value QmmOp#QMV}'s 520 at one), and no
- * upper bound because above 8 rows it runs ⌈rows/8⌉ row blocks, still a fraction of {@value
- * QmmOp#QMV}'s one pass per row.
+ * to the one-row-at-a-time {@value QmmOp#QMV} below. Measured on the H200 (RESULTS run 19, n 12288,
+ * k 4096, g64): with bf16 x, 2 rows take 21.6–24.4 µs against {@value QmmOp#QMV}'s 29.8–34.6 and 6
+ * rows 45.6–50.1 against 78.1–90.7 at every width; with f32 x 55.0–58.1 against 58.0–63.8 at 2 rows
+ * (except 3-bit: 60.5 against 58.9, left to the rung) and 156.9–161.3 against 160.4–176.0 at 6. No
+ * upper bound: above 8 rows it runs ⌈rows/8⌉ row blocks, still a fraction of {@value QmmOp#QMV}'s
+ * one pass per row.
  *
  * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
  * -Dsirocco.qmm.mmaMinRows.fp=N} (read at every call; 1 = tensor cores always when they can, a huge
@@ -82,13 +81,13 @@ public final class QmmPolicy {
 
   /**
    * Fewest rows of x at which affine shapes the rungs above leave to {@value QmmOp#QMV} go to
-   * {@value QmmOp#QMV_ROWS} instead (1 row keeps {@value QmmOp#QMV}). To be confirmed on the GPU.
+   * {@value QmmOp#QMV_ROWS} instead (1 row keeps {@value QmmOp#QMV}); measured in run 19.
    */
   public static final int QMV_ROWS_MIN_ROWS = 2;
 
   /**
-   * Most rows of x {@value QmmOp#QMV_ROWS} takes: no limit (see the class comment). To be confirmed
-   * on the GPU.
+   * Most rows of x {@value QmmOp#QMV_ROWS} takes: no limit (see the class comment; rows above 8 not
+   * measured on the GPU).
    */
   public static final int QMV_ROWS_MAX_ROWS = Integer.MAX_VALUE;
 
