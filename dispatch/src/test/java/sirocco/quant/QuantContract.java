@@ -362,7 +362,7 @@ public abstract class QuantContract extends QuantMlxCases {
         qvm.startsWith("quantizedMatmul -> qvm (rejected: qmm-mma: transposed weights only"), qvm);
     assertTrue(
         qvm.endsWith(
-            "qmv: transposed weights only (w [n, k]); transpose=false uses AffineQvmKernel; fp-qmv:"
+            "qmv: transposed weights only (w [n, k]); transpose=false uses QvmKernel; fp-qmv:"
                 + " fp modes only (affine uses AffineQmvKernel))"),
         qvm);
     QTest.Weights a3 = weights(32, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 3);

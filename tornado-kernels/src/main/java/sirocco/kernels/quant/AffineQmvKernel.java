@@ -515,7 +515,7 @@ public final class AffineQmvKernel {
       return "affine mode only (fp modes use FpQmvKernel)";
     }
     if (!s.transpose()) {
-      return "transposed weights only (w [n, k]); transpose=false uses AffineQvmKernel";
+      return "transposed weights only (w [n, k]); transpose=false uses QvmKernel";
     }
     if (s.rows() > 65535) {
       return "at most 65535 rows (grid.y), got " + s.rows();

@@ -290,12 +290,12 @@ final class QmvChunks {
       return "transposed weights only (w [n, k])";
     }
     if (s.dtype() != Quant.BF16 && s.dtype() != Quant.F16) {
-      return "bf16/f16 activations only (f32 uses AffineQmvKernel.qmvF32)";
+      return "bf16/f16 activations only (f32 x: AffineQmvRowsKernel from 2 rows, else AffineQmvKernel.qmvF32)";
     }
     if (s.bits() != 2 && s.bits() != 4 && s.bits() != 8) {
       return "bits 2, 4 or 8 only (16-byte chunks of whole codes); "
           + s.bits()
-          + "-bit uses AffineQmvKernel";
+          + "-bit: AffineQmvRowsKernel from 2 rows, else AffineQmvKernel";
     }
     int e = elems(s.bits());
     if (s.groupSize() < e) {
