@@ -207,6 +207,13 @@ public final class QmmOp {
    */
   public static KernelLaunch launch(
       Device device, String rung, LaunchPlan p, QmmShape s, Operands o) {
+    if (p == null) {
+      throw new IllegalArgumentException(
+          "p must be a plan of rung "
+              + rung
+              + "'s kernel, got null (use launch(device, rung, s,"
+              + " o) for the op's own plan)");
+    }
     String why = kernelRejects(rung, s);
     if (why != null) {
       throw new IllegalArgumentException(rung + " cannot compute " + s + ": " + why);

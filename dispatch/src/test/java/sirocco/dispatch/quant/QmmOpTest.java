@@ -243,4 +243,19 @@ class QmmOpTest {
                     new QmmOp.Operands(null, null, null, null, null, null)));
     assertTrue(e.getMessage().contains("affine bits 4 and 8 only"), e.getMessage());
   }
+
+  @Test
+  void launchWithAnExplicitPlanRefusesANullPlan() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                QmmOp.launch(
+                    null,
+                    "qmm-mma",
+                    (sirocco.kernels.quant.LaunchPlan) null,
+                    affine(4, Quant.BF16, 4),
+                    new QmmOp.Operands(null, null, null, null, null, null)));
+    assertTrue(e.getMessage().startsWith("p must be a plan"), e.getMessage());
+  }
 }
