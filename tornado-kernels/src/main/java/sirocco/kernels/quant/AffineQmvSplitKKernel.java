@@ -407,9 +407,9 @@ public final class AffineQmvSplitKKernel {
 
   /** Blocks resident per SM at {@link #registers(int)} registers per thread, without a hint. */
   static int unhintedBlocksPerSm(QmmShape s) {
-    int threads = 32 * warps(s);
-    return Math.max(
-        1, Math.min(Math.min(2048 / threads, 32), 65536 / (registers(s.bits()) * threads)));
+    // Counted per register-file quarter like the hint: a flat 65536 / (regs * threads) counts
+    // registers a warp cannot take (e.g. 1-warp blocks at 96: 21 by the flat count, 20 fit).
+    return residentBlocks(registers(s.bits()), warps(s));
   }
 
   /**

@@ -265,6 +265,17 @@ class AffineQmvVariantsTest {
     assertEquals(2, AffineQmvSplitKKernel.residentBlocks(96, 7));
     assertEquals(3, AffineQmvSplitKKernel.residentBlocks(80, 7));
     assertEquals(7, AffineQmvSplitKKernel.residentBlocks(72, 4));
+    // The unhinted plan sizes its grid by the same count: 7 warps (k = 7168 at 4 bits), bf16 g64
+    // (no hint), 132 SMs: one wave of 2 blocks per SM, 3072 batches balanced as 12 per block: 256
+    // blocks (the flat count's 3 per SM gave 384, a second wave). 4 warps: 5 per SM, 615 blocks.
+    QmmShape seven = QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 7168);
+    assertEquals(
+        256, AffineQmvSplitKKernel.plan(seven, 132, false).grid().x(), "blocks at 7 warps");
+    assertEquals(
+        615,
+        AffineQmvSplitKKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 4096), 132, false)
+            .grid()
+            .x());
     // Where the hint is asked for: 4 bits, f16 or bf16 with groups of 32, and a block gained.
     assertEquals(0, AffineQmvSplitKKernel.minBlocksPerSm(4, 64, Quant.BF16, 4));
     assertEquals(0, AffineQmvSplitKKernel.minBlocksPerSm(4, 128, Quant.BF16, 4));
