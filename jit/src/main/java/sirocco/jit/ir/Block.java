@@ -52,8 +52,8 @@ public final class Block {
   /** Removes predecessor slot {@code i} and the phi arguments for it. */
   public void removePredAt(int i) {
     preds.remove(i);
-    for (Inst phi : phis) {
-      phi.removeArg(i);
+    for (int k = 0, n = phis.size(); k < n; k++) {
+      phis.get(k).removeArg(i);
     }
   }
 

@@ -13,7 +13,8 @@ public final class SsaCleanup {
   public static boolean removeTrivialPhis(Function fn) {
     Users users = null;
     ArrayDeque<Inst> work = new ArrayDeque<>();
-    for (Block b : fn.blocks) {
+    for (int k = 0, n = fn.blocks.size(); k < n; k++) {
+      Block b = fn.blocks.get(k);
       work.addAll(b.phis);
     }
     if (work.isEmpty()) {
@@ -60,7 +61,8 @@ public final class SsaCleanup {
     if (!any) {
       return false;
     }
-    for (Block b : fn.blocks) {
+    for (int j = 0, m = fn.blocks.size(); j < m; j++) {
+      Block b = fn.blocks.get(j);
       Inst.removeReplaced(b.phis, replace);
     }
     fn.replaceUses(replace);

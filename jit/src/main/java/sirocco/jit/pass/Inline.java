@@ -36,8 +36,10 @@ public final class Inline implements Pass {
   @Override
   public void run(Function fn, PassContext ctx) {
     ArrayDeque<Inst> work = new ArrayDeque<>();
-    for (Block b : fn.blocks) {
-      for (Inst i : b.insts) {
+    for (int k = 0, n = fn.blocks.size(); k < n; k++) {
+      Block b = fn.blocks.get(k);
+      for (int j = 0, m = b.insts.size(); j < m; j++) {
+        Inst i = b.insts.get(j);
         if (i.op == Op.CALL) {
           work.add(i);
         }
@@ -105,7 +107,8 @@ public final class Inline implements Pass {
       b.insts.get(k).block = null;
     }
     b.insts.subList(idx, b.insts.size()).clear();
-    for (Block s : b.succs) {
+    for (int j = 0, n = b.succs.size(); j < n; j++) {
+      Block s = b.succs.get(j);
       s.removePred(b);
     }
     b.succs.clear();
@@ -125,7 +128,8 @@ public final class Inline implements Pass {
     tail.clear();
     b.insts.remove(idx);
     call.block = null;
-    for (Block s : b.succs) {
+    for (int q = 0, m = b.succs.size(); q < m; q++) {
+      Block s = b.succs.get(q);
       s.replacePred(b, cont);
       cont.succs.add(s);
     }
@@ -134,22 +138,26 @@ public final class Inline implements Pass {
     Pos at = call.pos;
     // Template values and blocks by id (templates are never modified: they are cloned).
     Block[] bmap = new Block[tmpl.blockIdLimit()];
-    for (Block tb : tmpl.blocks) {
+    for (int u = 0, len = tmpl.blocks.size(); u < len; u++) {
+      Block tb = tmpl.blocks.get(u);
       bmap[tb.id] = fn.newBlock();
     }
     Value[] vmap = new Value[tmpl.instIdLimit()];
     List<Inst> cloned = new ArrayList<>();
     List<Block> retBlocks = new ArrayList<>();
     List<Value> retValues = new ArrayList<>();
-    for (Block tb : tmpl.blocks) {
+    for (int w = 0, cnt = tmpl.blocks.size(); w < cnt; w++) {
+      Block tb = tmpl.blocks.get(w);
       Block nb = bmap[tb.id];
-      for (Inst p : tb.phis) {
+      for (int z = 0, n2 = tb.phis.size(); z < n2; z++) {
+        Inst p = tb.phis.get(z);
         Inst np = fn.newPhi(nb, p.type, p.pos == null ? null : p.pos.inlinedAt(at));
         np.args = p.args.clone();
         vmap[p.id] = np;
         cloned.add(np);
       }
-      for (Inst i : tb.insts) {
+      for (int k2 = 0, m2 = tb.insts.size(); k2 < m2; k2++) {
+        Inst i = tb.insts.get(k2);
         if (i.op == Op.PARAM) {
           vmap[i.id] = call.args[(Integer) i.aux];
           continue;
@@ -175,14 +183,17 @@ public final class Inline implements Pass {
           work.add(ni);
         }
       }
-      for (Block s : tb.succs) {
+      for (int k = 0, n = tb.succs.size(); k < n; k++) {
+        Block s = tb.succs.get(k);
         nb.succs.add(bmap[s.id]);
       }
-      for (Block p : tb.preds) {
+      for (int j = 0, n3 = tb.preds.size(); j < n3; j++) {
+        Block p = tb.preds.get(j);
         nb.preds.add(bmap[p.id]);
       }
     }
-    for (Inst ni : cloned) {
+    for (int q = 0, n = cloned.size(); q < n; q++) {
+      Inst ni = cloned.get(q);
       if (ni.op == Op.BR) {
         ni.args = new Value[0];
         continue;

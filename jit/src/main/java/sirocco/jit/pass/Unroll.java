@@ -86,14 +86,16 @@ public final class Unroll implements Pass {
     List<Loop> loops = new ArrayList<>();
     int[] backEdges = new int[order.length];
     for (Block b : rpo) {
-      for (Block s : b.succs) {
+      for (int k = 0, n = b.succs.size(); k < n; k++) {
+        Block s = b.succs.get(k);
         if (order[s.id] <= order[b.id]) {
           backEdges[s.id]++;
         }
       }
     }
     for (Block b : rpo) {
-      for (Block h : b.succs) {
+      for (int j = 0, m = b.succs.size(); j < m; j++) {
+        Block h = b.succs.get(j);
         if (order[h.id] > order[b.id] || backEdges[h.id] != 1) {
           continue;
         }
@@ -114,7 +116,8 @@ public final class Unroll implements Pass {
             natural = false;
             break;
           }
-          for (Block p : x.preds) {
+          for (int q = 0, len = x.preds.size(); q < len; q++) {
+            Block p = x.preds.get(q);
             if (!in.get(p.id)) {
               in.set(p.id);
               body.add(p);
@@ -165,11 +168,13 @@ public final class Unroll implements Pass {
     if (!l.contains(inSucc) || l.contains(exit) || inSucc == h) {
       return false;
     }
-    for (Block b : l.blocks) {
+    for (int k = 0, n = l.blocks.size(); k < n; k++) {
+      Block b = l.blocks.get(k);
       if (b == h) {
         continue;
       }
-      for (Block s : b.succs) {
+      for (int j = 0, m = b.succs.size(); j < m; j++) {
+        Block s = b.succs.get(j);
         if (!l.contains(s)) {
           return false; // another exit (break, labelled continue out of the loop)
         }
@@ -180,7 +185,8 @@ public final class Unroll implements Pass {
       return false;
     }
     int size = 0;
-    for (Block b : l.blocks) {
+    for (int q = 0, len = l.blocks.size(); q < len; q++) {
+      Block b = l.blocks.get(q);
       size += b.insts.size() + b.phis.size();
     }
     if ((long) size * trips > MAX_UNROLLED) {
@@ -251,7 +257,8 @@ public final class Unroll implements Pass {
     List<Inst> cloned = new ArrayList<>();
     List<Block> onlyHeader = List.of(h);
     for (int k = 0; k <= trips; k++) {
-      for (Inst phi : h.phis) {
+      for (int j = 0, m = h.phis.size(); j < m; j++) {
+        Inst phi = h.phis.get(j);
         vm[phi.id] = k == 0 ? phi.args[pi] : map(phi.args[li], prev);
       }
       List<Block> toCopy = k < trips ? loopBlocks : onlyHeader;
@@ -262,14 +269,16 @@ public final class Unroll implements Pass {
       for (Block b : toCopy) {
         Block nb = bm[b.id];
         if (b != h) {
-          for (Inst p : b.phis) {
+          for (int q = 0, len = b.phis.size(); q < len; q++) {
+            Inst p = b.phis.get(q);
             Inst np = fn.newPhi(nb, p.type, p.pos);
             np.args = p.args.clone();
             vm[p.id] = np;
             cloned.add(np);
           }
         }
-        for (Inst i : b.insts) {
+        for (int u = 0, cnt = b.insts.size(); u < cnt; u++) {
+          Inst i = b.insts.get(u);
           Inst ni = fn.append(nb, i.op, i.type, i.args.clone(), i.aux, i.pos);
           ni.space = i.space;
           vm[i.id] = ni;
@@ -328,10 +337,12 @@ public final class Unroll implements Pass {
     exit.replacePred(h, headers[trips]);
     // Uses after the loop of values defined in the header take the last copy's values.
     Value[] outside = new Value[limit];
-    for (Inst phi : h.phis) {
+    for (int j = 0, n = h.phis.size(); j < n; j++) {
+      Inst phi = h.phis.get(j);
       outside[phi.id] = prev[phi.id];
     }
-    for (Inst i : h.insts) {
+    for (int q = 0, m = h.insts.size(); q < m; q++) {
+      Inst i = h.insts.get(q);
       outside[i.id] = prev[i.id];
     }
     for (Block b : loopBlocks) {
@@ -339,7 +350,8 @@ public final class Unroll implements Pass {
     }
     fn.removeBlocksMarked(-2);
     for (Block b : loopBlocks) {
-      for (Inst i : b.insts) {
+      for (int u = 0, len = b.insts.size(); u < len; u++) {
+        Inst i = b.insts.get(u);
         i.block = null;
       }
       b.preds.clear();
@@ -351,10 +363,12 @@ public final class Unroll implements Pass {
   /** Clears the entries of the loop's phis and instructions in a value map. */
   private static void clearLoopKeys(Value[] m, List<Block> loopBlocks) {
     for (Block b : loopBlocks) {
-      for (Inst p : b.phis) {
+      for (int w = 0, cnt = b.phis.size(); w < cnt; w++) {
+        Inst p = b.phis.get(w);
         m[p.id] = null;
       }
-      for (Inst i : b.insts) {
+      for (int z = 0, n2 = b.insts.size(); z < n2; z++) {
+        Inst i = b.insts.get(z);
         m[i.id] = null;
       }
     }

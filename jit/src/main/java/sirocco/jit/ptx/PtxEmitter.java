@@ -127,7 +127,8 @@ public final class PtxEmitter {
         body.append(labels.get(b)).append(":\n");
       }
       addresses.clear();
-      for (Inst inst : b.insts) {
+      for (int k = 0, m = b.insts.size(); k < m; k++) {
+        Inst inst = b.insts.get(k);
         if (inst.op != Op.PARAM) {
           emit(inst, next);
         }
@@ -543,7 +544,8 @@ public final class PtxEmitter {
     int k = s.preds.indexOf(b);
     // Sources that are phis of the target block are read before any phi is written.
     Map<Inst, String> saved = new IdentityHashMap<>();
-    for (Inst phi : s.phis) {
+    for (int q = 0, n = s.phis.size(); q < n; q++) {
+      Inst phi = s.phis.get(q);
       Value src = phi.args[k];
       if (src instanceof Inst x
           && x.op == Op.PHI
@@ -555,7 +557,8 @@ public final class PtxEmitter {
         saved.put(x, t);
       }
     }
-    for (Inst phi : s.phis) {
+    for (int u = 0, m = s.phis.size(); u < m; u++) {
+      Inst phi = s.phis.get(u);
       Value src = phi.args[k];
       if (src == phi) {
         continue;
