@@ -387,12 +387,18 @@ public final class KernelCompiler {
       Map<Integer, Const> consts,
       List<Object> keyValues) {
     Parameter[] ps = m.getParameters();
+    // Parsed once: Parameter.isAnnotationPresent parses the annotations of all parameters the
+    // first time it is asked on each one.
+    java.lang.annotation.Annotation[][] annotations = m.getParameterAnnotations();
     String kname = m.getDeclaringClass().getName() + "." + m.getName();
     Map<String, Object> remaining = new LinkedHashMap<>(specs);
     for (int i = 1; i < ps.length; i++) {
       Parameter p = ps[i];
       Class<?> t = p.getType();
-      boolean spec = p.isAnnotationPresent(Specialize.class);
+      boolean spec = false;
+      for (java.lang.annotation.Annotation a : annotations[i]) {
+        spec |= a instanceof Specialize;
+      }
       KernelParam.Kind kind =
           t.isArray()
               ? KernelParam.Kind.ARRAY
