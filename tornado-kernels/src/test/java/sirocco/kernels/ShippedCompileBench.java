@@ -25,8 +25,9 @@ import sirocco.kernels.attention.MaskToBias;
  * compiles every {@code validateWith} specialization of each for sm_90, in order, once. Prints one
  * line: the compile loop's wall time, the main thread's CPU time during it (less sensitive to other
  * load on the machine than wall time), the whole process's CPU time during it (JIT compiler and GC
- * threads included) and the classes loaded during it. The scan before the loop is not timed. {@code
- * bin/compile-bench} runs it in several fresh JVMs and prints the medians.
+ * threads included), the bytes the main thread allocated (with one compiling thread) and the
+ * classes loaded during it. The scan before the loop is not timed. {@code bin/compile-bench} runs
+ * it in several fresh JVMs and prints the medians.
  *
  * <p>Options, all for investigation (the recorded figure is the plain run):
  *
@@ -87,6 +88,7 @@ public final class ShippedCompileBench {
     new LoopStart(); // marks the timed section in -Xlog:class+load
     long loaded0 = loading.getTotalLoadedClassCount();
     long c0 = threads.getCurrentThreadCpuTime();
+    long a0 = ((com.sun.management.ThreadMXBean) threads).getCurrentThreadAllocatedBytes();
     long p0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
     if (nThreads > 1) {
@@ -109,6 +111,7 @@ public final class ShippedCompileBench {
     }
     long t1 = System.nanoTime();
     long c1 = threads.getCurrentThreadCpuTime();
+    long a1 = ((com.sun.management.ThreadMXBean) threads).getCurrentThreadAllocatedBytes();
     long p1 = os.getProcessCpuTime();
     long loaded1 = loading.getTotalLoadedClassCount();
     new LoopEnd();
@@ -124,13 +127,14 @@ public final class ShippedCompileBench {
     System.out.printf(
         Locale.ROOT,
         "kernels=%d specializations=%d wall_ms=%.1f cpu_ms=%.1f process_cpu_ms=%.1f"
-            + " classes_loaded=%d"
+            + " allocated_mb=%.1f classes_loaded=%d"
             + " first_ms=%.1f slowest_ms=%.1f (%s.%s%s) ptx_bytes=%d%n",
         kernels.size(),
         n,
         (t1 - t0) / 1e6,
         (c1 - c0) / 1e6,
         (p1 - p0) / 1e6,
+        (a1 - a0) / 1e6,
         loaded1 - loaded0,
         nanos[0] / 1e6,
         nanos[slowest] / 1e6,
