@@ -1,6 +1,7 @@
 package sirocco.jit.ir;
 
 import java.util.ArrayDeque;
+import java.util.List;
 
 /** SSA utilities shared by the builder and the passes. */
 public final class SsaCleanup {
@@ -14,8 +15,11 @@ public final class SsaCleanup {
     Users users = null;
     ArrayDeque<Inst> work = new ArrayDeque<>();
     for (int k = 0, n = fn.blocks.size(); k < n; k++) {
-      Block b = fn.blocks.get(k);
-      work.addAll(b.phis);
+      List<Inst> phis = fn.blocks.get(k).phis;
+      // Not ArrayDeque.addAll: it walks the list with a method reference (a lambda bootstrap).
+      for (int j = 0, m = phis.size(); j < m; j++) {
+        work.add(phis.get(j));
+      }
     }
     if (work.isEmpty()) {
       return false;

@@ -160,7 +160,11 @@ public final class Fold implements Pass {
       execBlock[s.id] = true;
       blockWork.add(s);
     } else {
-      instWork.addAll(s.phis);
+      // Not ArrayDeque.addAll: it walks the list with a method reference (a lambda bootstrap).
+      List<Inst> phis = s.phis;
+      for (int k = 0, n = phis.size(); k < n; k++) {
+        instWork.add(phis.get(k));
+      }
     }
   }
 
