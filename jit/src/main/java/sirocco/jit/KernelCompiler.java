@@ -69,8 +69,6 @@ public final class KernelCompiler {
           "fold",
           "simplify",
           "unroll",
-          "fold",
-          "simplify",
           "cse",
           "dce",
           "memory",
@@ -194,9 +192,10 @@ public final class KernelCompiler {
             new Peephole(),
             new Fold(copy == null ? null : copy.analysis()),
             new SimplifyCfg(),
+            // No fold and simplify after unroll: unroll ends with both when it changed the
+            // function, else it is as the first ones left it, and both are idempotent (a second
+            // run after unroll changed none of the shipped or test kernels' PTX).
             new Unroll(),
-            new Fold(),
-            new SimplifyCfg(),
             new Cse(),
             new Dce(),
             new Memory(),
