@@ -177,6 +177,11 @@ public final class KernelCompiler {
         after(p.name(), fn, options, t);
         assert Verifier.verify(fn, p.name());
       }
+      // Inlining splits a block at every call: merging the straight lines again here leaves the
+      // cached IR (and each copy, fold and simplify) far fewer blocks (SdpaVector.decode: 11,127
+      // before). The later passes would merge exactly these blocks anyway: same PTX.
+      SimplifyCfg.mergeStraightLines(fn);
+      assert Verifier.verify(fn, "merge");
       if (cacheable) {
         // The cache takes this function; the compilation goes on with a copy, as later ones.
         long t = System.nanoTime();

@@ -63,6 +63,15 @@ public final class SimplifyCfg implements Pass {
     return changed;
   }
 
+  /**
+   * Only the merging step: each block that ends in a jump absorbs its successor when it is that
+   * successor's only predecessor (the single-argument phis of the absorbed block are replaced by
+   * their argument). Returns true when something was merged.
+   */
+  public static boolean mergeStraightLines(Function fn) {
+    return merge(fn);
+  }
+
   private static boolean merge(Function fn) {
     boolean changed = false;
     Map<Inst, Value> replace = new HashMap<>();
