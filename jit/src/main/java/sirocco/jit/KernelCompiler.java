@@ -150,7 +150,7 @@ public final class KernelCompiler {
     List<KernelParam> params = new ArrayList<>();
     Map<Integer, Const> consts = new HashMap<>();
     List<Object> keyValues = new ArrayList<>();
-    bindParameters(kernel, found.id(), specializations, params, consts, keyValues);
+    bindParameters(kernel, desc, found.id(), specializations, params, consts, keyValues);
     KernelKey key = new KernelKey(kernel, keyValues, target, bounds);
 
     PassContext ctx = new PassContext(classes, consts, options.unroll());
@@ -385,24 +385,20 @@ public final class KernelCompiler {
 
   private static void bindParameters(
       Method m,
+      String desc,
       MethodId id,
       Map<String, Object> specs,
       List<KernelParam> params,
       Map<Integer, Const> consts,
       List<Object> keyValues) {
     Parameter[] ps = m.getParameters();
-    // Parsed once: Parameter.isAnnotationPresent parses the annotations of all parameters the
-    // first time it is asked on each one.
-    java.lang.annotation.Annotation[][] annotations = m.getParameterAnnotations();
+    boolean[] specialized = specializedParameters(m, desc);
     String kname = m.getDeclaringClass().getName() + "." + m.getName();
     Map<String, Object> remaining = new LinkedHashMap<>(specs);
     for (int i = 1; i < ps.length; i++) {
       Parameter p = ps[i];
       Class<?> t = p.getType();
-      boolean spec = false;
-      for (java.lang.annotation.Annotation a : annotations[i]) {
-        spec |= a instanceof Specialize;
-      }
+      boolean spec = specialized[i];
       KernelParam.Kind kind =
           t.isArray()
               ? KernelParam.Kind.ARRAY
@@ -462,6 +458,37 @@ public final class KernelCompiler {
               + (exists ? ": the parameter is not marked @Specialize" : ": no such parameter"));
     }
   }
+
+  /**
+   * Which parameters of {@code m} (descriptor {@code desc}) are {@code @Specialize}, by index;
+   * cached per class (a {@link ClassValue}), since reflection parses annotations anew on every call
+   * (and {@code Parameter.isAnnotationPresent} parses those of all parameters the first time it is
+   * asked on each).
+   */
+  private static boolean[] specializedParameters(Method m, String desc) {
+    Map<String, boolean[]> byMethod = SPECIALIZED.get(m.getDeclaringClass());
+    String key = m.getName() + desc;
+    boolean[] flags = byMethod.get(key);
+    if (flags == null) {
+      java.lang.annotation.Annotation[][] annotations = m.getParameterAnnotations();
+      flags = new boolean[annotations.length];
+      for (int i = 0; i < annotations.length; i++) {
+        for (java.lang.annotation.Annotation a : annotations[i]) {
+          flags[i] |= a instanceof Specialize;
+        }
+      }
+      byMethod.put(key, flags);
+    }
+    return flags;
+  }
+
+  private static final ClassValue<Map<String, boolean[]>> SPECIALIZED =
+      new ClassValue<>() {
+        @Override
+        protected Map<String, boolean[]> computeValue(Class<?> type) {
+          return new java.util.concurrent.ConcurrentHashMap<>();
+        }
+      };
 
   private static Class<?> box(Class<?> t) {
     return t == int.class
