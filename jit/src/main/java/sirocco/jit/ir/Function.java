@@ -47,6 +47,16 @@ public final class Function {
     return b;
   }
 
+  /**
+   * As {@link #newBlock()}, with room for as many phis, instructions and edges as {@code like} (for
+   * a clone of it: no list grows while it is filled).
+   */
+  public Block newBlockLike(Block like) {
+    Block b = new Block(nextBlock++, like);
+    blocks.add(b);
+    return b;
+  }
+
   /** A new instruction, not yet placed in a block. */
   public Inst newInst(Op op, Type type, Value[] args, Object aux, Pos pos) {
     return new Inst(nextInst++, op, type, args, aux, pos);

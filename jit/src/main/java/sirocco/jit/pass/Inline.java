@@ -140,7 +140,7 @@ public final class Inline implements Pass {
     Block[] bmap = new Block[tmpl.blockIdLimit()];
     for (int u = 0, len = tmpl.blocks.size(); u < len; u++) {
       Block tb = tmpl.blocks.get(u);
-      bmap[tb.id] = fn.newBlock();
+      bmap[tb.id] = fn.newBlockLike(tb);
     }
     Value[] vmap = new Value[tmpl.instIdLimit()];
     List<Inst> cloned = new ArrayList<>();
