@@ -58,7 +58,7 @@ public final class PtxEmitter {
   }
 
   private final Function fn;
-  private final StringBuilder body = new StringBuilder(4096);
+  private final StringBuilder body;
   private final int[] counters = new int[Cls.values().length];
   private final String[] names;
   final Map<Inst, String[]> tuples = new IdentityHashMap<>();
@@ -76,6 +76,9 @@ public final class PtxEmitter {
     this.fn = fn;
     this.lineInfo = lineInfo;
     this.names = new String[fn.instIdLimit() + 1024];
+    // Room for the usual text (about 36 bytes per instruction for the shipped kernels), so that
+    // the body is not copied over and over as it grows (that copying was a tenth of emission).
+    this.body = new StringBuilder(Math.max(4096, fn.size() * 48));
   }
 
   /**
@@ -310,8 +313,26 @@ public final class PtxEmitter {
 
   /** Upper-case hexadecimal of {@code v}, zero-padded to {@code digits}. */
   static String hex(long v, int digits) {
-    String h = Long.toHexString(v).toUpperCase(Locale.ROOT);
-    return "0".repeat(Math.max(0, digits - h.length())) + h;
+    // What "0".repeat(digits - h.length()) + Long.toHexString(v).toUpperCase() gives, built in
+    // one array.
+    int significant = Math.max(1, (64 - Long.numberOfLeadingZeros(v) + 3) / 4);
+    char[] c = new char[Math.max(significant, digits)];
+    for (int k = c.length - 1; k >= 0; k--) {
+      c[k] = HEX_DIGITS[(int) (v & 15)];
+      v >>>= 4;
+    }
+    return new String(c);
+  }
+
+  private static final char[] HEX_DIGITS = "0123456789ABCDEF".toCharArray();
+
+  /** PTX opcodes of the bitwise operations, by {@link Op} ordinal (lower case names). */
+  private static final String[] LOWER_CASE_OPS = new String[Op.values().length];
+
+  static {
+    for (Op o : Op.values()) {
+      LOWER_CASE_OPS[o.ordinal()] = o.name().toLowerCase(Locale.ROOT);
+    }
   }
 
   /** A register holding {@code v} (constants are moved into a fresh one). */
@@ -452,7 +473,7 @@ public final class PtxEmitter {
       case ADD, SUB, MUL, DIV, REM -> PtxArith.arith(this, i);
       case AND, OR, XOR ->
           line(
-              i.op.name().toLowerCase(Locale.ROOT),
+              LOWER_CASE_OPS[i.op.ordinal()],
               ".",
               PtxArith.bitType(i.type),
               " ",
