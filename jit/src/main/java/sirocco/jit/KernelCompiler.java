@@ -69,8 +69,6 @@ public final class KernelCompiler {
           "fold",
           "simplify",
           "unroll",
-          "fold",
-          "simplify",
           "cse",
           "dce",
           "memory",
@@ -152,7 +150,7 @@ public final class KernelCompiler {
     List<KernelParam> params = new ArrayList<>();
     Map<Integer, Const> consts = new HashMap<>();
     List<Object> keyValues = new ArrayList<>();
-    bindParameters(kernel, found.id(), specializations, params, consts, keyValues);
+    bindParameters(kernel, desc, found.id(), specializations, params, consts, keyValues);
     KernelKey key = new KernelKey(kernel, keyValues, target, bounds);
 
     PassContext ctx = new PassContext(classes, consts, options.unroll());
@@ -179,6 +177,11 @@ public final class KernelCompiler {
         after(p.name(), fn, options, t);
         assert Verifier.verify(fn, p.name());
       }
+      // Inlining splits a block at every call: merging the straight lines again here leaves the
+      // cached IR (and each copy, fold and simplify) far fewer blocks (SdpaVector.decode: 11,127
+      // before). The later passes would merge exactly these blocks anyway: same PTX.
+      SimplifyCfg.mergeStraightLines(fn);
+      assert Verifier.verify(fn, "merge");
       if (cacheable) {
         // The cache takes this function; the compilation goes on with a copy, as later ones.
         long t = System.nanoTime();
@@ -194,9 +197,10 @@ public final class KernelCompiler {
             new Peephole(),
             new Fold(copy == null ? null : copy.analysis()),
             new SimplifyCfg(),
+            // No fold and simplify after unroll: unroll ends with both when it changed the
+            // function, else it is as the first ones left it, and both are idempotent (a second
+            // run after unroll changed none of the shipped or test kernels' PTX).
             new Unroll(),
-            new Fold(),
-            new SimplifyCfg(),
             new Cse(),
             new Dce(),
             new Memory(),
@@ -381,18 +385,20 @@ public final class KernelCompiler {
 
   private static void bindParameters(
       Method m,
+      String desc,
       MethodId id,
       Map<String, Object> specs,
       List<KernelParam> params,
       Map<Integer, Const> consts,
       List<Object> keyValues) {
     Parameter[] ps = m.getParameters();
+    boolean[] specialized = specializedParameters(m, desc);
     String kname = m.getDeclaringClass().getName() + "." + m.getName();
     Map<String, Object> remaining = new LinkedHashMap<>(specs);
     for (int i = 1; i < ps.length; i++) {
       Parameter p = ps[i];
       Class<?> t = p.getType();
-      boolean spec = p.isAnnotationPresent(Specialize.class);
+      boolean spec = specialized[i];
       KernelParam.Kind kind =
           t.isArray()
               ? KernelParam.Kind.ARRAY
@@ -452,6 +458,37 @@ public final class KernelCompiler {
               + (exists ? ": the parameter is not marked @Specialize" : ": no such parameter"));
     }
   }
+
+  /**
+   * Which parameters of {@code m} (descriptor {@code desc}) are {@code @Specialize}, by index;
+   * cached per class (a {@link ClassValue}), since reflection parses annotations anew on every call
+   * (and {@code Parameter.isAnnotationPresent} parses those of all parameters the first time it is
+   * asked on each).
+   */
+  private static boolean[] specializedParameters(Method m, String desc) {
+    Map<String, boolean[]> byMethod = SPECIALIZED.get(m.getDeclaringClass());
+    String key = m.getName() + desc;
+    boolean[] flags = byMethod.get(key);
+    if (flags == null) {
+      java.lang.annotation.Annotation[][] annotations = m.getParameterAnnotations();
+      flags = new boolean[annotations.length];
+      for (int i = 0; i < annotations.length; i++) {
+        for (java.lang.annotation.Annotation a : annotations[i]) {
+          flags[i] |= a instanceof Specialize;
+        }
+      }
+      byMethod.put(key, flags);
+    }
+    return flags;
+  }
+
+  private static final ClassValue<Map<String, boolean[]>> SPECIALIZED =
+      new ClassValue<>() {
+        @Override
+        protected Map<String, boolean[]> computeValue(Class<?> type) {
+          return new java.util.concurrent.ConcurrentHashMap<>();
+        }
+      };
 
   private static Class<?> box(Class<?> t) {
     return t == int.class

@@ -79,7 +79,7 @@ class CacheTest {
       List<String> fresh = laterDumps(c, "build");
       assertEquals(fresh, laterDumps(c, "specialize"), c.label());
       assertEquals(fresh, laterDumps(c, null), c.label());
-      assertEquals(LATER.size() + 2, fresh.size(), c.label()); // fold and simplify run twice
+      assertEquals(LATER.size(), fresh.size(), c.label());
     }
   }
 

@@ -26,6 +26,15 @@ public final class Block {
     succs = new ArrayList<>();
   }
 
+  /** Block {@code id} with room for the phis, instructions and edges of {@code like} (clones). */
+  Block(int id, Block like) {
+    this.id = id;
+    phis = new ArrayList<>(like.phis.size());
+    insts = new ArrayList<>(like.insts.size());
+    preds = new ArrayList<>(like.preds.size());
+    succs = new ArrayList<>(like.succs.size());
+  }
+
   /** A block with room for the phis, instructions and edges of {@code like} (for copies). */
   Block(Block like) {
     this.id = like.id;
@@ -52,8 +61,8 @@ public final class Block {
   /** Removes predecessor slot {@code i} and the phi arguments for it. */
   public void removePredAt(int i) {
     preds.remove(i);
-    for (Inst phi : phis) {
-      phi.removeArg(i);
+    for (int k = 0, n = phis.size(); k < n; k++) {
+      phis.get(k).removeArg(i);
     }
   }
 

@@ -47,6 +47,16 @@ public final class Function {
     return b;
   }
 
+  /**
+   * As {@link #newBlock()}, with room for as many phis, instructions and edges as {@code like} (for
+   * a clone of it: no list grows while it is filled).
+   */
+  public Block newBlockLike(Block like) {
+    Block b = new Block(nextBlock++, like);
+    blocks.add(b);
+    return b;
+  }
+
   /** A new instruction, not yet placed in a block. */
   public Inst newInst(Op op, Type type, Value[] args, Object aux, Pos pos) {
     return new Inst(nextInst++, op, type, args, aux, pos);
@@ -158,9 +168,11 @@ public final class Function {
     if (reached == n) {
       return false;
     }
-    for (Block b : blocks) {
+    for (int j = 0, len = blocks.size(); j < len; j++) {
+      Block b = blocks.get(j);
       if (b.mark == 0) {
-        for (Block s : b.succs) {
+        for (int q = 0, cnt = b.succs.size(); q < cnt; q++) {
+          Block s = b.succs.get(q);
           if (s.mark == 1) {
             s.removePred(b);
           }
@@ -228,11 +240,14 @@ public final class Function {
    * and may be shorter than {@link #instIdLimit()}.
    */
   public void replaceUses(Value[] r) {
-    for (Block b : blocks) {
-      for (Inst p : b.phis) {
+    for (int k = 0, m = blocks.size(); k < m; k++) {
+      Block b = blocks.get(k);
+      for (int j = 0, len = b.phis.size(); j < len; j++) {
+        Inst p = b.phis.get(j);
         rewriteArgs(p, r);
       }
-      for (Inst i : b.insts) {
+      for (int q = 0, cnt = b.insts.size(); q < cnt; q++) {
+        Inst i = b.insts.get(q);
         rewriteArgs(i, r);
       }
     }
@@ -285,7 +300,8 @@ public final class Function {
    */
   public Users users() {
     int[] start = new int[nextInst + 1];
-    for (Block b : blocks) {
+    for (int u = 0, n2 = blocks.size(); u < n2; u++) {
+      Block b = blocks.get(u);
       countUses(b.phis, start);
       countUses(b.insts, start);
     }
@@ -298,7 +314,8 @@ public final class Function {
     }
     // Fill: start[id + 1] advances through id's range and ends at the start of id + 1.
     Inst[] uses = new Inst[total];
-    for (Block b : blocks) {
+    for (int j = 0, m = blocks.size(); j < m; j++) {
+      Block b = blocks.get(j);
       addUses(b.phis, start, uses);
       addUses(b.insts, start, uses);
     }
@@ -380,7 +397,8 @@ public final class Function {
             nb.insts.add(trap);
             bm[s.id] = nb;
             stubs = true;
-            for (Block p : s.preds) {
+            for (int q = 0, n = s.preds.size(); q < n; q++) {
+              Block p = s.preds.get(q);
               if (keep[p.id]) {
                 nb.preds.add(bm[p.id]);
               }
@@ -481,7 +499,8 @@ public final class Function {
   /** Number of instructions (phis included). */
   public int size() {
     int n = 0;
-    for (Block b : blocks) {
+    for (int u = 0, len = blocks.size(); u < len; u++) {
+      Block b = blocks.get(u);
       n += b.phis.size() + b.insts.size();
     }
     return n;

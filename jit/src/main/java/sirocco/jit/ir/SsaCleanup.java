@@ -1,6 +1,7 @@
 package sirocco.jit.ir;
 
 import java.util.ArrayDeque;
+import java.util.List;
 
 /** SSA utilities shared by the builder and the passes. */
 public final class SsaCleanup {
@@ -13,8 +14,12 @@ public final class SsaCleanup {
   public static boolean removeTrivialPhis(Function fn) {
     Users users = null;
     ArrayDeque<Inst> work = new ArrayDeque<>();
-    for (Block b : fn.blocks) {
-      work.addAll(b.phis);
+    for (int k = 0, n = fn.blocks.size(); k < n; k++) {
+      List<Inst> phis = fn.blocks.get(k).phis;
+      // Not ArrayDeque.addAll: it walks the list with a method reference (a lambda bootstrap).
+      for (int j = 0, m = phis.size(); j < m; j++) {
+        work.add(phis.get(j));
+      }
     }
     if (work.isEmpty()) {
       return false;
@@ -60,7 +65,8 @@ public final class SsaCleanup {
     if (!any) {
       return false;
     }
-    for (Block b : fn.blocks) {
+    for (int j = 0, m = fn.blocks.size(); j < m; j++) {
+      Block b = fn.blocks.get(j);
       Inst.removeReplaced(b.phis, replace);
     }
     fn.replaceUses(replace);

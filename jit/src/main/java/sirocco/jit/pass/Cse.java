@@ -98,14 +98,16 @@ public final class Cse implements Pass {
     Map<Key, Inst> table = new HashMap<>();
     walk(fn.entry(), children, table, replace);
     fn.replaceUses(replace);
-    for (Block b : fn.blocks) {
+    for (int j = 0, n = fn.blocks.size(); j < n; j++) {
+      Block b = fn.blocks.get(j);
       Inst.removeReplaced(b.insts, replace);
     }
   }
 
   private static void walk(Block b, Block[][] children, Map<Key, Inst> table, Value[] replace) {
     List<Key> added = new ArrayList<>();
-    for (Inst i : b.insts) {
+    for (int q = 0, m = b.insts.size(); q < m; q++) {
+      Inst i = b.insts.get(q);
       for (int k = 0; k < i.args.length; k++) {
         if (i.args[k] instanceof Inst x && replace[x.id] != null) {
           i.args[k] = Function.resolve(x, replace);
@@ -134,8 +136,8 @@ public final class Cse implements Pass {
         walk(c, children, table, replace);
       }
     }
-    for (Key k : added) {
-      table.remove(k);
+    for (int k = 0, n = added.size(); k < n; k++) {
+      table.remove(added.get(k));
     }
   }
 

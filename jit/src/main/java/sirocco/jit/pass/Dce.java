@@ -17,8 +17,10 @@ public final class Dce implements Pass {
   public void run(Function fn, PassContext ctx) {
     boolean[] live = new boolean[fn.instIdLimit()];
     ArrayDeque<Inst> work = new ArrayDeque<>();
-    for (Block b : fn.blocks) {
-      for (Inst i : b.insts) {
+    for (int k = 0, n = fn.blocks.size(); k < n; k++) {
+      Block b = fn.blocks.get(k);
+      for (int j = 0, m = b.insts.size(); j < m; j++) {
+        Inst i = b.insts.get(j);
         if (i.hasSideEffects()) {
           live[i.id] = true;
           work.add(i);
@@ -34,7 +36,8 @@ public final class Dce implements Pass {
         }
       }
     }
-    for (Block b : fn.blocks) {
+    for (int q = 0, len = fn.blocks.size(); q < len; q++) {
+      Block b = fn.blocks.get(q);
       Inst.removeDead(b.phis, live);
       Inst.removeDead(b.insts, live);
     }

@@ -130,10 +130,12 @@ public final class Fold implements Pass {
     while (!blockWork.isEmpty() || !instWork.isEmpty()) {
       while (!blockWork.isEmpty()) {
         Block b = blockWork.pop();
-        for (Inst p : b.phis) {
+        for (int k = 0, m = b.phis.size(); k < m; k++) {
+          Inst p = b.phis.get(k);
           visit(p);
         }
-        for (Inst i : b.insts) {
+        for (int j = 0, len = b.insts.size(); j < len; j++) {
+          Inst i = b.insts.get(j);
           visit(i);
         }
       }
@@ -158,7 +160,11 @@ public final class Fold implements Pass {
       execBlock[s.id] = true;
       blockWork.add(s);
     } else {
-      instWork.addAll(s.phis);
+      // Not ArrayDeque.addAll: it walks the list with a method reference (a lambda bootstrap).
+      List<Inst> phis = s.phis;
+      for (int k = 0, n = phis.size(); k < n; k++) {
+        instWork.add(phis.get(k));
+      }
     }
   }
 
@@ -311,17 +317,20 @@ public final class Fold implements Pass {
 
   private void rewrite(Function fn) {
     Value[] replace = new Value[fn.instIdLimit()];
-    for (Block b : fn.blocks) {
+    for (int q = 0, n = fn.blocks.size(); q < n; q++) {
+      Block b = fn.blocks.get(q);
       if (!execBlock[b.id]) {
         continue;
       }
-      for (Inst p : b.phis) {
+      for (int u = 0, m = b.phis.size(); u < m; u++) {
+        Inst p = b.phis.get(u);
         if (state[p.id] == CONST) {
           replace[p.id] = val[p.id];
         }
       }
       Inst.removeReplaced(b.phis, replace);
-      for (Inst i : b.insts) {
+      for (int w = 0, len = b.insts.size(); w < len; w++) {
+        Inst i = b.insts.get(w);
         if (state[i.id] == CONST && !i.hasSideEffects()) {
           replace[i.id] = val[i.id];
         }
@@ -349,9 +358,11 @@ public final class Fold implements Pass {
         t.aux = null;
       }
     }
-    for (Block b : fn.blocks) {
+    for (int j = 0, cnt = fn.blocks.size(); j < cnt; j++) {
+      Block b = fn.blocks.get(j);
       if (!execBlock[b.id]) {
-        for (Block s : b.succs) {
+        for (int z = 0, n2 = b.succs.size(); z < n2; z++) {
+          Block s = b.succs.get(z);
           if (execBlock[s.id]) {
             s.removePred(b);
           }

@@ -36,8 +36,10 @@ public final class Inline implements Pass {
   @Override
   public void run(Function fn, PassContext ctx) {
     ArrayDeque<Inst> work = new ArrayDeque<>();
-    for (Block b : fn.blocks) {
-      for (Inst i : b.insts) {
+    for (int k = 0, n = fn.blocks.size(); k < n; k++) {
+      Block b = fn.blocks.get(k);
+      for (int j = 0, m = b.insts.size(); j < m; j++) {
+        Inst i = b.insts.get(j);
         if (i.op == Op.CALL) {
           work.add(i);
         }
@@ -105,104 +107,42 @@ public final class Inline implements Pass {
       b.insts.get(k).block = null;
     }
     b.insts.subList(idx, b.insts.size()).clear();
-    for (Block s : b.succs) {
+    for (int j = 0, n = b.succs.size(); j < n; j++) {
+      Block s = b.succs.get(j);
       s.removePred(b);
     }
     b.succs.clear();
     fn.append(b, Op.TRAP, Type.VOID, null, what, call.pos);
   }
 
+  // inline is split into parts (the block split, the clone, the argument remapping) so that each
+  // is a small unit for the JIT compilers: as one method it was the most expensive C2 compilation
+  // of a cold run (over 100 KB of code, hundreds of ms of compiler time on a 2-core machine).
   private static void inline(
       Function fn, Inst call, Function tmpl, Map<Inst, Value> replace, ArrayDeque<Inst> work) {
     Block b = call.block;
-    int idx = b.insts.indexOf(call);
-    Block cont = fn.newBlock();
-    List<Inst> tail = b.insts.subList(idx + 1, b.insts.size());
-    for (Inst i : tail) {
-      i.block = cont;
-      cont.insts.add(i);
-    }
-    tail.clear();
-    b.insts.remove(idx);
-    call.block = null;
-    for (Block s : b.succs) {
-      s.replacePred(b, cont);
-      cont.succs.add(s);
-    }
-    b.succs.clear();
-
+    Block cont = splitAt(fn, call);
     Pos at = call.pos;
     // Template values and blocks by id (templates are never modified: they are cloned).
     Block[] bmap = new Block[tmpl.blockIdLimit()];
-    for (Block tb : tmpl.blocks) {
-      bmap[tb.id] = fn.newBlock();
+    for (int u = 0, len = tmpl.blocks.size(); u < len; u++) {
+      Block tb = tmpl.blocks.get(u);
+      bmap[tb.id] = fn.newBlockLike(tb);
     }
     Value[] vmap = new Value[tmpl.instIdLimit()];
     List<Inst> cloned = new ArrayList<>();
     List<Block> retBlocks = new ArrayList<>();
     List<Value> retValues = new ArrayList<>();
-    for (Block tb : tmpl.blocks) {
-      Block nb = bmap[tb.id];
-      for (Inst p : tb.phis) {
-        Inst np = fn.newPhi(nb, p.type, p.pos == null ? null : p.pos.inlinedAt(at));
-        np.args = p.args.clone();
-        vmap[p.id] = np;
-        cloned.add(np);
-      }
-      for (Inst i : tb.insts) {
-        if (i.op == Op.PARAM) {
-          vmap[i.id] = call.args[(Integer) i.aux];
-          continue;
-        }
-        if (i.op == Op.RET) {
-          Inst br = fn.append(nb, Op.BR, Type.VOID, null, null, i.pos.inlinedAt(at));
-          cloned.add(br);
-          retBlocks.add(nb);
-          retValues.add(i.args.length > 0 ? i.args[0] : null);
-          continue;
-        }
-        Inst ni =
-            fn.append(
-                nb,
-                i.op,
-                i.type,
-                i.args.clone(),
-                i.aux,
-                i.pos == null ? null : i.pos.inlinedAt(at));
-        vmap[i.id] = ni;
-        cloned.add(ni);
-        if (ni.op == Op.CALL) {
-          work.add(ni);
-        }
-      }
-      for (Block s : tb.succs) {
-        nb.succs.add(bmap[s.id]);
-      }
-      for (Block p : tb.preds) {
-        nb.preds.add(bmap[p.id]);
-      }
+    for (int w = 0, cnt = tmpl.blocks.size(); w < cnt; w++) {
+      cloneBlock(fn, call, tmpl.blocks.get(w), bmap, vmap, cloned, retBlocks, retValues, work);
     }
-    for (Inst ni : cloned) {
-      if (ni.op == Op.BR) {
-        ni.args = new Value[0];
-        continue;
-      }
-      Value[] a = ni.args;
-      for (int k = 0; k < a.length; k++) {
-        if (a[k] instanceof Inst x) {
-          Value m = vmap[x.id];
-          if (m == null) {
-            throw new IllegalStateException("unmapped value " + x + " inlining " + tmpl.method);
-          }
-          a[k] = m;
-        }
-      }
-    }
+    remapArgs(cloned, vmap, tmpl);
     Block centry = bmap[tmpl.entry().id];
     fn.append(b, Op.BR, Type.VOID, null, null, at);
     b.succs.add(centry);
     centry.preds.add(b);
-    for (Block r : retBlocks) {
+    for (int k = 0, n = retBlocks.size(); k < n; k++) {
+      Block r = retBlocks.get(k);
       r.succs.add(cont);
       cont.preds.add(r);
     }
@@ -214,13 +154,118 @@ public final class Inline implements Pass {
         result = map(retValues.get(0), vmap);
       } else {
         Inst phi = fn.newPhi(cont, call.type, at);
-        for (Value v : retValues) {
-          phi.addArg(map(v, vmap));
+        for (int k = 0, n = retValues.size(); k < n; k++) {
+          phi.addArg(map(retValues.get(k), vmap));
         }
         result = phi;
       }
       replace.put(call, result);
     }
+  }
+
+  /**
+   * Removes {@code call} from its block and moves the instructions after it, with the block's
+   * successors, to a new block, which it returns.
+   */
+  private static Block splitAt(Function fn, Inst call) {
+    Block b = call.block;
+    int idx = b.insts.indexOf(call);
+    Block cont = fn.newBlock();
+    List<Inst> tail = b.insts.subList(idx + 1, b.insts.size());
+    for (int k = 0, n = tail.size(); k < n; k++) {
+      Inst i = tail.get(k);
+      i.block = cont;
+      cont.insts.add(i);
+    }
+    tail.clear();
+    b.insts.remove(idx);
+    call.block = null;
+    for (int q = 0, m = b.succs.size(); q < m; q++) {
+      Block s = b.succs.get(q);
+      s.replacePred(b, cont);
+      cont.succs.add(s);
+    }
+    b.succs.clear();
+    return cont;
+  }
+
+  /**
+   * Clones template block {@code tb} into {@code bmap[tb.id]} for {@code call}: parameters map to
+   * the call's arguments, returns become jumps (the caller wires them), calls are queued; arguments
+   * still name template values (see {@link #remapArgs}).
+   */
+  private static void cloneBlock(
+      Function fn,
+      Inst call,
+      Block tb,
+      Block[] bmap,
+      Value[] vmap,
+      List<Inst> cloned,
+      List<Block> retBlocks,
+      List<Value> retValues,
+      ArrayDeque<Inst> work) {
+    Pos at = call.pos;
+    Block nb = bmap[tb.id];
+    for (int z = 0, n2 = tb.phis.size(); z < n2; z++) {
+      Inst p = tb.phis.get(z);
+      Inst np = fn.newPhi(nb, p.type, p.pos == null ? null : p.pos.inlinedAt(at));
+      np.args = p.args.clone();
+      vmap[p.id] = np;
+      cloned.add(np);
+    }
+    for (int k2 = 0, m2 = tb.insts.size(); k2 < m2; k2++) {
+      Inst i = tb.insts.get(k2);
+      if (i.op == Op.PARAM) {
+        vmap[i.id] = call.args[(Integer) i.aux];
+        continue;
+      }
+      if (i.op == Op.RET) {
+        Inst br = fn.append(nb, Op.BR, Type.VOID, null, null, i.pos.inlinedAt(at));
+        cloned.add(br);
+        retBlocks.add(nb);
+        retValues.add(i.args.length > 0 ? i.args[0] : null);
+        continue;
+      }
+      Inst ni =
+          fn.append(
+              nb, i.op, i.type, i.args.clone(), i.aux, i.pos == null ? null : i.pos.inlinedAt(at));
+      vmap[i.id] = ni;
+      cloned.add(ni);
+      if (ni.op == Op.CALL) {
+        work.add(ni);
+      }
+    }
+    for (int k = 0, n = tb.succs.size(); k < n; k++) {
+      nb.succs.add(bmap[tb.succs.get(k).id]);
+    }
+    for (int j = 0, n3 = tb.preds.size(); j < n3; j++) {
+      nb.preds.add(bmap[tb.preds.get(j).id]);
+    }
+  }
+
+  /** Replaces template values in the clones' arguments by their clones (jumps get none). */
+  private static void remapArgs(List<Inst> cloned, Value[] vmap, Function tmpl) {
+    for (int q = 0, n = cloned.size(); q < n; q++) {
+      Inst ni = cloned.get(q);
+      if (ni.op == Op.BR) {
+        ni.args = new Value[0];
+        continue;
+      }
+      Value[] a = ni.args;
+      for (int k = 0; k < a.length; k++) {
+        if (a[k] instanceof Inst x) {
+          Value m = vmap[x.id];
+          if (m == null) {
+            throw unmapped(x, tmpl);
+          }
+          a[k] = m;
+        }
+      }
+    }
+  }
+
+  private static IllegalStateException unmapped(Inst x, Function tmpl) {
+    return new IllegalStateException("unmapped value " + x + " inlining " + tmpl.method);
   }
 
   private static Value map(Value v, Value[] vmap) {

@@ -19,7 +19,8 @@ public final class Legalize implements Pass {
   @Override
   public void run(Function fn, PassContext ctx) {
     for (Block b : fn.reversePostOrder()) {
-      for (Inst i : b.insts) {
+      for (int k = 0, n = b.insts.size(); k < n; k++) {
+        Inst i = b.insts.get(k);
         switch (i.op) {
           case TRAP -> throw Errors.at(i.pos, (String) i.aux);
           case CALL -> throw Errors.at(i.pos, "call to " + i.aux + " was not inlined");

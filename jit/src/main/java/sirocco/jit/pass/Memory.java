@@ -30,8 +30,10 @@ public final class Memory implements Pass {
   public void run(Function fn, PassContext ctx) {
     Map<SharedSite, Long> lengths = new HashMap<>();
     long total = 0;
-    for (Block b : fn.blocks) {
-      for (Inst i : b.insts) {
+    for (int k = 0, m = fn.blocks.size(); k < m; k++) {
+      Block b = fn.blocks.get(k);
+      for (int j = 0, len = b.insts.size(); j < len; j++) {
+        Inst i = b.insts.get(j);
         if (i.op == Op.PARAM && i.type.isArray()) {
           i.space = Space.GLOBAL;
         } else if (i.op == Op.SHARED_ALLOC) {
@@ -91,8 +93,10 @@ public final class Memory implements Pass {
     boolean changed = true;
     while (changed) {
       changed = false;
-      for (Block b : fn.blocks) {
-        for (Inst p : b.phis) {
+      for (int k = 0, m = fn.blocks.size(); k < m; k++) {
+        Block b = fn.blocks.get(k);
+        for (int j = 0, len = b.phis.size(); j < len; j++) {
+          Inst p = b.phis.get(j);
           if (!p.type.isArray()) {
             continue;
           }
@@ -109,8 +113,10 @@ public final class Memory implements Pass {
         }
       }
     }
-    for (Block b : fn.blocks) {
-      for (Inst p : b.phis) {
+    for (int q = 0, cnt = fn.blocks.size(); q < cnt; q++) {
+      Block b = fn.blocks.get(q);
+      for (int u = 0, n2 = b.phis.size(); u < n2; u++) {
+        Inst p = b.phis.get(u);
         if (p.type.isArray() && p.space == null) {
           p.space = Space.GLOBAL; // only undefined inputs: any space will do
         }

@@ -45,8 +45,10 @@ public final class Peephole implements Pass {
 
   @Override
   public void run(Function fn, PassContext ctx) {
-    for (Block b : fn.blocks) {
-      for (Inst i : b.insts) {
+    for (int j = 0, n = fn.blocks.size(); j < n; j++) {
+      Block b = fn.blocks.get(j);
+      for (int q = 0, len = b.insts.size(); q < len; q++) {
+        Inst i = b.insts.get(q);
         if (i.op != Op.CONV || i.aux != Conv.D2F || !(i.args[0] instanceof Inst m)) {
           continue;
         }

@@ -34,9 +34,11 @@ public final class ScalarReplaceRecords implements Pass {
     Value[][] comps = new Value[limit][];
     Value[] scalar = new Value[limit];
     List<Inst> recordPhis = new ArrayList<>();
-    for (Block b : fn.blocks) {
+    for (int j = 0, n = fn.blocks.size(); j < n; j++) {
+      Block b = fn.blocks.get(j);
       List<Inst> newPhis = new ArrayList<>();
-      for (Inst p : b.phis) {
+      for (int q = 0, m = b.phis.size(); q < m; q++) {
+        Inst p = b.phis.get(q);
         if (p.type.isRecord()) {
           RecordKind k = p.type.record;
           Value[] c = new Value[k.count];
@@ -52,7 +54,8 @@ public final class ScalarReplaceRecords implements Pass {
       }
       if (!newPhis.isEmpty()) {
         List<Inst> kept = new ArrayList<>(b.phis.size());
-        for (Inst p : b.phis) {
+        for (int u = 0, len = b.phis.size(); u < len; u++) {
+          Inst p = b.phis.get(u);
           if (!p.type.isRecord()) {
             kept.add(p);
           }
@@ -65,7 +68,8 @@ public final class ScalarReplaceRecords implements Pass {
     boolean anyScalar = false;
     for (Block b : fn.reversePostOrder()) {
       List<Inst> out = new ArrayList<>(b.insts.size());
-      for (Inst i : b.insts) {
+      for (int w = 0, cnt = b.insts.size(); w < cnt; w++) {
+        Inst i = b.insts.get(w);
         if (anyScalar) {
           resolveArgs(i, scalar);
         }
@@ -120,8 +124,10 @@ public final class ScalarReplaceRecords implements Pass {
     }
     // Phis of scalars may use accessors that were just removed.
     if (anyScalar) {
-      for (Block b : fn.blocks) {
-        for (Inst p : b.phis) {
+      for (int j = 0, m = fn.blocks.size(); j < m; j++) {
+        Block b = fn.blocks.get(j);
+        for (int q = 0, len = b.phis.size(); q < len; q++) {
+          Inst p = b.phis.get(q);
           resolveArgs(p, scalar);
         }
       }
@@ -129,13 +135,16 @@ public final class ScalarReplaceRecords implements Pass {
   }
 
   private static boolean usesRecords(Function fn) {
-    for (Block b : fn.blocks) {
-      for (Inst p : b.phis) {
+    for (int u = 0, cnt = fn.blocks.size(); u < cnt; u++) {
+      Block b = fn.blocks.get(u);
+      for (int w = 0, n2 = b.phis.size(); w < n2; w++) {
+        Inst p = b.phis.get(w);
         if (p.type.isRecord()) {
           return true;
         }
       }
-      for (Inst i : b.insts) {
+      for (int z = 0, m2 = b.insts.size(); z < m2; z++) {
+        Inst i = b.insts.get(z);
         if (i.type.isRecord() || i.op == Op.STORE_VEC || i.op == Op.MMA) {
           return true;
         }

@@ -37,12 +37,14 @@ public final class SimplifyCfg implements Pass {
 
   private static boolean sameTargets(Function fn) {
     boolean changed = false;
-    for (Block b : fn.blocks) {
+    for (int j = 0, n = fn.blocks.size(); j < n; j++) {
+      Block b = fn.blocks.get(j);
       Inst t = b.terminator();
       if ((t.op == Op.CBR || t.op == Op.SWITCH) && b.succs.size() > 1) {
         Block first = b.succs.get(0);
         boolean same = true;
-        for (Block s : b.succs) {
+        for (int k = 0, m = b.succs.size(); k < m; k++) {
+          Block s = b.succs.get(k);
           same &= s == first;
         }
         if (same) {
@@ -61,10 +63,20 @@ public final class SimplifyCfg implements Pass {
     return changed;
   }
 
+  /**
+   * Only the merging step: each block that ends in a jump absorbs its successor when it is that
+   * successor's only predecessor (the single-argument phis of the absorbed block are replaced by
+   * their argument). Returns true when something was merged.
+   */
+  public static boolean mergeStraightLines(Function fn) {
+    return merge(fn);
+  }
+
   private static boolean merge(Function fn) {
     boolean changed = false;
     Map<Inst, Value> replace = new HashMap<>();
-    for (Block b : fn.blocks) {
+    for (int q = 0, len = fn.blocks.size(); q < len; q++) {
+      Block b = fn.blocks.get(q);
       if (b.mark == -1) {
         continue;
       }
@@ -77,18 +89,21 @@ public final class SimplifyCfg implements Pass {
         if (s == b || s == fn.entry() || s.preds.size() != 1) {
           break;
         }
-        for (Inst p : s.phis) {
+        for (int u = 0, cnt = s.phis.size(); u < cnt; u++) {
+          Inst p = s.phis.get(u);
           replace.put(p, p.args[0]);
         }
         s.phis.clear();
         b.insts.remove(b.insts.size() - 1);
-        for (Inst i : s.insts) {
+        for (int w = 0, n2 = s.insts.size(); w < n2; w++) {
+          Inst i = s.insts.get(w);
           i.block = b;
           b.insts.add(i);
         }
         s.insts.clear();
         b.succs.clear();
-        for (Block x : s.succs) {
+        for (int z = 0, m2 = s.succs.size(); z < m2; z++) {
+          Block x = s.succs.get(z);
           b.succs.add(x);
           x.replacePred(s, b);
         }
@@ -102,7 +117,8 @@ public final class SimplifyCfg implements Pass {
       fn.removeBlocksMarked(-1); // merged blocks (one pass: removeAll is quadratic)
       fn.replaceUses(replace);
     }
-    for (Block b : fn.blocks) {
+    for (int j = 0, n = fn.blocks.size(); j < n; j++) {
+      Block b = fn.blocks.get(j);
       b.mark = 0;
     }
     return changed;
@@ -111,7 +127,8 @@ public final class SimplifyCfg implements Pass {
   /** Redirects predecessors of blocks that hold only a jump (and no phis) to the jump's target. */
   private static boolean forwardEmpty(Function fn) {
     boolean changed = false;
-    for (Block b : fn.blocks) {
+    for (int k2 = 0, m = fn.blocks.size(); k2 < m; k2++) {
+      Block b = fn.blocks.get(k2);
       if (b == fn.entry() || !b.phis.isEmpty() || b.insts.size() != 1) {
         continue;
       }
@@ -125,7 +142,8 @@ public final class SimplifyCfg implements Pass {
       }
       if (!s.phis.isEmpty()) {
         boolean conflict = false;
-        for (Block p : b.preds) {
+        for (int k = 0, len = b.preds.size(); k < len; k++) {
+          Block p = b.preds.get(k);
           conflict |= s.preds.contains(p);
         }
         if (conflict) {
@@ -134,11 +152,13 @@ public final class SimplifyCfg implements Pass {
       }
       int at = s.preds.indexOf(b);
       List<Value> phiArgs = new ArrayList<>();
-      for (Inst phi : s.phis) {
+      for (int q = 0, cnt = s.phis.size(); q < cnt; q++) {
+        Inst phi = s.phis.get(q);
         phiArgs.add(phi.args[at]);
       }
       s.removePredAt(at);
-      for (Block p : b.preds) {
+      for (int u = 0, n2 = b.preds.size(); u < n2; u++) {
+        Block p = b.preds.get(u);
         p.replaceSucc(b, s);
         s.preds.add(p);
         for (int k = 0; k < s.phis.size(); k++) {
@@ -154,7 +174,8 @@ public final class SimplifyCfg implements Pass {
     }
     if (changed) {
       fn.removeBlocksMarked(-1);
-      for (Block b : fn.blocks) {
+      for (int w = 0, m2 = fn.blocks.size(); w < m2; w++) {
+        Block b = fn.blocks.get(w);
         b.mark = 0;
       }
     }

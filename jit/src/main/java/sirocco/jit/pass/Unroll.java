@@ -44,11 +44,12 @@ public final class Unroll implements Pass {
     if (!ctx.unroll) {
       return;
     }
+    Maps maps = new Maps();
     for (int round = 0; round < 3; round++) {
       boolean changed = false;
       for (Loop l : findLoops(fn)) {
         if (l.innermost) {
-          changed |= tryUnroll(fn, l);
+          changed |= tryUnroll(fn, l, maps);
         }
       }
       if (!changed) {
@@ -86,14 +87,16 @@ public final class Unroll implements Pass {
     List<Loop> loops = new ArrayList<>();
     int[] backEdges = new int[order.length];
     for (Block b : rpo) {
-      for (Block s : b.succs) {
+      for (int k = 0, n = b.succs.size(); k < n; k++) {
+        Block s = b.succs.get(k);
         if (order[s.id] <= order[b.id]) {
           backEdges[s.id]++;
         }
       }
     }
     for (Block b : rpo) {
-      for (Block h : b.succs) {
+      for (int j = 0, m = b.succs.size(); j < m; j++) {
+        Block h = b.succs.get(j);
         if (order[h.id] > order[b.id] || backEdges[h.id] != 1) {
           continue;
         }
@@ -114,7 +117,8 @@ public final class Unroll implements Pass {
             natural = false;
             break;
           }
-          for (Block p : x.preds) {
+          for (int q = 0, len = x.preds.size(); q < len; q++) {
+            Block p = x.preds.get(q);
             if (!in.get(p.id)) {
               in.set(p.id);
               body.add(p);
@@ -143,7 +147,34 @@ public final class Unroll implements Pass {
     return loops;
   }
 
-  private static boolean tryUnroll(Function fn, Loop l) {
+  /**
+   * The value maps and the block map of {@link #unroll}, reused by every loop of one pass: each is
+   * indexed by instruction (block) id, as large as the function's whole id space (which after
+   * specialization is mostly that of the generic kernel), and allocating three or four of them per
+   * loop was 4 % of a cold compilation of the shipped kernels. All entries are null between loops.
+   */
+  private static final class Maps {
+    private final Value[][] values = new Value[4][];
+    private Block[] blocks = new Block[0];
+
+    Value[] values(int k, int limit) {
+      Value[] m = values[k];
+      if (m == null || m.length < limit) {
+        m = new Value[limit];
+        values[k] = m;
+      }
+      return m;
+    }
+
+    Block[] blocks(int limit) {
+      if (blocks.length < limit) {
+        blocks = new Block[limit];
+      }
+      return blocks;
+    }
+  }
+
+  private static boolean tryUnroll(Function fn, Loop l, Maps maps) {
     Block h = l.header;
     Block latch = l.latch;
     if (latch == h || h.preds.size() != 2 || latch.succs.size() != 1) {
@@ -165,11 +196,13 @@ public final class Unroll implements Pass {
     if (!l.contains(inSucc) || l.contains(exit) || inSucc == h) {
       return false;
     }
-    for (Block b : l.blocks) {
+    for (int k = 0, n = l.blocks.size(); k < n; k++) {
+      Block b = l.blocks.get(k);
       if (b == h) {
         continue;
       }
-      for (Block s : b.succs) {
+      for (int j = 0, m = b.succs.size(); j < m; j++) {
+        Block s = b.succs.get(j);
         if (!l.contains(s)) {
           return false; // another exit (break, labelled continue out of the loop)
         }
@@ -180,13 +213,14 @@ public final class Unroll implements Pass {
       return false;
     }
     int size = 0;
-    for (Block b : l.blocks) {
+    for (int q = 0, len = l.blocks.size(); q < len; q++) {
+      Block b = l.blocks.get(q);
       size += b.insts.size() + b.phis.size();
     }
     if ((long) size * trips > MAX_UNROLLED) {
       return false;
     }
-    unroll(fn, l, pre, pi, li, inSucc, exit, trips);
+    unroll(fn, l, pre, pi, li, inSucc, exit, trips, maps);
     return true;
   }
 
@@ -236,7 +270,15 @@ public final class Unroll implements Pass {
   }
 
   private static void unroll(
-      Function fn, Loop l, Block pre, int pi, int li, Block inSucc, Block exit, int trips) {
+      Function fn,
+      Loop l,
+      Block pre,
+      int pi,
+      int li,
+      Block inSucc,
+      Block exit,
+      int trips,
+      Maps maps) {
     Block h = l.header;
     List<Block> loopBlocks = l.blocks;
     Block[] headers = new Block[trips + 1];
@@ -244,32 +286,36 @@ public final class Unroll implements Pass {
     // Value maps of the current and the previous copy, by instruction id (only instructions of
     // the loop are keys; all existed before this call), and the current copy's blocks by id.
     int limit = fn.instIdLimit();
-    Value[] vm = new Value[limit];
+    Value[] vm = maps.values(0, limit);
+    int used = 1;
     Value[] prev = null;
     Value[] spare = null;
-    Block[] bm = new Block[fn.blockIdLimit()];
+    Block[] bm = maps.blocks(fn.blockIdLimit());
     List<Inst> cloned = new ArrayList<>();
     List<Block> onlyHeader = List.of(h);
     for (int k = 0; k <= trips; k++) {
-      for (Inst phi : h.phis) {
+      for (int j = 0, m = h.phis.size(); j < m; j++) {
+        Inst phi = h.phis.get(j);
         vm[phi.id] = k == 0 ? phi.args[pi] : map(phi.args[li], prev);
       }
       List<Block> toCopy = k < trips ? loopBlocks : onlyHeader;
       for (Block b : toCopy) {
-        bm[b.id] = fn.newBlock();
+        bm[b.id] = fn.newBlockLike(b);
       }
       cloned.clear();
       for (Block b : toCopy) {
         Block nb = bm[b.id];
         if (b != h) {
-          for (Inst p : b.phis) {
+          for (int q = 0, len = b.phis.size(); q < len; q++) {
+            Inst p = b.phis.get(q);
             Inst np = fn.newPhi(nb, p.type, p.pos);
             np.args = p.args.clone();
             vm[p.id] = np;
             cloned.add(np);
           }
         }
-        for (Inst i : b.insts) {
+        for (int u = 0, cnt = b.insts.size(); u < cnt; u++) {
+          Inst i = b.insts.get(u);
           Inst ni = fn.append(nb, i.op, i.type, i.args.clone(), i.aux, i.pos);
           ni.space = i.space;
           vm[i.id] = ni;
@@ -309,7 +355,7 @@ public final class Unroll implements Pass {
         bm[b.id] = null;
       }
       // This copy's map becomes the previous one; the one before is cleared for reuse.
-      Value[] next = spare != null ? spare : new Value[limit];
+      Value[] next = spare != null ? spare : maps.values(used++, limit);
       if (spare != null) {
         clearLoopKeys(next, loopBlocks);
       }
@@ -327,11 +373,13 @@ public final class Unroll implements Pass {
     }
     exit.replacePred(h, headers[trips]);
     // Uses after the loop of values defined in the header take the last copy's values.
-    Value[] outside = new Value[limit];
-    for (Inst phi : h.phis) {
+    Value[] outside = maps.values(3, limit);
+    for (int j = 0, n = h.phis.size(); j < n; j++) {
+      Inst phi = h.phis.get(j);
       outside[phi.id] = prev[phi.id];
     }
-    for (Inst i : h.insts) {
+    for (int q = 0, m = h.insts.size(); q < m; q++) {
+      Inst i = h.insts.get(q);
       outside[i.id] = prev[i.id];
     }
     for (Block b : loopBlocks) {
@@ -339,22 +387,30 @@ public final class Unroll implements Pass {
     }
     fn.removeBlocksMarked(-2);
     for (Block b : loopBlocks) {
-      for (Inst i : b.insts) {
+      for (int u = 0, len = b.insts.size(); u < len; u++) {
+        Inst i = b.insts.get(u);
         i.block = null;
       }
       b.preds.clear();
       b.succs.clear();
     }
     fn.replaceUses(outside);
+    // Leave the maps empty for the next loop: they hold only this loop's instructions.
+    for (int k = 0; k < used; k++) {
+      clearLoopKeys(maps.values[k], loopBlocks);
+    }
+    clearLoopKeys(outside, loopBlocks);
   }
 
   /** Clears the entries of the loop's phis and instructions in a value map. */
   private static void clearLoopKeys(Value[] m, List<Block> loopBlocks) {
     for (Block b : loopBlocks) {
-      for (Inst p : b.phis) {
+      for (int w = 0, cnt = b.phis.size(); w < cnt; w++) {
+        Inst p = b.phis.get(w);
         m[p.id] = null;
       }
-      for (Inst i : b.insts) {
+      for (int z = 0, n2 = b.insts.size(); z < n2; z++) {
+        Inst i = b.insts.get(z);
         m[i.id] = null;
       }
     }

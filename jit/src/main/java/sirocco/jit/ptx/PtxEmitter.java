@@ -58,7 +58,7 @@ public final class PtxEmitter {
   }
 
   private final Function fn;
-  private final StringBuilder body = new StringBuilder(4096);
+  private final StringBuilder body;
   private final int[] counters = new int[Cls.values().length];
   private final String[] names;
   final Map<Inst, String[]> tuples = new IdentityHashMap<>();
@@ -76,6 +76,9 @@ public final class PtxEmitter {
     this.fn = fn;
     this.lineInfo = lineInfo;
     this.names = new String[fn.instIdLimit() + 1024];
+    // Room for the usual text (about 36 bytes per instruction for the shipped kernels), so that
+    // the body is not copied over and over as it grows (that copying was a tenth of emission).
+    this.body = new StringBuilder(Math.max(4096, fn.size() * 48));
   }
 
   /**
@@ -127,7 +130,8 @@ public final class PtxEmitter {
         body.append(labels.get(b)).append(":\n");
       }
       addresses.clear();
-      for (Inst inst : b.insts) {
+      for (int k = 0, m = b.insts.size(); k < m; k++) {
+        Inst inst = b.insts.get(k);
         if (inst.op != Op.PARAM) {
           emit(inst, next);
         }
@@ -234,7 +238,33 @@ public final class PtxEmitter {
   // ---------------------------------------------------------------- registers and operands
 
   String fresh(Cls c) {
-    return c.prefix + (++counters[c.ordinal()]);
+    return regName(c, ++counters[c.ordinal()]);
+  }
+
+  /**
+   * Register names by class and number ("%r12"), built once per JVM and shared by all compilations:
+   * building one per register was 3 % of a cold compilation of the shipped kernels. Unsynchronized:
+   * a name another thread has not published yet is built again, and a name is a String (safe to
+   * publish through a race).
+   */
+  private static final String[][] REG_NAMES = new String[Cls.values().length][];
+
+  private static String regName(Cls c, int n) {
+    String[] names = REG_NAMES[c.ordinal()];
+    if (names == null || n >= names.length) {
+      String[] bigger = new String[Math.max(n + 1, names == null ? 256 : names.length * 2)];
+      if (names != null) {
+        System.arraycopy(names, 0, bigger, 0, names.length);
+      }
+      names = bigger;
+      REG_NAMES[c.ordinal()] = names;
+    }
+    String s = names[n];
+    if (s == null) {
+      s = c.prefix + n;
+      names[n] = s;
+    }
+    return s;
   }
 
   private static Cls cls(Type t, Space s) {
@@ -283,8 +313,26 @@ public final class PtxEmitter {
 
   /** Upper-case hexadecimal of {@code v}, zero-padded to {@code digits}. */
   static String hex(long v, int digits) {
-    String h = Long.toHexString(v).toUpperCase(Locale.ROOT);
-    return "0".repeat(Math.max(0, digits - h.length())) + h;
+    // What "0".repeat(digits - h.length()) + Long.toHexString(v).toUpperCase() gives, built in
+    // one array.
+    int significant = Math.max(1, (64 - Long.numberOfLeadingZeros(v) + 3) / 4);
+    char[] c = new char[Math.max(significant, digits)];
+    for (int k = c.length - 1; k >= 0; k--) {
+      c[k] = HEX_DIGITS[(int) (v & 15)];
+      v >>>= 4;
+    }
+    return new String(c);
+  }
+
+  private static final char[] HEX_DIGITS = "0123456789ABCDEF".toCharArray();
+
+  /** PTX opcodes of the bitwise operations, by {@link Op} ordinal (lower case names). */
+  private static final String[] LOWER_CASE_OPS = new String[Op.values().length];
+
+  static {
+    for (Op o : Op.values()) {
+      LOWER_CASE_OPS[o.ordinal()] = o.name().toLowerCase(Locale.ROOT);
+    }
   }
 
   /** A register holding {@code v} (constants are moved into a fresh one). */
@@ -328,7 +376,15 @@ public final class PtxEmitter {
     StringBuilder b = body;
     b.append('\t');
     for (Object p : parts) {
-      b.append(p);
+      // The same text as append(Object), without its String.valueOf and toString calls
+      // (interpreted, those are a good part of emitting) or a String for each int.
+      if (p instanceof String s) {
+        b.append(s);
+      } else if (p instanceof Integer i) {
+        b.append(i.intValue());
+      } else {
+        b.append(p);
+      }
     }
     b.append(";\n");
   }
@@ -417,7 +473,7 @@ public final class PtxEmitter {
       case ADD, SUB, MUL, DIV, REM -> PtxArith.arith(this, i);
       case AND, OR, XOR ->
           line(
-              i.op.name().toLowerCase(Locale.ROOT),
+              LOWER_CASE_OPS[i.op.ordinal()],
               ".",
               PtxArith.bitType(i.type),
               " ",
@@ -543,7 +599,8 @@ public final class PtxEmitter {
     int k = s.preds.indexOf(b);
     // Sources that are phis of the target block are read before any phi is written.
     Map<Inst, String> saved = new IdentityHashMap<>();
-    for (Inst phi : s.phis) {
+    for (int q = 0, n = s.phis.size(); q < n; q++) {
+      Inst phi = s.phis.get(q);
       Value src = phi.args[k];
       if (src instanceof Inst x
           && x.op == Op.PHI
@@ -555,7 +612,8 @@ public final class PtxEmitter {
         saved.put(x, t);
       }
     }
-    for (Inst phi : s.phis) {
+    for (int u = 0, m = s.phis.size(); u < m; u++) {
+      Inst phi = s.phis.get(u);
       Value src = phi.args[k];
       if (src == phi) {
         continue;
