@@ -118,6 +118,34 @@ abstract class AttentionContract extends AttentionRungCases {
     }
   }
 
+  /** The experiment knob {@code -Dsirocco.sdpa.splits=N} changes the split count, not results. */
+  @Test
+  void forcedSplitCountsGiveTheSameAttention() {
+    AttnSpec s = spec("forced splits", "vector");
+    s.hq = 4;
+    s.hkv = 2;
+    s.lkv = 100;
+    AttnSpec.Call c = s.build(rt);
+    double[] ref = s.reference();
+    try {
+      for (String splits : new String[] {"1", "3", "7", "100"}) {
+        System.setProperty("sirocco.sdpa.splits", splits);
+        Tensor out =
+            rt.scaledDotProductAttention(
+                c.q(), c.k(), c.v(), c.scale(), c.mask(), c.options().withForceFused(true));
+        assertRung("vector", decisions.get(decisions.size() - 1), splits + " splits");
+        float[] got = rt.toFloats(out);
+        for (int i = 0; i < ref.length; i++) {
+          assertTrue(
+              Math.abs(got[i] - ref[i]) <= 1e-4 + 5e-3 * Math.abs(ref[i]),
+              splits + " splits, element " + i + ": " + got[i] + " vs " + ref[i]);
+        }
+      }
+    } finally {
+      System.clearProperty("sirocco.sdpa.splits");
+    }
+  }
+
   @Test
   void forceFusedThrowsWithEveryReasonInsteadOfFallingBack() {
     AttnSpec s = spec("forced f32", null);

@@ -108,9 +108,40 @@ final class SdpaLaunches {
   static SdpaVectorPlans.Plan vectorPlan(
       SdpaShape shape, int sms, int arch, int dtype, int maskKind) {
     int n = Math.max(1, sms);
+    int forced = forcedSplits();
+    if (forced > 0) {
+      SdpaVectorPlans.Plan base = SdpaVectorPlans.plan(shape, n);
+      return SdpaVectorPlans.plan(shape, n, base.rows(), base.blocksPerSm(), forced);
+    }
     return OccupancyHints.enabled()
         ? SdpaVectorPlans.planFor(shape, n, arch, dtype, maskKind)
         : SdpaVectorPlans.plan(shape, n);
+  }
+
+  /**
+   * For experiments with the split count (e.g. fewer, longer splits at short contexts, where the
+   * plan's one-wave rule gives 16–32-key splits): {@code -Dsirocco.sdpa.splits=N} makes the vector
+   * rung use N key splits (1 = one pass; at most one per key), with the default rows per block and
+   * no occupancy hint. Read at every call; the op never sets it.
+   */
+  static final String SPLITS_PROPERTY = "sirocco.sdpa.splits";
+
+  /** {@link #SPLITS_PROPERTY}'s value, 0 when unset. */
+  static int forcedSplits() {
+    String v = System.getProperty(SPLITS_PROPERTY);
+    if (v == null || v.isBlank()) {
+      return 0;
+    }
+    try {
+      int k = Integer.parseInt(v.strip());
+      if (k >= 1) {
+        return k;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "-D" + SPLITS_PROPERTY + " must be a positive integer (key splits), got '" + v + "'");
   }
 
   /** The launch of {@link SdpaVector#decode} a plan describes, with the plan's occupancy hint. */

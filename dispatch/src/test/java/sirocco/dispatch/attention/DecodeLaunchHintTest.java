@@ -27,6 +27,32 @@ class DecodeLaunchHintTest {
   }
 
   @Test
+  void forcedSplitsForExperiments() {
+    SdpaShape s = SdpaShape.of(1, 32, 8, 1, 1024, 256);
+    try {
+      System.setProperty(SdpaLaunches.SPLITS_PROPERTY, "8");
+      SdpaVectorPlans.Plan p = SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE);
+      assertEquals(8, p.splits());
+      assertEquals(128, p.splitKeys());
+      assertEquals(0, p.minBlocksPerSm());
+      System.setProperty(SdpaLaunches.SPLITS_PROPERTY, "1");
+      assertEquals(false, SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE).partial());
+      System.setProperty(SdpaLaunches.SPLITS_PROPERTY, "0");
+      IllegalArgumentException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              IllegalArgumentException.class,
+              () -> SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE));
+      org.junit.jupiter.api.Assertions.assertTrue(
+          e.getMessage().contains("sirocco.sdpa.splits"), e.getMessage());
+    } finally {
+      System.clearProperty(SdpaLaunches.SPLITS_PROPERTY);
+    }
+    assertEquals(
+        SdpaVectorPlans.planFor(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE),
+        SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE));
+  }
+
+  @Test
   void theVectorRungPlansWithTheHintUnlessTurnedOff() {
     SdpaShape s = SdpaShape.of(1, 32, 8, 1, 8192, 256);
     try {
