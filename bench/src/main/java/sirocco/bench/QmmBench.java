@@ -333,7 +333,7 @@ public final class QmmBench {
       sc[c] = copyOf(device, stream, sc[0], owned);
       bi[c] = bi[0] == null ? null : copyOf(device, stream, bi[0], owned);
     }
-    Reference ref = Reference.of(rt, q, o, f);
+    QmmCheck.Reference ref = QmmCheck.Reference.of(rt, q, o, f);
     boolean affine = f.mode() == QuantMode.AFFINE;
     int db = o.dtype() == DType.F32 ? 4 : 2;
     double weightBytes =
@@ -415,7 +415,7 @@ public final class QmmBench {
           }
           poison(device, stream, ob, rows * o.n());
           Timed t = time(device, stream, launches, o);
-          Check chk =
+          QmmCheck.Check chk =
               ref.check(x, rows, download(device, stream, ob, rows * o.n(), o.dtype()), o.dtype());
           Result r =
               new Result(
@@ -459,7 +459,13 @@ public final class QmmBench {
   }
 
   private static void print(
-      PrintWriter out, String fmt, Result r, Double tiny, Double cub, Double tgt, Check chk) {
+      PrintWriter out,
+      String fmt,
+      Result r,
+      Double tiny,
+      Double cub,
+      Double tgt,
+      QmmCheck.Check chk) {
     Stats s = r.micros();
     out.printf(
         Locale.ROOT,
@@ -708,118 +714,5 @@ public final class QmmBench {
       s[i] = dtype == DType.BF16 ? Bf16.fromFloat(v[i]) : Float.floatToFloat16(v[i]);
     }
     return dtype == DType.BF16 ? rt.fromBf16(s, shape) : rt.fromF16(s, shape);
-  }
-
-  // ---- the float64 check ----
-
-  record Check(double maxError, double worstRatio, boolean passed, int unwritten) {}
-
-  /**
-   * The dequantized weights of a sample of output columns, in double, decoded from the words the
-   * device produced (bit by bit; E2M1 table, E4M3/E8M0 formulas), for a float64 check.
-   */
-  record Reference(int[] columns, double[][] w, int k) {
-    static Reference of(Sirocco rt, Quantized q, Options o, Format f) {
-      int n = o.n();
-      int k = o.k();
-      int count = Math.min(n, o.columns());
-      int[] cols = new int[count];
-      for (int i = 0; i < count; i++) {
-        cols[i] = (int) ((long) i * n / count + (i * 7L) % Math.max(1, n / count));
-      }
-      int[] words = rt.toInts(q.wq());
-      boolean affine = f.mode() == QuantMode.AFFINE;
-      float[] scales = affine ? rt.toFloats(q.scales()) : null;
-      float[] biases = affine ? rt.toFloats(q.biases()) : null;
-      byte[] codes = affine ? null : rt.toBytes(q.scales());
-      int wpr = k * f.bits() / 32;
-      int groups = k / f.group();
-      double[][] w = new double[count][k];
-      for (int i = 0; i < count; i++) {
-        int j = cols[i];
-        for (int kk = 0; kk < k; kk++) {
-          int c = 0;
-          for (int b = 0; b < f.bits(); b++) {
-            long bit = (long) kk * f.bits() + b;
-            c |= ((words[j * wpr + (int) (bit >>> 5)] >>> (int) (bit & 31)) & 1) << b;
-          }
-          int g = j * groups + kk / f.group();
-          w[i][kk] =
-              switch (f.mode()) {
-                case AFFINE -> (double) c * scales[g] + biases[g];
-                case MXFP4 -> e8m0(codes[g] & 0xFF) * e2m1(c);
-                case NVFP4 -> e4m3(codes[g] & 0xFF) * e2m1(c);
-                case MXFP8 -> e8m0(codes[g] & 0xFF) * e4m3(c);
-              };
-        }
-      }
-      return new Reference(cols, w, k);
-    }
-
-    /**
-     * Every row of the sampled columns within {@code 2e-5·Σ|x·w|} (float32 accumulation) plus half
-     * an ulp of the dtype (the final rounding) of the float64 value; NaN (poison left) fails.
-     */
-    Check check(float[] x, int rows, float[] out, DType dtype) {
-      int n = out.length / rows;
-      double maxErr = 0;
-      double worst = 0;
-      int unwritten = 0;
-      boolean ok = true;
-      for (int m = 0; m < rows; m++) {
-        for (int i = 0; i < columns.length; i++) {
-          double acc = 0;
-          double mag = 0;
-          for (int kk = 0; kk < k; kk++) {
-            double p = x[m * k + kk] * w[i][kk];
-            acc += p;
-            mag += Math.abs(p);
-          }
-          float got = out[m * n + columns[i]];
-          if (Float.isNaN(got)) {
-            unwritten++;
-            ok = false;
-            continue;
-          }
-          double tolAcc = 2e-5 * mag + 1e-30;
-          double tol = tolAcc + halfUlp(dtype, Math.abs(acc) + tolAcc);
-          double err = Math.abs(got - acc);
-          maxErr = Math.max(maxErr, err);
-          worst = Math.max(worst, err / tol);
-          if (err > tol) {
-            ok = false;
-          }
-        }
-      }
-      return new Check(maxErr, worst, ok, unwritten);
-    }
-  }
-
-  static double halfUlp(DType dtype, double v) {
-    double a = Math.abs(v);
-    return switch (dtype) {
-      case BF16 -> Math.max(Math.ulp((float) a), 0x1p-133) * 65536.0 / 2.0;
-      case F16 -> Math.max(Math.ulp((float) a) * 8192.0, 0x1p-24) / 2.0;
-      default -> Math.ulp((float) a) / 2.0;
-    };
-  }
-
-  static double e2m1(int c) {
-    double[] mag = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
-    return (c & 8) != 0 ? -mag[c & 7] : mag[c & 7];
-  }
-
-  static double e4m3(int c) {
-    int e = (c >> 3) & 15;
-    int m = c & 7;
-    if (e == 15 && m == 7) {
-      return Double.NaN;
-    }
-    double v = e == 0 ? Math.scalb(m / 8.0, -6) : Math.scalb(1 + m / 8.0, e - 7);
-    return (c & 0x80) != 0 ? -v : v;
-  }
-
-  static double e8m0(int s) {
-    return s == 255 ? Double.NaN : Math.scalb(1.0, s - 127);
   }
 }
