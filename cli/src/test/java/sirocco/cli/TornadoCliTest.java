@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,6 +19,19 @@ import sirocco.runtime.Devices;
 /** The CLI's commands, run in-process; exit codes and output checked. */
 class TornadoCliTest {
   record Run(int code, String out, String err) {}
+
+  /**
+   * {@code bench qmm} on the Java backend with the smallest timing settings (one repeat, copy and
+   * launch; no clock-warming copy) after {@code args}.
+   */
+  static Run tinyBenchQmm(String... args) {
+    List<String> a = new ArrayList<>(List.of("--backend", "java", "bench", "qmm"));
+    a.addAll(List.of(args));
+    a.addAll(List.of("--repeats", "1", "--copies", "1", "--launches", "1", "--copy-mib", "0"));
+    Run r = run(a.toArray(String[]::new));
+    System.clearProperty("sirocco.backend");
+    return r;
+  }
 
   static Run run(String... args) {
     StringWriter out = new StringWriter();
@@ -165,28 +179,7 @@ class TornadoCliTest {
 
   @Test
   void benchQmmSweepsEveryFormat() {
-    Run r =
-        run(
-            "--backend",
-            "java",
-            "bench",
-            "qmm",
-            "--sweep-formats",
-            "--n",
-            "32",
-            "--k",
-            "256",
-            "--rows",
-            "1",
-            "--repeats",
-            "1",
-            "--copies",
-            "1",
-            "--launches",
-            "1",
-            "--copy-mib",
-            "0");
-    System.clearProperty("sirocco.backend");
+    Run r = tinyBenchQmm("--sweep-formats", "--n", "32", "--k", "256", "--rows", "1");
     assertEquals(0, r.code(), r.out() + r.err());
     for (String f :
         new String[] {
@@ -212,28 +205,15 @@ class TornadoCliTest {
   @Test
   void benchQmmTimesTheTensorCoreKernelWithAnExplicitTiling() {
     Run r =
-        run(
-            "--backend",
-            "java",
-            "bench",
-            "qmm",
+        tinyBenchQmm(
             "--n",
             "64",
             "--k",
             "512",
             "--rows",
             "3",
-            "--repeats",
-            "1",
-            "--copies",
-            "1",
-            "--launches",
-            "1",
-            "--copy-mib",
-            "0",
             "--kernel",
             "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x3,qmv-splitk,qmv-splitk@3x2");
-    System.clearProperty("sirocco.backend");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
     for (String k :
@@ -257,28 +237,7 @@ class TornadoCliTest {
     }
     // A tiling the kernel cannot take is reported for that kernel, and the run fails.
     Run tiles =
-        run(
-            "--backend",
-            "java",
-            "bench",
-            "qmm",
-            "--n",
-            "64",
-            "--k",
-            "512",
-            "--rows",
-            "1",
-            "--repeats",
-            "1",
-            "--copies",
-            "1",
-            "--launches",
-            "1",
-            "--copy-mib",
-            "0",
-            "--kernel",
-            "qmm-mma@3x1x1x1");
-    System.clearProperty("sirocco.backend");
+        tinyBenchQmm("--n", "64", "--k", "512", "--rows", "1", "--kernel", "qmm-mma@3x1x1x1");
     assertTrue(tiles.out().contains("mt must be 1 or 2"), tiles.out() + tiles.err());
     assertEquals(1, tiles.code(), tiles.out());
   }
@@ -287,11 +246,7 @@ class TornadoCliTest {
   @Test
   void benchQmmTimesQmvRowsWithFloat32Activations() {
     Run r =
-        run(
-            "--backend",
-            "java",
-            "bench",
-            "qmm",
+        tinyBenchQmm(
             "--n",
             "64",
             "--k",
@@ -302,17 +257,8 @@ class TornadoCliTest {
             "f32",
             "--rows",
             "1,3",
-            "--repeats",
-            "1",
-            "--copies",
-            "1",
-            "--launches",
-            "1",
-            "--copy-mib",
-            "0",
             "--kernel",
             "qmv-rows,qmv,qmv-rows@2x1");
-    System.clearProperty("sirocco.backend");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("n=64 k=256 f32"), r.out());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
