@@ -10,6 +10,8 @@ import sirocco.runtime.ElementType;
 import sirocco.runtime.Event;
 import sirocco.runtime.KernelLaunch;
 import sirocco.runtime.Stream;
+import sirocco.runtime.cuda.CudaGraph;
+import sirocco.runtime.cuda.CudaStream;
 
 /**
  * Device-side timing for the kernel benchmarks, following the method in the tool library's
@@ -87,6 +89,46 @@ public final class GpuTiming {
         us[i] = pairs.get(i)[1].elapsedMillisSince(pairs.get(i)[0]) * 1000.0 / callsPerSample;
       }
       return new Gated(Stats.of(us), hostBound);
+    }
+  }
+
+  /**
+   * Device time per call as PyTorch's references are timed: the {@code calls} calls (rotating
+   * through the inputs the call picks by index) are captured once into a CUDA graph, which is then
+   * replayed between two events after {@code warmup} replays; µs per call, one sample per replay.
+   * The calls must queue work only (no allocation, no synchronization) on {@code stream}.
+   */
+  public static Stats graphed(
+      CudaStream stream, int calls, int warmup, int replays, double maxSeconds, Call call) {
+    try (CudaGraph g =
+        CudaGraph.capture(
+            stream,
+            () -> {
+              for (int i = 0; i < calls; i++) {
+                call.run(i);
+              }
+            })) {
+      for (int i = 0; i < Math.max(1, warmup); i++) {
+        g.launch(stream);
+      }
+      stream.synchronize();
+      List<Event[]> pairs = new ArrayList<>();
+      long deadline = System.nanoTime() + (long) (maxSeconds * 1e9);
+      for (int i = 0; i < replays; i++) {
+        Event a = stream.record();
+        g.launch(stream);
+        Event b = stream.record();
+        pairs.add(new Event[] {a, b});
+        if (i >= 4 && System.nanoTime() > deadline) {
+          break;
+        }
+      }
+      stream.synchronize();
+      double[] us = new double[pairs.size()];
+      for (int i = 0; i < us.length; i++) {
+        us[i] = pairs.get(i)[1].elapsedMillisSince(pairs.get(i)[0]) * 1000.0 / calls;
+      }
+      return Stats.of(us);
     }
   }
 

@@ -17,6 +17,7 @@ import sirocco.dispatch.attention.SdpaOp;
 import sirocco.dispatch.cudnn.CudnnSdpa;
 import sirocco.runtime.Device;
 import sirocco.runtime.Stream;
+import sirocco.runtime.cuda.CudaStream;
 
 /**
  * {@code tornado bench sdpa}: attention through the public op, timed on the device.
@@ -165,6 +166,7 @@ public final class SdpaBench {
         String ran;
         Stats t;
         String check;
+        String plan;
         String previousRung = System.getProperty(SdpaOp.RUNG_PROPERTY);
         String previousCudnn = System.getProperty(CudnnSdpa.DISABLE_PROPERTY);
         List<String> chosen = new ArrayList<>();
@@ -174,8 +176,12 @@ public final class SdpaBench {
           }
           Tensor first = rt.scaledDotProductAttention(q, kv.get(0)[0], kv.get(0)[1], scale, mask);
           check = AttentionCheck.check(rt, q, kv.get(0)[0], kv.get(0)[1], scale, causal, first);
-          first.close();
           ran = chosen.isEmpty() ? "?" : chosen.get(chosen.size() - 1);
+          plan =
+              ran.equals(SdpaOp.CUDNN)
+                  ? CudnnSdpa.describePlan(q, kv.get(0)[0], kv.get(0)[1], mask, first)
+                  : null;
+          first.close();
           GpuTiming.Gated g =
               GpuTiming.gated(
                   d,
@@ -220,6 +226,11 @@ public final class SdpaBench {
             read == null ? Double.NaN : read.median(),
             torch == null ? "-" : String.format(Locale.ROOT, "%.1f", torch),
             check);
+        Stats graph = null;
+        if (plan != null) {
+          out.printf(Locale.ROOT, "  cuDNN plan: %s%n", plan);
+          graph = graphTimed(rt, s, o, q, kv, scale, mask, out);
+        }
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("seq", seq);
         params.put("headDim", hd);
@@ -233,6 +244,8 @@ public final class SdpaBench {
         params.put("percentOfCopyFloor", floorPct);
         params.put("readOnlyMicros", read == null ? null : read.median());
         params.put("check", check);
+        params.put("cudnnPlan", plan);
+        params.put("graphReplayMicros", graph == null ? null : graph.median());
         cases.add(
             new BenchCase(
                 (o.prefill() ? "sdpa-prefill/" : "sdpa/") + label.replace(' ', '/') + "/" + k,
@@ -257,6 +270,64 @@ public final class SdpaBench {
     params.put("copyBandwidthGBs", copyGBs);
     params.put("prefill", o.prefill());
     return BenchRecord.of("bench sdpa", d.info(), params, cases);
+  }
+
+  /**
+   * The cuDNN rung timed as PyTorch's reference is (CUDA-graph replay of max(20, copies) calls
+   * cycling through the K/V copies, each into its own preallocated output), or null with the reason
+   * printed when the capture fails. Direct {@link CudnnSdpa#run} calls: the op's per-call output
+   * allocation would be captured too.
+   */
+  private static Stats graphTimed(
+      Sirocco rt,
+      Stream s,
+      Options o,
+      Tensor q,
+      List<Tensor[]> kv,
+      float scale,
+      Mask mask,
+      PrintWriter out) {
+    if (!(s instanceof CudaStream cs)) {
+      return null;
+    }
+    int calls = Math.max(20, kv.size());
+    List<Tensor> outs = new ArrayList<>();
+    long[] shape = q.shape();
+    try {
+      for (int i = 0; i < kv.size(); i++) {
+        outs.add(rt.zeros(DType.BF16, shape[0], shape[1], shape[2], kv.get(i)[1].shape()[3]));
+      }
+      Stats g =
+          GpuTiming.graphed(
+              cs,
+              calls,
+              3,
+              Math.max(5, Math.min(o.samples(), 30)),
+              o.maxSecondsPerCell(),
+              i -> {
+                Tensor[] c = kv.get(i % kv.size());
+                CudnnSdpa.Attempt a =
+                    CudnnSdpa.run(q, c[0], c[1], scale, mask, outs.get(i % outs.size()));
+                if (!a.ran()) {
+                  throw new IllegalStateException(
+                      "cuDNN refused inside the capture: " + a.reason());
+                }
+              });
+      out.printf(
+          Locale.ROOT,
+          "  graph replay (%d calls per replay, as PyTorch is timed): p50 %.2f us, p10 %.2f, p90"
+              + " %.2f%n",
+          calls,
+          g.median(),
+          g.p10(),
+          g.p90());
+      return g;
+    } catch (RuntimeException e) {
+      out.printf(Locale.ROOT, "  graph replay: n/a (%s)%n", firstLine(e.getMessage()));
+      return null;
+    } finally {
+      outs.forEach(Tensor::close);
+    }
   }
 
   private static String firstLine(String s) {

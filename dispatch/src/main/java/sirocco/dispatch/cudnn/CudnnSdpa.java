@@ -46,6 +46,20 @@ public final class CudnnSdpa {
   public static final String DISABLE_PROPERTY = "sirocco.cudnn.disable";
   public static final String MAX_HEAD_DIM_PROPERTY = "sirocco.cudnn.maxHeadDim";
 
+  /**
+   * {@code -Dsirocco.cudnn.autotune=N} (N ≥ 2, or {@code true} for {@link
+   * #DEFAULT_AUTOTUNE_CANDIDATES}): when a shape's plan is first built, finalize up to N of the
+   * plans cuDNN's heuristics offer, time each on that call's own buffers (CUDA events, {@link
+   * #AUTOTUNE_WARMUP} + {@link #AUTOTUNE_TIMED} executions) and keep the fastest, as PyTorch's
+   * {@code cudnn.benchmark} does for convolutions. Off by default: the first call of each shape
+   * then blocks its thread until the timing is done and runs the attention N·8 extra times.
+   */
+  public static final String AUTOTUNE_PROPERTY = "sirocco.cudnn.autotune";
+
+  static final int DEFAULT_AUTOTUNE_CANDIDATES = 8;
+  static final int AUTOTUNE_WARMUP = 2;
+  static final int AUTOTUNE_TIMED = 6;
+
   /** MLX's bound on sm_80/sm_90 for cuDNN SDPA head dims. */
   static final int DEFAULT_MAX_HEAD_DIM = 128;
 
@@ -197,6 +211,31 @@ public final class CudnnSdpa {
         lib,
         version,
         configuredMaxHeadDim(device.computeMajor()));
+  }
+
+  /** {@link #AUTOTUNE_PROPERTY}'s candidate count, or 0 when tuning is off. */
+  static int autotuneCandidates() {
+    String v = System.getProperty(AUTOTUNE_PROPERTY);
+    if (v == null || v.isBlank() || v.strip().equalsIgnoreCase("false")) {
+      return 0;
+    }
+    if (v.strip().equalsIgnoreCase("true")) {
+      return DEFAULT_AUTOTUNE_CANDIDATES;
+    }
+    try {
+      int n = Integer.parseInt(v.strip());
+      if (n >= 1) {
+        return n == 1 ? 0 : n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "system property "
+            + AUTOTUNE_PROPERTY
+            + " must be true, false or a candidate count >= 1, got '"
+            + v
+            + "'");
   }
 
   /** The head-dim bound for a compute capability major: 128, or 256 on sm_90 when configured. */
@@ -676,8 +715,15 @@ public final class CudnnSdpa {
       return refuse(state.failure);
     }
     long misses = cache().misses();
+    int tune = autotuneCandidates();
     CudnnSdpaPlan plan =
-        cache().acquire(c.key, key -> CudnnSdpaPlan.build(Cudnn.api(), state.handle, key));
+        cache()
+            .acquire(
+                c.key,
+                key ->
+                    tune > 0
+                        ? tunedPlan(state, c, q.dtype(), scale, key, tune)
+                        : CudnnSdpaPlan.build(Cudnn.api(), state.handle, key));
     boolean hit = cache().misses() == misses;
     try {
       if (!plan.ok()) {
@@ -685,17 +731,8 @@ public final class CudnnSdpa {
       }
       DeviceBuffer biasBuffer = null;
       try {
-        long biasPointer = 0;
-        if (c.bias != null) {
-          if (c.bias.direct()) {
-            biasPointer = c.maskPointer;
-          } else {
-            biasBuffer =
-                MaskBias.materialize(
-                    c.device, c.stream, c.maskBuffer, c.maskOffset, c.bias, q.dtype());
-            biasPointer = ((CudaBuffer) biasBuffer).pointer();
-          }
-        }
+        biasBuffer = materializedBias(c, q.dtype());
+        long biasPointer = biasPointer(c, biasBuffer);
         state.lock.lock();
         try {
           long ws = plan.workspaceBytes > 0 ? state.workspace(c.stream, plan.workspaceBytes) : 0;
@@ -717,6 +754,81 @@ public final class CudnnSdpa {
     } finally {
       plan.release();
     }
+  }
+
+  /** The bias copied into an aligned temporary when the mask cannot be read in place, or null. */
+  private static DeviceBuffer materializedBias(Call c, DType dtype) {
+    if (c.bias == null || c.bias.direct()) {
+      return null;
+    }
+    return MaskBias.materialize(c.device, c.stream, c.maskBuffer, c.maskOffset, c.bias, dtype);
+  }
+
+  private static long biasPointer(Call c, DeviceBuffer materialized) {
+    if (c.bias == null) {
+      return 0;
+    }
+    return materialized != null ? ((CudaBuffer) materialized).pointer() : c.maskPointer;
+  }
+
+  /**
+   * A plan for {@code key} chosen by timing up to {@code max} candidates on this call's buffers
+   * ({@link #AUTOTUNE_PROPERTY}). Blocks until the timing events complete. The output is written by
+   * every candidate; the call's own execution afterwards writes the final result.
+   */
+  private static CudnnSdpaPlan tunedPlan(
+      DeviceState state, Call c, DType dtype, float scale, CudnnSdpaKey key, int max) {
+    DeviceBuffer bias = materializedBias(c, dtype);
+    try {
+      long biasPointer = biasPointer(c, bias);
+      return CudnnSdpaPlan.tuned(
+          Cudnn.api(),
+          state.handle,
+          key,
+          max,
+          candidate -> {
+            sirocco.runtime.Event a;
+            sirocco.runtime.Event b;
+            state.lock.lock();
+            try {
+              long ws =
+                  candidate.workspaceBytes > 0
+                      ? state.workspace(c.stream, candidate.workspaceBytes)
+                      : 0;
+              state.bind(c.stream);
+              for (int i = 0; i < AUTOTUNE_WARMUP; i++) {
+                candidate.execute(state.handle, c.q, c.k, c.v, c.o, biasPointer, scale, ws);
+              }
+              a = c.stream.record();
+              for (int i = 0; i < AUTOTUNE_TIMED; i++) {
+                candidate.execute(state.handle, c.q, c.k, c.v, c.o, biasPointer, scale, ws);
+              }
+              b = c.stream.record();
+            } finally {
+              state.lock.unlock();
+            }
+            b.synchronize();
+            return b.elapsedMillisSince(a) * 1000.0 / AUTOTUNE_TIMED;
+          });
+    } finally {
+      if (bias != null) {
+        bias.close();
+      }
+    }
+  }
+
+  /**
+   * The cached plan this call would run (engine, knobs and workspace, or why there is none), or why
+   * the call is refused before a plan is looked up; "no plan cached yet" before the first call of
+   * its shape. Looks nothing up in cuDNN and queues nothing (for benchmarks and diagnostics).
+   */
+  public static String describePlan(Tensor q, Tensor k, Tensor v, Mask mask, Tensor out) {
+    Object prepared = prepare(q, k, v, mask, out, true);
+    if (prepared instanceof String why) {
+      return "refused: " + why;
+    }
+    CudnnSdpaPlan p = cache().peek(((Call) prepared).key);
+    return p == null ? "no plan cached yet" : p.toString();
   }
 
   private static Attempt refuse(String why) {
@@ -747,7 +859,10 @@ public final class CudnnSdpa {
             + DEFAULT_MAX_HEAD_DIM
             + " (256 on sm_90 with -D"
             + MAX_HEAD_DIM_PROPERTY
-            + "=256)");
+            + "=256), "
+            + (autotuneCandidates() > 0
+                ? "plans tuned over " + autotuneCandidates() + " candidates"
+                : "plans from the heuristics' first choice (-D" + AUTOTUNE_PROPERTY + "=N tunes)"));
     lines.add("cuDNN SDPA " + cache().describe() + ", " + RAN.sum() + " calls ran");
     STATES.forEach(
         (device, st) -> {

@@ -310,6 +310,20 @@ final class CudnnSdpaGraph {
     }
   }
 
+  /** A finalized execution plan cuDNN offered for a graph, not yet chosen. */
+  record Candidate(Descriptor config, Descriptor plan, long workspaceBytes, String engine) {}
+
+  /**
+   * The finalized plans for one graph, in the order the heuristics ranked them, or why there are
+   * none ({@code failure}; then nothing is left alive). Until {@link #choose} the caller owns every
+   * descriptor here.
+   */
+  record Candidates(Built built, List<Candidate> list, List<String> rejected, String failure) {
+    boolean ok() {
+      return failure == null;
+    }
+  }
+
   /**
    * Builds the graph and finds a plan: for each heuristic mode, the configs in the order cuDNN
    * ranks them, until one finalizes. Every config that fails is recorded with cuDNN's reason. Never
@@ -317,16 +331,36 @@ final class CudnnSdpaGraph {
    * descriptor the plan needs (destroy it when the plan is evicted).
    */
   static Planned plan(CudnnApi api, long handle, CudnnSdpaKey key) {
+    Candidates c = candidates(api, handle, key, 1);
+    return c.ok() ? choose(api, c, 0, "") : failed(c);
+  }
+
+  /** A plan that records why {@code c} has no candidate. */
+  static Planned failed(Candidates c) {
+    return new Planned(null, 0, null, c.rejected(), List.of(), new long[0], c.failure());
+  }
+
+  /**
+   * Builds the graph and finalizes up to {@code max} plans: heuristics mode A's configs in its
+   * order, and FALLBACK's only when A gave none. Configs cuDNN refuses are recorded with its
+   * reason.
+   */
+  static Candidates candidates(CudnnApi api, long handle, CudnnSdpaKey key, int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("max candidates must be >= 1, got " + max);
+    }
     Built built;
     try {
       built = build(api, handle, key);
     } catch (CudnnException e) {
-      return new Planned(
-          null, 0, null, List.of(), List.of(), new long[0], "graph not built: " + e.getMessage());
+      return new Candidates(null, List.of(), List.of(), "graph not built: " + e.getMessage());
     }
     List<String> rejected = new ArrayList<>();
-    List<Descriptor> owned = new ArrayList<>(built.owned());
+    List<Candidate> found = new ArrayList<>();
     for (int mode : HEURISTIC_MODES) {
+      if (!found.isEmpty()) {
+        break;
+      }
       String modeName =
           mode == HEUR_MODE_A ? "A" : mode == HEUR_MODE_FALLBACK ? "FALLBACK" : "" + mode;
       Descriptor heur = null;
@@ -349,7 +383,7 @@ final class CudnnSdpaGraph {
           addresses[i] = c.address();
         }
         long got = api.get(heur, ATTR_ENGINEHEUR_RESULTS, TYPE_BACKEND_DESCRIPTOR, addresses);
-        for (int i = 0; i < Math.min(got, n); i++) {
+        for (int i = 0; i < Math.min(got, n) && found.size() < max; i++) {
           Descriptor cfg = configs.get(i);
           String tag = describeConfig(api, cfg);
           Descriptor plan = api.create(EXECUTION_PLAN_DESCRIPTOR);
@@ -358,45 +392,74 @@ final class CudnnSdpaGraph {
             api.setDescriptors(plan, ATTR_EXECUTION_PLAN_ENGINE_CONFIG, cfg);
             api.finalizeDescriptor(plan);
             long ws = api.getInt64(plan, ATTR_EXECUTION_PLAN_WORKSPACE_SIZE);
-            owned.add(cfg);
-            owned.add(plan);
-            configs.remove(i);
-            return new Planned(
-                plan,
-                ws,
-                "heuristics " + modeName + " #" + i + " " + tag,
-                List.copyOf(rejected),
-                List.copyOf(owned),
-                built.byValueUids(),
-                null);
+            found.add(
+                new Candidate(cfg, plan, ws, "heuristics " + modeName + " #" + i + " " + tag));
+            configs.set(i, null); // kept: no longer scratch
           } catch (CudnnException e) {
             rejected.add("heuristics " + modeName + " #" + i + " " + tag + ": " + e.shortReason());
-            // Unwinding a candidate cuDNN rejected: plan() reports, it does not throw.
+            // Unwinding a candidate cuDNN rejected: candidates() reports, it does not throw.
             api.destroyQuietly(plan);
           }
         }
       } catch (CudnnException e) {
         rejected.add("heuristics " + modeName + ": " + e.getMessage());
       } finally {
-        // Scratch descriptors, also on the success path: a throw from here would drop a plan
-        // already made (leaking its descriptors) for a leak the caller cannot act on.
+        // Scratch descriptors, also on the success path: a throw from here would drop plans
+        // already made (leaking their descriptors) for a leak the caller cannot act on.
         for (Descriptor c : configs) {
-          api.destroyQuietly(c);
+          if (c != null) {
+            api.destroyQuietly(c);
+          }
         }
         if (heur != null) {
           api.destroyQuietly(heur);
         }
       }
     }
-    // Unwinding: no mode gave a plan, and the reason returned is the rejections, not a destroy.
-    for (int i = owned.size() - 1; i >= 0; i--) {
-      api.destroyQuietly(owned.get(i));
+    if (found.isEmpty()) {
+      // Unwinding: no mode gave a plan, and the reason returned is the rejections, not a destroy.
+      for (int i = built.owned().size() - 1; i >= 0; i--) {
+        api.destroyQuietly(built.owned().get(i));
+      }
+      String why =
+          rejected.isEmpty()
+              ? "no execution plan: cuDNN offered no engine config"
+              : "no execution plan finalized: " + String.join("; ", rejected);
+      return new Candidates(null, List.of(), List.copyOf(rejected), why);
     }
-    String why =
-        rejected.isEmpty()
-            ? "no execution plan: cuDNN offered no engine config"
-            : "no execution plan finalized: " + String.join("; ", rejected);
-    return new Planned(null, 0, null, List.copyOf(rejected), List.of(), new long[0], why);
+    return new Candidates(built, List.copyOf(found), List.copyOf(rejected), null);
+  }
+
+  /**
+   * Keeps candidate {@code index} (its engine tag followed by {@code note}) and destroys the other
+   * candidates' plans and configs; the returned plan owns the graph's descriptors and its own.
+   */
+  static Planned choose(CudnnApi api, Candidates c, int index, String note) {
+    if (!c.ok() || index < 0 || index >= c.list().size()) {
+      throw new IllegalArgumentException(
+          "index must name one of " + c.list().size() + " candidates, got " + index);
+    }
+    List<Descriptor> owned = new ArrayList<>(c.built().owned());
+    for (int i = 0; i < c.list().size(); i++) {
+      Candidate k = c.list().get(i);
+      if (i == index) {
+        owned.add(k.config());
+        owned.add(k.plan());
+      } else {
+        // Losers of the choice: nothing the caller could do about a failed destroy.
+        api.destroyQuietly(k.plan());
+        api.destroyQuietly(k.config());
+      }
+    }
+    Candidate k = c.list().get(index);
+    return new Planned(
+        k.plan(),
+        k.workspaceBytes(),
+        k.engine() + note,
+        c.rejected(),
+        List.copyOf(owned),
+        c.built().byValueUids(),
+        null);
   }
 
   /**

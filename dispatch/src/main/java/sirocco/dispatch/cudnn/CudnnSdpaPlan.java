@@ -56,6 +56,64 @@ final class CudnnSdpaPlan {
     return new CudnnSdpaPlan(api, key, p, System.nanoTime() - t0);
   }
 
+  /** Device time of one candidate plan on the call being tuned, in µs per execution. */
+  @FunctionalInterface
+  interface Timer {
+    double micros(CudnnSdpaPlan candidate);
+  }
+
+  /**
+   * Builds the graph, finalizes up to {@code max} plans the heuristics offer and keeps the one
+   * {@code timer} finds fastest (the first on a tie or when none could be timed); the engine tag
+   * says it was tuned and lists every candidate's time. Never throws CudnnException: a candidate
+   * whose timing fails is recorded as failed and not chosen.
+   */
+  static CudnnSdpaPlan tuned(CudnnApi api, long handle, CudnnSdpaKey key, int max, Timer timer) {
+    long t0 = System.nanoTime();
+    CudnnSdpaGraph.Candidates cs = CudnnSdpaGraph.candidates(api, handle, key, max);
+    if (!cs.ok()) {
+      return new CudnnSdpaPlan(api, key, CudnnSdpaGraph.failed(cs), System.nanoTime() - t0);
+    }
+    int n = cs.list().size();
+    int best = 0;
+    double bestMicros = Double.POSITIVE_INFINITY;
+    StringBuilder note = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      CudnnSdpaGraph.Candidate c = cs.list().get(i);
+      // Borrowed descriptors (owned stays empty): evicting the probe destroys only its packs.
+      CudnnSdpaPlan probe =
+          of(
+              api,
+              key,
+              new CudnnSdpaGraph.Planned(
+                  c.plan(),
+                  c.workspaceBytes(),
+                  c.engine(),
+                  cs.rejected(),
+                  List.of(),
+                  cs.built().byValueUids(),
+                  null));
+      String result;
+      try {
+        double us = timer.micros(probe);
+        result = String.format(java.util.Locale.ROOT, "%.2f us", us);
+        if (us < bestMicros) {
+          bestMicros = us;
+          best = i;
+        }
+      } catch (CudnnException e) {
+        result = "failed: " + e.shortReason();
+      } finally {
+        probe.evict();
+      }
+      note.append(i == 0 ? "" : "; ").append(c.engine()).append(' ').append(result);
+    }
+    String tag =
+        n == 1 ? " (tuned: the only candidate)" : " (tuned, best of " + n + ": " + note + ")";
+    return new CudnnSdpaPlan(
+        api, key, CudnnSdpaGraph.choose(api, cs, best, tag), System.nanoTime() - t0);
+  }
+
   /** An entry for a plan already made. */
   static CudnnSdpaPlan of(CudnnApi api, CudnnSdpaKey key, CudnnSdpaGraph.Planned planned) {
     return new CudnnSdpaPlan(api, key, planned, 0);

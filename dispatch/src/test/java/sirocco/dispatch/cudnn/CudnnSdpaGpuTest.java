@@ -259,6 +259,37 @@ class CudnnSdpaGpuTest {
   }
 
   @Test
+  void aTunedPlanIsTimedOnTheCallAndStillMatchesTheReference() {
+    // A shape no other case uses, so its plan is built (and tuned) by this call.
+    DType dt = DType.BF16;
+    SdpaTestData data = new SdpaTestData(dt, 1, 16, 4, 96, 96, 64, 1234);
+    String previous = System.getProperty(CudnnSdpa.AUTOTUNE_PROPERTY);
+    System.setProperty(CudnnSdpa.AUTOTUNE_PROPERTY, "4");
+    try (Tensor q = SdpaTestData.upload(rt, dt, data.q, 1, 16, 96, 64, false);
+        Tensor k = SdpaTestData.upload(rt, dt, data.k, 1, 4, 96, 64, false);
+        Tensor v = SdpaTestData.upload(rt, dt, data.v, 1, 4, 96, 64, false);
+        Tensor out = data.poisonedOutput(rt)) {
+      CudnnSdpa.Attempt a = CudnnSdpa.run(q, k, v, data.scale, Mask.none(), out);
+      assertTrue(a.ran(), "cuDNN did not run: " + a.reason());
+      assertTrue(a.engine().contains("(tuned"), a.engine());
+      System.out.println("tuned plan: " + a.engine());
+      SdpaTestData.Comparison c =
+          SdpaTestData.Comparison.of(
+              rt.toFloats(out),
+              data.reference(Mask.Kind.NONE, null, 1, 1),
+              data.atol(),
+              data.rtol());
+      assertTrue(c.ok(), "tuned cuDNN vs float64: " + c);
+    } finally {
+      if (previous == null) {
+        System.clearProperty(CudnnSdpa.AUTOTUNE_PROPERTY);
+      } else {
+        System.setProperty(CudnnSdpa.AUTOTUNE_PROPERTY, previous);
+      }
+    }
+  }
+
+  @Test
   void aRepeatedShapeHitsTheGraphCacheAndAFloat32MaskIsConverted() {
     DType dt = DType.BF16;
     SdpaTestData data = new SdpaTestData(dt, 1, 32, 8, 128, 128, 64, 99);

@@ -87,6 +87,17 @@ final class CudaDriver {
   static final MethodHandle cuStreamWaitEvent =
       bind("cuStreamWaitEvent", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
 
+  // Graph capture (CudaGraph): the driver's stream capture, instantiate and launch.
+  static final MethodHandle cuStreamBeginCapture = bind("cuStreamBeginCapture_v2", I_PI);
+  static final MethodHandle cuStreamEndCapture = bind("cuStreamEndCapture", I_PP);
+  static final MethodHandle cuGraphInstantiateWithFlags =
+      bind(
+          "cuGraphInstantiateWithFlags",
+          FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+  static final MethodHandle cuGraphLaunch = bind("cuGraphLaunch", I_PP);
+  static final MethodHandle cuGraphExecDestroy = bind("cuGraphExecDestroy", I_P);
+  static final MethodHandle cuGraphDestroy = bind("cuGraphDestroy", I_P);
+
   static final MethodHandle cuEventCreate = bind("cuEventCreate", I_PI);
   static final MethodHandle cuEventRecord = bindCritical("cuEventRecord", I_PP, false);
   static final MethodHandle cuEventQuery = bindCritical("cuEventQuery", I_P, false);
