@@ -167,6 +167,8 @@ public final class SdpaBench {
         Stats t;
         String check;
         String plan;
+        Stats graph = null;
+        String graphLine = null;
         String previousRung = System.getProperty(SdpaOp.RUNG_PROPERTY);
         String previousCudnn = System.getProperty(CudnnSdpa.DISABLE_PROPERTY);
         List<String> chosen = new ArrayList<>();
@@ -198,6 +200,11 @@ public final class SdpaBench {
           if (g.hostBound()) {
             check = check + " HOST-BOUND";
           }
+          if (gpu && (plan != null || !o.prefill())) {
+            StringBuilder line = new StringBuilder();
+            graph = graphTimed(rt, s, o, q, kv, scale, mask, plan != null, line);
+            graphLine = line.toString();
+          }
         } catch (UnsupportedOperationException e) {
           out.printf(
               Locale.ROOT, "%-28s %-9s %-9s n/a: %s%n", label, k, "-", firstLine(e.getMessage()));
@@ -226,10 +233,11 @@ public final class SdpaBench {
             read == null ? Double.NaN : read.median(),
             torch == null ? "-" : String.format(Locale.ROOT, "%.1f", torch),
             check);
-        Stats graph = null;
         if (plan != null) {
           out.printf(Locale.ROOT, "  cuDNN plan: %s%n", plan);
-          graph = graphTimed(rt, s, o, q, kv, scale, mask, out);
+        }
+        if (graphLine != null) {
+          out.println(graphLine);
         }
         Map<String, Object> params = new LinkedHashMap<>();
         params.put("seq", seq);
@@ -273,10 +281,11 @@ public final class SdpaBench {
   }
 
   /**
-   * The cuDNN rung timed as PyTorch's reference is (CUDA-graph replay of max(20, copies) calls
-   * cycling through the K/V copies, each into its own preallocated output), or null with the reason
-   * printed when the capture fails. Direct {@link CudnnSdpa#run} calls: the op's per-call output
-   * allocation would be captured too.
+   * The cell timed as PyTorch's references are: CUDA-graph replay of max(20, copies) calls cycling
+   * through the K/V copies. {@code direct}: the cuDNN rung through {@link CudnnSdpa#run}, each call
+   * into its own preallocated output; otherwise the op itself (its output and temporaries are then
+   * stream-ordered allocations captured into the graph). Null, with the reason in {@code line},
+   * when the capture fails.
    */
   private static Stats graphTimed(
       Sirocco rt,
@@ -286,7 +295,8 @@ public final class SdpaBench {
       List<Tensor[]> kv,
       float scale,
       Mask mask,
-      PrintWriter out) {
+      boolean direct,
+      StringBuilder line) {
     if (!(s instanceof CudaStream cs)) {
       return null;
     }
@@ -294,17 +304,14 @@ public final class SdpaBench {
     List<Tensor> outs = new ArrayList<>();
     long[] shape = q.shape();
     try {
-      for (int i = 0; i < kv.size(); i++) {
-        outs.add(rt.zeros(DType.BF16, shape[0], shape[1], shape[2], kv.get(i)[1].shape()[3]));
+      if (direct) {
+        for (int i = 0; i < kv.size(); i++) {
+          outs.add(rt.zeros(DType.BF16, shape[0], shape[1], shape[2], kv.get(i)[1].shape()[3]));
+        }
       }
-      Stats g =
-          GpuTiming.graphed(
-              cs,
-              calls,
-              3,
-              Math.max(5, Math.min(o.samples(), 30)),
-              o.maxSecondsPerCell(),
-              i -> {
+      GpuTiming.Call call =
+          direct
+              ? i -> {
                 Tensor[] c = kv.get(i % kv.size());
                 CudnnSdpa.Attempt a =
                     CudnnSdpa.run(q, c[0], c[1], scale, mask, outs.get(i % outs.size()));
@@ -312,18 +319,26 @@ public final class SdpaBench {
                   throw new IllegalStateException(
                       "cuDNN refused inside the capture: " + a.reason());
                 }
-              });
-      out.printf(
-          Locale.ROOT,
-          "  graph replay (%d calls per replay, as PyTorch is timed): p50 %.2f us, p10 %.2f, p90"
-              + " %.2f%n",
-          calls,
-          g.median(),
-          g.p10(),
-          g.p90());
+              }
+              : i -> {
+                Tensor[] c = kv.get(i % kv.size());
+                rt.scaledDotProductAttention(q, c[0], c[1], scale, mask).close();
+              };
+      Stats g =
+          GpuTiming.graphed(
+              cs, calls, 3, Math.max(5, Math.min(o.samples(), 30)), o.maxSecondsPerCell(), call);
+      line.append(
+          String.format(
+              Locale.ROOT,
+              "  graph replay (%d calls per replay, as PyTorch is timed): p50 %.2f us, p10 %.2f,"
+                  + " p90 %.2f",
+              calls,
+              g.median(),
+              g.p10(),
+              g.p90()));
       return g;
     } catch (RuntimeException e) {
-      out.printf(Locale.ROOT, "  graph replay: n/a (%s)%n", firstLine(e.getMessage()));
+      line.append("  graph replay: n/a (").append(firstLine(e.getMessage())).append(')');
       return null;
     } finally {
       outs.forEach(Tensor::close);
