@@ -1,0 +1,517 @@
+package sirocco.kernels.quant;
+
+import sirocco.api.Float4;
+import sirocco.api.Int2;
+import sirocco.api.Int4;
+import sirocco.api.Kernel;
+import sirocco.api.KernelContext;
+import sirocco.api.Specialize;
+import sirocco.api.Vec;
+import sirocco.runtime.Dim3;
+
+/** CLASS COMMENT TODO. */
+public final class QmmMmaSplitKKernel {
+  private QmmMmaSplitKKernel() {}
+
+  /** Most words per lane of a weight row in one warp's k slice (x: 4 registers per word). */
+  public static final int MAX_WPS = 8;
+
+  /** Most warps splitting k (a block of 1024 threads). */
+  public static final int MAX_KS = 32;
+
+  /** Affine 4-bit weights, bf16/f16 x, scales, biases and output. */
+  @Kernel(
+      validateWith = {
+        "bits=4,groupSize=64,dtype=0,ks=16,mt=1,wps=8",
+        "bits=4,groupSize=64,dtype=0,ks=16,mt=2,wps=8",
+        "bits=4,groupSize=64,dtype=1,ks=16,mt=1,wps=8",
+        "bits=4,groupSize=64,dtype=0,ks=32,mt=1,wps=4",
+        "bits=4,groupSize=128,dtype=0,ks=16,mt=1,wps=8",
+        "bits=4,groupSize=32,dtype=1,ks=16,mt=1,wps=8"
+      })
+  public static void qmm(
+      KernelContext ctx,
+      int[] wq, // [n, k/8] packed u32 (4-bit codes)
+      short[] scales, // [n, k/groupSize] bf16/f16 bits
+      short[] biases, // [n, k/groupSize] bf16/f16 bits
+      short[] x, // [rows, k] bf16/f16 bits
+      short[] out, // [rows, n] bf16/f16 bits
+      int rows,
+      int n,
+      int k,
+      @Specialize int bits,
+      @Specialize int groupSize,
+      @Specialize int dtype,
+      @Specialize int ks,
+      @Specialize int mt,
+      @Specialize int wps) {
+    int lane = ctx.laneId();
+    int g = lane >> 2;
+    int t = lane & 3;
+    int warp = ctx.warpId();
+    int wpl = groupSize / 32; // words per lane of one group's row segment
+    int cpw = wps / wpl; // groups per warp slice
+    int fpb = 16 * mt; // features per batch
+    int batches = (n + fpb - 1) / fpb;
+    int wpr = k / 8;
+    int groups = k / groupSize;
+    int lw = warp * 4 * wps + t * wpl; // the lane's first word of a row; group c adds 4*wpl*c
+    int gw = warp * cpw; // the warp's first group of a row
+    float offset = QmmMmaFragments.affineOffset(bits, dtype);
+    int slab = ks * mt * 128;
+    float[] red = ctx.allocateFloatLocalArray(2 * slab);
+
+    // The first batch's words, scales and biases: issued before anything waits on memory.
+    int bt = ctx.groupIdx;
+    int f = bt * fpb + g;
+    int pA0 = Math.min(f, n - 1);
+    int pB0 = Math.min(f + 8, n - 1);
+    int pA1 = Math.min(f + 16, n - 1);
+    int pB1 = Math.min(f + 24, n - 1);
+    Int4 zi = new Int4(0, 0, 0, 0);
+    // Words of the lane's rows (A: feature g, B: g+8; tile 0 and 1) in slots 0-3 (lo), 4-7 (hi).
+    Int4 aLo0 = zi;
+    Int4 aHi0 = zi;
+    Int4 bLo0 = zi;
+    Int4 bHi0 = zi;
+    Int4 aLo1 = zi;
+    Int4 aHi1 = zi;
+    Int4 bLo1 = zi;
+    Int4 bHi1 = zi;
+    for (int c = 0; c < cpw; c++) {
+      int s = c * wpl;
+      int o = lw + 4 * wpl * c;
+      Int4 v = QmmMmaKernel.loadChunk(wq, pA0 * wpr + o, wpl);
+      aLo0 = place(aLo0, 0, s, v, wpl);
+      aHi0 = place(aHi0, 4, s, v, wpl);
+      v = QmmMmaKernel.loadChunk(wq, pB0 * wpr + o, wpl);
+      bLo0 = place(bLo0, 0, s, v, wpl);
+      bHi0 = place(bHi0, 4, s, v, wpl);
+      if (mt > 1) {
+        v = QmmMmaKernel.loadChunk(wq, pA1 * wpr + o, wpl);
+        aLo1 = place(aLo1, 0, s, v, wpl);
+        aHi1 = place(aHi1, 4, s, v, wpl);
+        v = QmmMmaKernel.loadChunk(wq, pB1 * wpr + o, wpl);
+        bLo1 = place(bLo1, 0, s, v, wpl);
+        bHi1 = place(bHi1, 4, s, v, wpl);
+      }
+    }
+    // Scales and biases of the warp's groups, packed pairs of halves (group c in half c).
+    Int4 sA0 = loadGroups(scales, pA0 * groups + gw, cpw);
+    Int4 sB0 = loadGroups(scales, pB0 * groups + gw, cpw);
+    Int4 hA0 = loadGroups(biases, pA0 * groups + gw, cpw);
+    Int4 hB0 = loadGroups(biases, pB0 * groups + gw, cpw);
+    Int4 sA1 = zi;
+    Int4 sB1 = zi;
+    Int4 hA1 = zi;
+    Int4 hB1 = zi;
+    if (mt > 1) {
+      sA1 = loadGroups(scales, pA1 * groups + gw, cpw);
+      sB1 = loadGroups(scales, pB1 * groups + gw, cpw);
+      hA1 = loadGroups(biases, pA1 * groups + gw, cpw);
+      hB1 = loadGroups(biases, pB1 * groups + gw, cpw);
+    }
+
+    // The warp's slice of x as B fragments (steps h = 0, 1 of slot j in xf_j), for the whole
+    // kernel, and the per-group sums X of x (rows 2t, 2t+1: group c in sx_(c/2), half c%2).
+    int xr = ctx.groupIdy * 8 + g < rows ? (ctx.groupIdy * 8 + g) * k : -1;
+    Float4 zf = new Float4(0f, 0f, 0f, 0f);
+    Int4 ones = QmmMmaFragments.onesFragment(dtype);
+    Int4 xf0 = zi;
+    Int4 xf1 = zi;
+    Int4 xf2 = zi;
+    Int4 xf3 = zi;
+    Int4 xf4 = zi;
+    Int4 xf5 = zi;
+    Int4 xf6 = zi;
+    Int4 xf7 = zi;
+    Float4 sx0 = zf;
+    Float4 sx1 = zf;
+    Float4 sx2 = zf;
+    Float4 sx3 = zf;
+    for (int c = 0; c < cpw; c++) {
+      Float4 o = zf;
+      for (int i = 0; i < wpl; i++) {
+        int j = c * wpl + i;
+        Int4 p = QmmMmaKernel.loadX(x, xr, (lw + 4 * wpl * c + i) * 8, bits);
+        Int2 b0 = QmmMmaFragments.fragB(p, 0, bits);
+        Int2 b1 = QmmMmaFragments.fragB(p, 1, bits);
+        o = QmmMmaKernel.mma(ctx, ones, b0, o, dtype);
+        o = QmmMmaKernel.mma(ctx, ones, b1, o, dtype);
+        Int4 fr = new Int4(b0.x(), b0.y(), b1.x(), b1.y());
+        if (j == 0) {
+          xf0 = fr;
+        } else if (j == 1) {
+          xf1 = fr;
+        } else if (j == 2) {
+          xf2 = fr;
+        } else if (j == 3) {
+          xf3 = fr;
+        } else if (j == 4) {
+          xf4 = fr;
+        } else if (j == 5) {
+          xf5 = fr;
+        } else if (j == 6) {
+          xf6 = fr;
+        } else {
+          xf7 = fr;
+        }
+      }
+      sx0 = placePair(sx0, 0, c, o);
+      sx1 = placePair(sx1, 2, c, o);
+      sx2 = placePair(sx2, 4, c, o);
+      sx3 = placePair(sx3, 6, c, o);
+    }
+
+    // Reduction layout: warp w's tile u at (w*mt + u)*128, lane l's 4 floats at l*4 (16-byte
+    // stores); reader e of (tile u, feature i, row r) is mapped so a warp's 32 reads hit 32 banks.
+    int tid = ctx.localIdx;
+    int mBase = ctx.groupIdy * 8;
+
+    int buf = 0;
+    while (bt < batches) {
+      int nbt = bt + ctx.groupCountX;
+      // The next batch's rows (past the last batch: this one again, cached, never computed).
+      int lb = nbt < batches ? nbt : bt;
+      int nf = lb * fpb + g;
+      int nA0 = Math.min(nf, n - 1);
+      int nB0 = Math.min(nf + 8, n - 1);
+      int nA1 = Math.min(nf + 16, n - 1);
+      int nB1 = Math.min(nf + 24, n - 1);
+      Float4 acc0 = zf;
+      Float4 acc1 = zf;
+      for (int c = 0; c < cpw; c++) {
+        Float4 d0 = zf;
+        Float4 d1 = zf;
+        for (int i = 0; i < wpl; i++) {
+          int j = c * wpl + i;
+          Int4 xf = pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
+          Int2 b0 = new Int2(xf.x(), xf.y());
+          Int2 b1 = new Int2(xf.z(), xf.w());
+          int wa = slot(aLo0, aHi0, j);
+          int wb = slot(bLo0, bHi0, j);
+          d0 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 0, dtype), b0, d0, dtype);
+          d0 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 1, dtype), b1, d0, dtype);
+          if (mt > 1) {
+            wa = slot(aLo1, aHi1, j);
+            wb = slot(bLo1, bHi1, j);
+            d1 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 0, dtype), b0, d1, dtype);
+            d1 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 1, dtype), b1, d1, dtype);
+          }
+        }
+        Float4 xs = c < 2 ? sx0 : c < 4 ? sx1 : c < 6 ? sx2 : sx3;
+        float xa = (c & 1) == 0 ? xs.x() : xs.z();
+        float xb = (c & 1) == 0 ? xs.y() : xs.w();
+        acc0 = fold(acc0, d0, xa, xb, sA0, hA0, sB0, hB0, c, offset, dtype);
+        if (mt > 1) {
+          acc1 = fold(acc1, d1, xa, xb, sA1, hA1, sB1, hB1, c, offset, dtype);
+        }
+        // Group c's words are consumed: their registers take the next batch's.
+        int s = c * wpl;
+        int o = lw + 4 * wpl * c;
+        Int4 v = QmmMmaKernel.loadChunk(wq, nA0 * wpr + o, wpl);
+        aLo0 = place(aLo0, 0, s, v, wpl);
+        aHi0 = place(aHi0, 4, s, v, wpl);
+        v = QmmMmaKernel.loadChunk(wq, nB0 * wpr + o, wpl);
+        bLo0 = place(bLo0, 0, s, v, wpl);
+        bHi0 = place(bHi0, 4, s, v, wpl);
+        if (mt > 1) {
+          v = QmmMmaKernel.loadChunk(wq, nA1 * wpr + o, wpl);
+          aLo1 = place(aLo1, 0, s, v, wpl);
+          aHi1 = place(aHi1, 4, s, v, wpl);
+          v = QmmMmaKernel.loadChunk(wq, nB1 * wpr + o, wpl);
+          bLo1 = place(bLo1, 0, s, v, wpl);
+          bHi1 = place(bHi1, 4, s, v, wpl);
+        }
+      }
+      sA0 = loadGroups(scales, nA0 * groups + gw, cpw);
+      sB0 = loadGroups(scales, nB0 * groups + gw, cpw);
+      hA0 = loadGroups(biases, nA0 * groups + gw, cpw);
+      hB0 = loadGroups(biases, nB0 * groups + gw, cpw);
+      if (mt > 1) {
+        sA1 = loadGroups(scales, nA1 * groups + gw, cpw);
+        sB1 = loadGroups(scales, nB1 * groups + gw, cpw);
+        hA1 = loadGroups(biases, nA1 * groups + gw, cpw);
+        hB1 = loadGroups(biases, nB1 * groups + gw, cpw);
+      }
+
+      Vec.store4(red, buf + warp * mt * 128 + lane * 4, acc0);
+      if (mt > 1) {
+        Vec.store4(red, buf + (warp * mt + 1) * 128 + lane * 4, acc1);
+      }
+      ctx.localBarrier();
+      for (int e = tid; e < 128 * mt; e += 32 * ks) {
+        int u = e >> 7;
+        int q = e & 127;
+        int r = q & 7;
+        int i = ((q >> 3) & 1) | (((q >> 4) & 1) << 3) | ((q >> 5) << 1);
+        int feat = bt * fpb + u * 16 + i;
+        if (mBase + r < rows && feat < n) {
+          int at = buf + u * 128 + ((i & 7) * 4 + (r >> 1)) * 4 + (i >> 3) * 2 + (r & 1);
+          float sum = 0f;
+          for (int w = 0; w < ks; w++) {
+            sum += red[at + w * mt * 128];
+          }
+          out[(mBase + r) * n + feat] = QuantMath.floatToHalf(sum, dtype);
+        }
+      }
+      // The other half of the slab is next; its last readers finished before this barrier.
+      buf = slab - buf;
+      bt = nbt;
+    }
+  }
+
+  // ---- pieces ----
+
+  /** A fragment of 4-bit affine weights (rows g and g+8 from words wa, wb) for step h. */
+  static Int4 fragA(int wa, int wb, int h, int dtype) {
+    return QmmMmaFragments.fragA(wa, wb, h, 0, Quant.AFFINE, 4, dtype, 1f, 1f);
+  }
+
+  /** Word of slot j (0..7) of a row held in lo (slots 0-3) and hi (4-7). */
+  static int slot(Int4 lo, Int4 hi, int j) {
+    return j < 4 ? QmmMmaFragments.wordAt(lo, j) : QmmMmaFragments.wordAt(hi, j - 4);
+  }
+
+  /** h (slots base..base+3) with the wpl words of v stored from slot s, if they fall in h. */
+  static Int4 place(Int4 h, int base, int s, Int4 v, int wpl) {
+    if (s < base || s >= base + 4) {
+      return h;
+    }
+    int i = s - base;
+    if (wpl == 4) {
+      return v;
+    }
+    if (wpl == 2) {
+      return i == 0 ? new Int4(v.x(), v.y(), h.z(), h.w()) : new Int4(h.x(), h.y(), v.x(), v.y());
+    }
+    return new Int4(
+        i == 0 ? v.x() : h.x(),
+        i == 1 ? v.x() : h.y(),
+        i == 2 ? v.x() : h.z(),
+        i == 3 ? v.x() : h.w());
+  }
+
+  /** p (groups base, base+1 in halves xy, zw) with group c's row sums (o.x, o.y) if it is one. */
+  static Float4 placePair(Float4 p, int base, int c, Float4 o) {
+    if (c == base) {
+      return new Float4(o.x(), o.y(), p.z(), p.w());
+    }
+    if (c == base + 1) {
+      return new Float4(p.x(), p.y(), o.x(), o.y());
+    }
+    return p;
+  }
+
+  static Int4 pick(Int4 a0, Int4 a1, Int4 a2, Int4 a3, Int4 a4, Int4 a5, Int4 a6, Int4 a7, int j) {
+    return j == 0
+        ? a0
+        : j == 1 ? a1 : j == 2 ? a2 : j == 3 ? a3 : j == 4 ? a4 : j == 5 ? a5 : j == 6 ? a6 : a7;
+  }
+
+  /**
+   * The {@code cpw} consecutive halves from {@code idx} (aligned to {@code cpw}: the warp's groups
+   * of one row) packed in pairs, with one load where {@code cpw} is 4 or 8.
+   */
+  static Int4 loadGroups(short[] a, int idx, int cpw) {
+    if (cpw == 8) {
+      return Vec.ldg4(a, idx);
+    }
+    if (cpw == 4) {
+      Int2 v = Vec.ldg2(a, idx);
+      return new Int4(v.x(), v.y(), 0, 0);
+    }
+    int lo = Vec.ldg(a, idx) & 0xFFFF;
+    if (cpw == 2) {
+      return new Int4(lo | (Vec.ldg(a, idx + 1) << 16), 0, 0, 0);
+    }
+    return new Int4(lo, 0, 0, 0);
+  }
+
+  /** Half c of packed halves v, as float. */
+  static float groupValue(Int4 v, int c, int dtype) {
+    int w = QmmMmaFragments.wordAt(v, c >> 1);
+    return (c & 1) == 0 ? QuantMath.halfLo(w, dtype) : QuantMath.halfHi(w, dtype);
+  }
+
+  /**
+   * {@code acc + s·D + (b − offset·s)·X} for group c: features g (x, y) and g+8 (z, w), rows 2t,
+   * 2t+1 with sums xa, xb.
+   */
+  static Float4 fold(
+      Float4 acc,
+      Float4 d,
+      float xa,
+      float xb,
+      Int4 sA,
+      Int4 hA,
+      Int4 sB,
+      Int4 hB,
+      int c,
+      float offset,
+      int dtype) {
+    float a = groupValue(sA, c, dtype);
+    float b = groupValue(sB, c, dtype);
+    float za = groupValue(hA, c, dtype) - offset * a;
+    float zb = groupValue(hB, c, dtype) - offset * b;
+    return new Float4(
+        Math.fma(a, d.x(), Math.fma(za, xa, acc.x())),
+        Math.fma(a, d.y(), Math.fma(za, xb, acc.y())),
+        Math.fma(b, d.z(), Math.fma(zb, xa, acc.z())),
+        Math.fma(b, d.w(), Math.fma(zb, xb, acc.w())));
+  }
+
+  // ---- dispatch helpers ----
+
+  /** Float64 reference: see {@link QmmReference#affine}. */
+  public static QmmReference.Result reference(
+      int[] wq, float[] scales, float[] biases, float[] x, QmmShape s) {
+    return QmmReference.affine(wq, scales, biases, x, s);
+  }
+
+  /** Words per lane of one group's row segment (4-bit codes: a group is 4 lanes x this). */
+  static int wordsPerLane(int groupSize) {
+    return groupSize / 32;
+  }
+
+  /**
+   * Registers per thread the plan assumes: the most ptxas (12.0 in-process and 13.0, sm_80 and
+   * sm_90) reports for the validated sets of that many words and tiles, rounded up to 8.
+   */
+  static int registers(int wps, int mt) {
+    return mt == 1 ? 96 : 136;
+  }
+
+  /** Whether a block of {@code ks} warps at {@link #registers} fits one SM at all. */
+  static boolean fits(int ks, int wps, int mt) {
+    // As AffineQmvSplitKKernel.residentBlocks counts: each warp takes its registers (units of 256)
+    // from one quarter of 16 K.
+    int perWarp = (registers(wps, mt) * 32 + 255) / 256 * 256;
+    return (ks + 3) / 4 * perWarp <= 16384;
+  }
+
+  /**
+   * The k split of the default plan: the fewest warps (at most {@link #MAX_KS}) that divide the
+   * row's groups evenly into slices of at most {@link #MAX_WPS} words per lane and fit an SM; 0
+   * when there is none.
+   */
+  static int defaultKs(QmmShape s) {
+    int groups = s.k() / s.groupSize();
+    int wpl = wordsPerLane(s.groupSize());
+    for (int ks = 1; ks <= MAX_KS; ks++) {
+      if (groups % ks == 0 && groups / ks * wpl <= MAX_WPS && fits(ks, groups / ks * wpl, 1)) {
+        return ks;
+      }
+    }
+    return 0;
+  }
+
+  /** Why this kernel cannot compute {@code s}, or null. */
+  public static String supports(QmmShape s) {
+    String bad = s.basicRejection();
+    if (bad != null) {
+      return bad;
+    }
+    if (!s.transpose()) {
+      return "transposed weights only (w [n, k])";
+    }
+    if (s.mode() != Quant.AFFINE) {
+      return "affine weights only";
+    }
+    if (s.bits() != 4) {
+      return "affine 4-bit only (x fragments held for one word of 8 codes per slot); "
+          + s.bits()
+          + "-bit uses qmm-mma";
+    }
+    if (s.dtype() == Quant.F32) {
+      return "bf16/f16 activations only (tensor cores); f32 uses the vector path";
+    }
+    if (defaultKs(s) == 0) {
+      int groups = s.k() / s.groupSize();
+      return "k must split evenly over at most "
+          + MAX_KS
+          + " warps with at most "
+          + MAX_WPS * 32
+          + " k per warp (x held in registers): "
+          + groups
+          + " groups of "
+          + s.groupSize()
+          + " have no such divisor";
+    }
+    if ((s.rows() + 7) / 8 > 65535) {
+      return "too many rows for grid.y (8 per block row): " + s.rows();
+    }
+    return null;
+  }
+
+  /**
+   * The default plan on {@code smCount} SMs: the k split of {@link #defaultKs}, one 16-feature tile
+   * per warp, as many blocks per SM as fit at {@link #registers}.
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount) {
+    int ks = defaultKs(s);
+    int wps = s.k() / s.groupSize() / ks * wordsPerLane(s.groupSize());
+    return plan(s, smCount, ks, 1, AffineQmvSplitKKernel.residentBlocks(registers(wps, 1), ks));
+  }
+
+  /**
+   * An explicit plan: {@code ks} warps per block splitting k (dividing the k/groupSize groups, at
+   * most {@link #MAX_WPS}·32 k each), {@code mt} (1, 2) 16-feature tiles per warp and batch, and
+   * {@code smCount × blocksPerSm} persistent blocks (fewer when there are fewer batches), balanced
+   * so every block walks the same number of batches (±1).
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount, int ks, int mt, int blocksPerSm) {
+    int groups = s.k() / s.groupSize();
+    int wpl = wordsPerLane(s.groupSize());
+    if (ks < 1 || ks > MAX_KS || groups % ks != 0 || groups / ks * wpl > MAX_WPS) {
+      throw new IllegalArgumentException(
+          "ks must divide the "
+              + groups
+              + " groups of k into slices of at most "
+              + MAX_WPS * 32
+              + " k, with 1 <= ks <= "
+              + MAX_KS
+              + "; got ks="
+              + ks);
+    }
+    if (mt != 1 && mt != 2) {
+      throw new IllegalArgumentException("mt must be 1 or 2, got " + mt);
+    }
+    if (blocksPerSm < 1 || smCount < 1) {
+      throw new IllegalArgumentException(
+          "blocksPerSm and smCount must be positive, got " + blocksPerSm + " and " + smCount);
+    }
+    int shared = 2 * ks * mt * 128 * 4;
+    if (shared > 48 * 1024) {
+      throw new IllegalArgumentException(
+          "ks*mt must be at most 48 (the double-buffered reduction slab of "
+              + shared
+              + " B exceeds 48 KiB of static shared memory); got ks="
+              + ks
+              + " mt="
+              + mt);
+    }
+    int fpb = 16 * mt;
+    int batches = (s.n() + fpb - 1) / fpb;
+    int blocks = Math.min(smCount * blocksPerSm, batches);
+    int per = (batches + blocks - 1) / blocks;
+    blocks = (batches + per - 1) / per;
+    return LaunchPlan.of(
+        "QmmMmaSplitKKernel.qmm",
+        Dim3.of(blocks, (s.rows() + 7) / 8),
+        Dim3.of(32 * ks),
+        shared,
+        "bits",
+        s.bits(),
+        "groupSize",
+        s.groupSize(),
+        "dtype",
+        s.dtype(),
+        "ks",
+        ks,
+        "mt",
+        mt,
+        "wps",
+        groups / ks * wpl);
+  }
+}
