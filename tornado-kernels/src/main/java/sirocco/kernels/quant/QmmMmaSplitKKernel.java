@@ -125,10 +125,8 @@ public final class QmmMmaSplitKKernel {
     Int4 xf5 = zi;
     Int4 xf6 = zi;
     Int4 xf7 = zi;
-    Float4 sx0 = zf;
-    Float4 sx1 = zf;
-    Float4 sx2 = zf;
-    Float4 sx3 = zf;
+    float[] xsum = ctx.allocateFloatLocalArray(ks * cpw * 8);
+    int xsAt = warp * cpw * 8 + 2 * t;
     for (int c = 0; c < cpw; c++) {
       Float4 o = zf;
       for (int i = 0; i < wpl; i++) {
@@ -157,11 +155,12 @@ public final class QmmMmaSplitKKernel {
           xf7 = fr;
         }
       }
-      sx0 = placePair(sx0, 0, c, o);
-      sx1 = placePair(sx1, 2, c, o);
-      sx2 = placePair(sx2, 4, c, o);
-      sx3 = placePair(sx3, 6, c, o);
+      if (g == 0) {
+        xsum[xsAt + 8 * c] = o.x();
+        xsum[xsAt + 8 * c + 1] = o.y();
+      }
     }
+    ctx.warpBarrier();
 
     // Reduction layout: warp w's tile u at (w*mt + u)*128, lane l's 4 floats at l*4 (16-byte
     // stores); reader e of (tile u, feature i, row r) is mapped so a warp's 32 reads hit 32 banks.
@@ -199,9 +198,8 @@ public final class QmmMmaSplitKKernel {
             d1 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 1, dtype), b1, d1, dtype);
           }
         }
-        Float4 xs = c < 2 ? sx0 : c < 4 ? sx1 : c < 6 ? sx2 : sx3;
-        float xa = (c & 1) == 0 ? xs.x() : xs.z();
-        float xb = (c & 1) == 0 ? xs.y() : xs.w();
+        float xa = xsum[xsAt + 8 * c];
+        float xb = xsum[xsAt + 8 * c + 1];
         acc0 = fold(acc0, d0, xa, xb, sA0, hA0, sB0, hB0, c, offset, dtype);
         if (mt > 1) {
           acc1 = fold(acc1, d1, xa, xb, sA1, hA1, sB1, hB1, c, offset, dtype);
@@ -292,17 +290,6 @@ public final class QmmMmaSplitKKernel {
         i == 3 ? v.x() : h.w());
   }
 
-  /** p (groups base, base+1 in halves xy, zw) with group c's row sums (o.x, o.y) if it is one. */
-  static Float4 placePair(Float4 p, int base, int c, Float4 o) {
-    if (c == base) {
-      return new Float4(o.x(), o.y(), p.z(), p.w());
-    }
-    if (c == base + 1) {
-      return new Float4(p.x(), p.y(), o.x(), o.y());
-    }
-    return p;
-  }
-
   static Int4 pick(Int4 a0, Int4 a1, Int4 a2, Int4 a3, Int4 a4, Int4 a5, Int4 a6, Int4 a7, int j) {
     return j == 0
         ? a0
@@ -310,8 +297,9 @@ public final class QmmMmaSplitKKernel {
   }
 
   /**
-   * The {@code cpw} consecutive halves from {@code idx} (aligned to {@code cpw}: the warp's groups
-   * of one row) packed in pairs, with one load where {@code cpw} is 4 or 8.
+   * The {@code cpw} consecutive halves from {@code idx} (the warp's groups of one row; {@code idx}
+   * is a multiple of {@code cpw}) packed in pairs: one 8- or 16-byte load where {@code cpw} is 4 or
+   * 8, else one load per half.
    */
   static Int4 loadGroups(short[] a, int idx, int cpw) {
     if (cpw == 8) {
@@ -321,11 +309,15 @@ public final class QmmMmaSplitKKernel {
       Int2 v = Vec.ldg2(a, idx);
       return new Int4(v.x(), v.y(), 0, 0);
     }
-    int lo = Vec.ldg(a, idx) & 0xFFFF;
-    if (cpw == 2) {
-      return new Int4(lo | (Vec.ldg(a, idx + 1) << 16), 0, 0, 0);
-    }
-    return new Int4(lo, 0, 0, 0);
+    return new Int4(
+        half(a, idx, 0, cpw) | (half(a, idx, 1, cpw) << 16),
+        half(a, idx, 2, cpw) | (half(a, idx, 3, cpw) << 16),
+        half(a, idx, 4, cpw) | (half(a, idx, 5, cpw) << 16),
+        half(a, idx, 6, cpw) | (half(a, idx, 7, cpw) << 16));
+  }
+
+  static int half(short[] a, int idx, int c, int cpw) {
+    return c < cpw ? Vec.ldg(a, idx + c) & 0xFFFF : 0;
   }
 
   /** Half c of packed halves v, as float. */
@@ -481,37 +473,47 @@ public final class QmmMmaSplitKKernel {
       throw new IllegalArgumentException(
           "blocksPerSm and smCount must be positive, got " + blocksPerSm + " and " + smCount);
     }
-    int shared = 2 * ks * mt * 128 * 4;
+    int wps = groups / ks * wpl;
+    // The double-buffered reduction slab and the per-group x sums.
+    int shared = 2 * ks * mt * 128 * 4 + ks * (wps / wpl) * 8 * 4;
     if (shared > 48 * 1024) {
       throw new IllegalArgumentException(
-          "ks*mt must be at most 48 (the double-buffered reduction slab of "
+          "ks*mt too large: the reduction slab and x sums take "
               + shared
-              + " B exceeds 48 KiB of static shared memory); got ks="
+              + " B, more than the 48 KiB of static shared memory a kernel may declare; got ks="
               + ks
               + " mt="
               + mt);
     }
     int fpb = 16 * mt;
     int batches = (s.n() + fpb - 1) / fpb;
-    int blocks = Math.min(smCount * blocksPerSm, batches);
+    int rowTiles = (s.rows() + 7) / 8;
+    // One wave: the row tiles share the resident blocks (and read the same weights about when).
+    int blocks = Math.min(Math.max(1, smCount * blocksPerSm / rowTiles), batches);
     int per = (batches + blocks - 1) / blocks;
     blocks = (batches + per - 1) / per;
-    return LaunchPlan.of(
-        "QmmMmaSplitKKernel.qmm",
-        Dim3.of(blocks, (s.rows() + 7) / 8),
-        Dim3.of(32 * ks),
-        shared,
-        "bits",
-        s.bits(),
-        "groupSize",
-        s.groupSize(),
-        "dtype",
-        s.dtype(),
-        "ks",
-        ks,
-        "mt",
-        mt,
-        "wps",
-        groups / ks * wpl);
+    // Where the registers ptxas would use do not fit blocksPerSm blocks (or one block at all),
+    // the launch asks ptxas to fit them (.maxntid/.minnctapersm), or it would fail to launch.
+    int perWarp = (registers(wps, mt) * 32 + 255) / 256 * 256;
+    boolean hint = (ks * blocksPerSm + 3) / 4 * perWarp > 16384;
+    LaunchPlan p =
+        LaunchPlan.of(
+            "QmmMmaSplitKKernel.qmm",
+            Dim3.of(blocks, rowTiles),
+            Dim3.of(32 * ks),
+            shared,
+            "bits",
+            s.bits(),
+            "groupSize",
+            s.groupSize(),
+            "dtype",
+            s.dtype(),
+            "ks",
+            ks,
+            "mt",
+            mt,
+            "wps",
+            wps);
+    return hint ? p.withMinBlocksPerSm(blocksPerSm) : p;
   }
 }

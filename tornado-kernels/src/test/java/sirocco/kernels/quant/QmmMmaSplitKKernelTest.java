@@ -63,6 +63,25 @@ class QmmMmaSplitKKernelTest {
     check(s, seed++);
   }
 
+  /**
+   * Group counts per warp slice other than 4 and 8 (one load per scale): k = 1152 gives 6 warps of
+   * 3 groups (g64), 9 warps of 1 group (g128) and 6 warps of 6 groups (g32).
+   */
+  @Test
+  void unalignedGroupsPerSlice() {
+    long seed = 50;
+    int[][] want = {{64, 6, 6}, {128, 9, 4}, {32, 6, 6}}; // group, ks, wps
+    for (int[] w : want) {
+      for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+        QmmShape s = QmmShape.affine(4, w[0], dtype, 3, 40, 1152);
+        LaunchPlan p = QmmMmaSplitKKernel.plan(s, SMS);
+        assertEquals(w[1], p.get("ks"), p.describe());
+        assertEquals(w[2], p.get("wps"), p.describe());
+        check(s, seed++, p);
+      }
+    }
+  }
+
   /** The benchmarked k: 16 warps of 256 k (8 words per lane per row), rows 1 and 8. */
   @Test
   void k4096() {
