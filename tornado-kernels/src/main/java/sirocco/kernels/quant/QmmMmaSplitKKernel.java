@@ -246,11 +246,25 @@ public final class QmmMmaSplitKKernel {
         int feat = bt * fpb + u * 16 + i;
         if (mBase + r < rows && feat < n) {
           int at = buf + u * 128 + ((i & 7) * 4 + (r >> 1)) * 4 + (i >> 3) * 2 + (r & 1);
-          float sum = 0f;
-          for (int w = 0; w < ks; w++) {
-            sum += red[at + w * mt * 128];
+          // Four independent chains: the reducers' adds are on every warp's path to the next
+          // barrier.
+          float s0 = 0f;
+          float s1 = 0f;
+          float s2 = 0f;
+          float s3 = 0f;
+          for (int w = 0; w < ks; w += 4) {
+            s0 += red[at + w * mt * 128];
+            if (w + 1 < ks) {
+              s1 += red[at + (w + 1) * mt * 128];
+            }
+            if (w + 2 < ks) {
+              s2 += red[at + (w + 2) * mt * 128];
+            }
+            if (w + 3 < ks) {
+              s3 += red[at + (w + 3) * mt * 128];
+            }
           }
-          out[(mBase + r) * n + feat] = QuantMath.floatToHalf(sum, dtype);
+          out[(mBase + r) * n + feat] = QuantMath.floatToHalf((s0 + s1) + (s2 + s3), dtype);
         }
       }
       // The other half of the slab is next; its last readers finished before this barrier.
@@ -367,19 +381,25 @@ public final class QmmMmaSplitKKernel {
   }
 
   /**
-   * Registers per thread the plan assumes: the most ptxas (12.0 in-process and 13.0, sm_80 and
-   * sm_90) reports for the validated sets of that many words and tiles, rounded up to 8.
+   * Registers per thread the plan assumes: the most that ptxas 12.0 (in-process) and 13.0 report
+   * for sm_90 without a hint, rounded up to 8 (class comment, "Registers"). Slices of at most 4
+   * words per lane measured 56–64 (ks = 32, the 1024-thread block that needs them ≤ 64). {@code
+   * QmmMmaSplitKKernelTest} compiles the planned variants and checks them against this.
    */
-  static int registers(int wps, int mt) {
-    return mt == 1 ? 96 : 136;
+  static int registers(int groupSize, int wps, int mt) {
+    if (mt == 1 && wps <= 4) {
+      return 64;
+    }
+    if (mt == 1) {
+      return groupSize == 32 ? 120 : groupSize == 64 ? 96 : 72;
+    }
+    return groupSize == 32 ? 176 : groupSize == 64 ? 136 : 128;
   }
 
-  /** Whether a block of {@code ks} warps at {@link #registers} fits one SM at all. */
-  static boolean fits(int ks, int wps, int mt) {
-    // As AffineQmvSplitKKernel.residentBlocks counts: each warp takes its registers (units of 256)
-    // from one quarter of 16 K.
-    int perWarp = (registers(wps, mt) * 32 + 255) / 256 * 256;
-    return (ks + 3) / 4 * perWarp <= 16384;
+  /** Warps' registers (units of 256) that fit an SM's 4 quarters of 16 K at {@code regs}. */
+  static boolean fits(int warps, int regs) {
+    int perWarp = (regs * 32 + 255) / 256 * 256;
+    return (warps + 3) / 4 * perWarp <= 16384;
   }
 
   /**
@@ -391,7 +411,8 @@ public final class QmmMmaSplitKKernel {
     int groups = s.k() / s.groupSize();
     int wpl = wordsPerLane(s.groupSize());
     for (int ks = 1; ks <= MAX_KS; ks++) {
-      if (groups % ks == 0 && groups / ks * wpl <= MAX_WPS && fits(ks, groups / ks * wpl, 1)) {
+      int wps = groups / ks * wpl;
+      if (groups % ks == 0 && wps <= MAX_WPS && fits(ks, registers(s.groupSize(), wps, 1))) {
         return ks;
       }
     }
@@ -443,7 +464,8 @@ public final class QmmMmaSplitKKernel {
   public static LaunchPlan plan(QmmShape s, int smCount) {
     int ks = defaultKs(s);
     int wps = s.k() / s.groupSize() / ks * wordsPerLane(s.groupSize());
-    return plan(s, smCount, ks, 1, AffineQmvSplitKKernel.residentBlocks(registers(wps, 1), ks));
+    int regs = registers(s.groupSize(), wps, 1);
+    return plan(s, smCount, ks, 1, AffineQmvSplitKKernel.residentBlocks(regs, ks));
   }
 
   /**
@@ -494,8 +516,7 @@ public final class QmmMmaSplitKKernel {
     blocks = (batches + per - 1) / per;
     // Where the registers ptxas would use do not fit blocksPerSm blocks (or one block at all),
     // the launch asks ptxas to fit them (.maxntid/.minnctapersm), or it would fail to launch.
-    int perWarp = (registers(wps, mt) * 32 + 255) / 256 * 256;
-    boolean hint = (ks * blocksPerSm + 3) / 4 * perWarp > 16384;
+    boolean hint = !fits(ks * blocksPerSm, registers(s.groupSize(), wps, mt));
     LaunchPlan p =
         LaunchPlan.of(
             "QmmMmaSplitKKernel.qmm",

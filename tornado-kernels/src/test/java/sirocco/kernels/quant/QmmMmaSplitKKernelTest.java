@@ -5,7 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Method;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import sirocco.jit.CompiledKernel;
+import sirocco.jit.KernelCompiler;
+import sirocco.jit.LaunchBounds;
+import sirocco.jit.PtxResources;
+import sirocco.jit.PtxValidator;
+import sirocco.jit.Target;
 
 /**
  * The split-K tensor-core kernel ({@link QmmMmaSplitKKernel}) on the Java backend (mma simulated in
@@ -197,6 +206,48 @@ class QmmMmaSplitKKernelTest {
     assertMessage("smCount", () -> QmmMmaSplitKKernel.plan(s, 0, 16, 1, 1));
     QmmShape wide = QmmShape.affine(4, 32, Quant.BF16, 4, 64, 8192);
     assertMessage("ks*mt", () -> QmmMmaSplitKKernel.plan(wide, SMS, 32, 2, 1));
+  }
+
+  /**
+   * The variants plans launch at k = 4096 (16 warps of 8 words per lane) and k = 4096 over 32 warps
+   * (4 words), every group size and dtype, one and two tiles (two with the plan's occupancy hint
+   * where the assumed registers do not fit a block of 16 warps), compiled for sm_90 by the
+   * in-process ptxas 12.0: no spills, and unhinted ones within {@link QmmMmaSplitKKernel#registers}
+   * (the count the plan sizes its grid and block by: above it a 512-thread block could fail to
+   * launch). Two tiles at groups of 32 are left out: they spill at the 128 registers one block of
+   * 16 warps allows.
+   */
+  @Test
+  void plannedVariantsKeepToTheirRegisters() {
+    assertTrue(PtxValidator.isAvailable(), "JCuda's nvPTXCompiler must load for this test");
+    Method m = TestSupport.kernel(QmmMmaSplitKKernel.class, "qmm");
+    for (int g : new int[] {32, 64, 128}) {
+      for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+        for (int ks : new int[] {16, 32}) {
+          for (int mt : new int[] {1, 2}) {
+            if ((ks == 32 && mt == 2) || (g == 32 && mt == 2)) {
+              continue;
+            }
+            QmmShape s = QmmShape.affine(4, g, dtype, 8, 12288, 4096);
+            LaunchPlan p = QmmMmaSplitKKernel.plan(s, SMS, ks, mt, 1);
+            Map<String, Object> specs = new LinkedHashMap<>(p.specialize());
+            LaunchBounds b =
+                p.minBlocksPerSm() > 0
+                    ? new LaunchBounds(p.block().x(), 1, 1, p.minBlocksPerSm())
+                    : null;
+            CompiledKernel k = KernelCompiler.compile(m, specs, Target.sm90(), b);
+            PtxResources r = PtxValidator.validate(k);
+            String what = p.describe() + ": " + r.log();
+            assertEquals(0, r.spillStoreBytes(), what);
+            assertEquals(0, r.spillLoadBytes(), what);
+            int assumed = QmmMmaSplitKKernel.registers(g, p.get("wps"), mt);
+            assertTrue(r.registers() <= assumed || b != null, r.registers() + " > " + what);
+            assertTrue(QmmMmaSplitKKernel.fits(ks, r.registers()), what);
+            assertEquals(!QmmMmaSplitKKernel.fits(ks, assumed), b != null, "hinted " + what);
+          }
+        }
+      }
+    }
   }
 
   static void assertMessage(String name, org.junit.jupiter.api.function.Executable e) {
