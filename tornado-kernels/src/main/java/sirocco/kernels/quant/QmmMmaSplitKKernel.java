@@ -9,7 +9,77 @@ import sirocco.api.Specialize;
 import sirocco.api.Vec;
 import sirocco.runtime.Dim3;
 
-/** CLASS COMMENT TODO. */
+/**
+ * Split-K quantized matmul on tensor cores ({@code mma.sync m16n8k16}) for 1–8 rows of x per block
+ * row: the tensor-core analogue of {@link AffineQmvSplitKKernel} (rung {@code qmm-mma-splitk}).
+ * Affine 4-bit, groups of 32/64/128, bf16/f16 x, scales, biases and output, transposed weights.
+ * Fragments, magic-number unpacking ({@code (w >>> sh) & 0x000F000F | 0x43004300} = two exact
+ * halves 128+q) and the group-sum trick (x sums X from an all-ones A) are {@link QmmMmaKernel}'s.
+ *
+ * <h2>Mapping</h2>
+ *
+ * A block has {@code ks} warps; warp w owns the contiguous k slice {@code [w·k/ks, (w+1)·k/ks)} of
+ * every weight row: {@code wps} words per lane (4 lanes per row, so 32·wps k; k/ks must be a
+ * multiple of the group and at most 256). A group's row segment is 4 lanes × {@code wpl = group/32}
+ * consecutive words (one 4/8/16-byte load per lane and row, all sectors used), so each mma stays
+ * inside one group. At kernel start the warp loads its slice of x for the 8 rows of its row tile
+ * (grid.y; rows past m are zeros) <b>once</b>, repacks it into B fragments in the k order of the
+ * unpacked weights and keeps them in registers (4 per word: 32 at wps = 8), and computes the
+ * per-group sums X with the all-ones mma, kept in shared memory (they are the same for the 8 lanes
+ * of a column; in registers they saved nothing).
+ *
+ * <p>Persistent grid: block b walks batches {@code b, b + blocks, …} of {@code 16·mt} features (mt
+ * 16-feature m16 tiles). Per batch a lane holds the words of its rows g and g+8 of each tile (16
+ * registers per tile at wps = 8) and the scales and biases of the warp's groups (one 8-byte load
+ * per row and array at 4 groups per slice). Rotating prefetch: as soon as group c's words have gone
+ * through their mmas, their registers receive group c of the next batch (and the scales after the
+ * last group), so the next batch's bytes are in flight during the fold, the reduction and the
+ * barrier. Per group: 2·wpl mmas per tile into a fresh accumulator D, then {@code acc += s·D + (b −
+ * offset·s)·X} in float (offset 128 bf16, 1024 f16).
+ *
+ * <p>Per batch reduction: each warp stores its {@code 16·mt × 8} tile (4 floats per lane and tile,
+ * 16-byte stores, lane-major) into one half of a double-buffered shared slab, <b>one barrier</b>,
+ * then threads (tile, feature, row) with row &lt; m add the ks values (4 independent chains) and
+ * store the output in x's dtype. The reader of (f, r) reads word {@code (f&7)·16 + (r>>1)·4 +
+ * (f>>3)·2 + (r&1)} of a warp's tile, with f and r taken from bits of its index so that a warp's 32
+ * reads hit 32 banks. The next batch writes the other half; the half written two batches later was
+ * last read before this barrier.
+ *
+ * <h2>Budget at n = 12288, k = 4096, 4-bit g64 bf16 (H200, 132 SMs)</h2>
+ *
+ * <ul>
+ *   <li>Plan: ks = 16 (256 k per warp, wps = 8), mt = 1, blocks of 512 threads, one per SM (96
+ *       registers); 768 batches → 128 blocks of 6 batches. Bytes: weights, scales and biases once
+ *       (28.3 MB); x once per block (8 rows × 8 KiB, from L2). In flight per SM after a batch's
+ *       words are consumed: 16 warps × 2 KiB = 32 KiB (mt = 2: 64 KiB).
+ *   <li>Instructions per warp and batch (4096 weights, PTX, mt = 1): 16 mmas, ~200 for unpacking
+ *       (shift + lop3 per two codes), 32 FMAs of folding, 12 loads, ~60 of addressing and moves,
+ *       plus the reduction (4 of 16 warps: 16 shared loads and adds, one store): ≈ 0.07 warp
+ *       instructions per weight, ≈ 3.7 M for the matrix, ≈ 7 K issue cycles per scheduler (≈ 4 µs
+ *       of the 8 µs floor: not the limit, but only 4 warps per scheduler hide it).
+ *   <li>Registers (sm_90, unhinted; ptxas 12.0 / 13.0): mt = 1: 96 / 96 (g64 bf16), 94 / 94 (g64
+ *       f16), 106 / 114 and 102 / 96 (g32), 72 (g128); ks = 32, wps = 4: 56–64. mt = 2: 134 / 134
+ *       (g64 bf16), 131 / 135 (f16), 128 (g128), 147–174 (g32): above the 128 a block of 512
+ *       threads allows, so those plans carry an occupancy hint ({@code .maxntid 512, .minnctapersm
+ *       1}) and then compile to 128 without spills (g64; g32 spills).
+ *   <li><b>Predicted</b> (not measured yet): 1 row 9.5–11 µs with the default plan (16x1x1), 9–10
+ *       µs with two tiles per warp (16x2x1: twice the bytes in flight, half the barriers); 8 rows
+ *       within 0.5 µs of 1 row (same mmas and bytes; x and the reduction grow). Falsified if 1 row
+ *       takes more than 12 µs (then one batch in flight per warp is not enough: deeper rotation or
+ *       an asynchronous copy is next) or 8 rows more than 1 µs over 1 row (then the per-batch
+ *       reduction and barrier are the limit: fewer, larger batches).
+ * </ul>
+ *
+ * <h2>Limits</h2>
+ *
+ * k must split into at most {@link #MAX_KS} slices of at most {@link #MAX_WPS}·32 elements, each a
+ * whole number of groups, with the registers of one block fitting an SM: k = 4096 (16 warps) and
+ * 2048 (8) do, 8192 does not (32 warps of 256 k need more than 64 registers), nor do group counts
+ * without such a divisor (e.g. k = 11008 g64: 172 groups); those fall through to {@link
+ * QmmMmaKernel}. Rows beyond 8 run ⌈rows/8⌉ row tiles over the same batches (the weights read once
+ * per tile, mostly from L2 as the tiles run side by side). 8-bit codes are not handled (x would be
+ * held per 4-code word).
+ */
 public final class QmmMmaSplitKKernel {
   private QmmMmaSplitKKernel() {}
 
@@ -445,11 +515,11 @@ public final class QmmMmaSplitKKernel {
           + MAX_KS
           + " warps with at most "
           + MAX_WPS * 32
-          + " k per warp (x held in registers): "
+          + " k per warp (x held in registers) and one block's registers fitting an SM: "
           + groups
           + " groups of "
           + s.groupSize()
-          + " have no such divisor";
+          + " have no such split";
     }
     if ((s.rows() + 7) / 8 > 65535) {
       return "too many rows for grid.y (8 per block row): " + s.rows();

@@ -193,6 +193,10 @@ class QmmMmaSplitKKernelTest {
     // 37 groups: no divisor <= 32 gives slices of at most 256 k.
     String why = QmmMmaSplitKKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 4, 8, 37 * 64));
     assertTrue(why.contains("split evenly") && why.contains("37 groups"), why);
+    // k = 8192: 32 warps of 256 k would need more registers than a 1024-thread block has.
+    why = QmmMmaSplitKKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 4, 8, 8192));
+    assertTrue(why.contains("registers fitting an SM") && why.contains("128 groups"), why);
+    assertNull(QmmMmaSplitKKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 4, 8, 2048)));
   }
 
   @Test
