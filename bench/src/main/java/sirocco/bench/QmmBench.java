@@ -162,7 +162,9 @@ public final class QmmBench {
             "--kernel must be auto, all or a comma-separated list of "
                 + QmmOp.rungs()
                 + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS[xD] (e.g."
-                + " qmm-mma@1x1x1x8 or qmm-mma@2x1x1x8x2), qmv-splitk its blocks per SM and batch as"
+                + " qmm-mma@1x1x1x8 or qmm-mma@2x1x1x8x2), qmm-mma-splitk its warps along k, tiles"
+                + " per warp and blocks per SM as qmm-mma-splitk@KSxMTxBPS (e.g."
+                + " qmm-mma-splitk@16x2x1), qmv-splitk its blocks per SM and batch as"
                 + " qmv-splitk@BPSxFB and qmv-rows its rows of x per block and features per warp as"
                 + " qmv-rows@RxF, got '"
                 + kernel

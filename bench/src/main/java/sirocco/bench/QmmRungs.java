@@ -7,12 +7,13 @@ import sirocco.kernels.quant.AffineQmvRowsKernel;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
+import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 
 /**
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
- * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code qmv-splitk@BPSxFB}, {@code
- * qmv-rows@RxF}), which the op itself never uses.
+ * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code qmm-mma-splitk@KSxMTxBPS},
+ * {@code qmv-splitk@BPSxFB}, {@code qmv-rows@RxF}), which the op itself never uses.
  */
 final class QmmRungs {
   private QmmRungs() {}
@@ -37,8 +38,9 @@ final class QmmRungs {
    * The numbers of a rung with an explicit plan, or null for any other name: {@code
    * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}} (depth 1: one chunk of weights in flight
    * per warp), {@code qmm-mma@MTxNTxWNxKSxD} gives {@code {mt, nt, wn, ks, depth}}, {@code
-   * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code qmv-rows@RxF}
-   * gives {@code {rows of x per block, features per warp}}.
+   * qmm-mma-splitk@KSxMTxBPS} gives {@code {warps splitting k, 16-feature tiles per warp, blocks
+   * per SM}}, {@code qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
+   * qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -50,7 +52,10 @@ final class QmmRungs {
     boolean ok =
         base.equals(QmmOp.QMM_MMA)
             ? parts.length == 4 || parts.length == 5
-            : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS)) && parts.length == 2;
+            : base.equals(QmmOp.QMM_MMA_SPLITK)
+                ? parts.length == 3
+                : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
+                    && parts.length == 2;
     if (!ok) {
       return null;
     }
@@ -69,6 +74,10 @@ final class QmmRungs {
   static LaunchPlan tunedPlan(String base, int[] t, QmmShape s, int smCount) {
     if (base.equals(QmmOp.QMM_MMA)) {
       return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 1);
+    }
+    if (base.equals(QmmOp.QMM_MMA_SPLITK)) {
+      // Checks KS (divides the groups, at most 256 k per warp), MT in 1, 2 and BPS >= 1.
+      return QmmMmaSplitKKernel.plan(s, smCount, t[0], t[1], t[2]);
     }
     if (base.equals(QmmOp.QMV_ROWS)) {
       return AffineQmvRowsKernel.plan(s, t[0], t[1]); // checks R in 1..8 and F in 1, 2

@@ -61,11 +61,14 @@ final class BenchQmmCommand implements Callable<Integer> {
       names = "--kernel",
       description =
           "auto (the op's choice), all (every kernel that supports the shape) or a"
-              + " comma-separated list of qmm-mma, qmv-warp, qmv-persistent, qmv-splitk,"
+              + " comma-separated list of qmm-mma-splitk, qmm-mma, qmv-warp, qmv-persistent,"
+              + " qmv-splitk,"
               + " qmv-rows, qmv, fp-qmv; qmm-mma@MTxNTxWNxKS times the tensor-core kernel with"
               + " that tiling (16-feature tiles and 8-row tiles per warp, warps along features and"
               + " along k; e.g. qmm-mma@1x1x1x8; qmm-mma@MTxNTxWNxKSxD also sets D, the chunks"
-              + " of weights in flight per warp, 1-3, default 1),"
+              + " of weights in flight per warp, 1-3, default 1), qmm-mma-splitk@KSxMTxBPS the"
+              + " split-K tensor-core kernel with KS warps along k, MT 16-feature tiles per warp"
+              + " (1 or 2) and BPS blocks per SM (e.g. qmm-mma-splitk@16x2x1),"
               + " qmv-splitk@BPSxFB the split-K kernel with BPS blocks per SM and FB features per"
               + " batch, and qmv-rows@RxF the multi-row vector kernel with R rows of x per block"
               + " (1-8) and F features per warp (1 or 2) (default: auto).")

@@ -173,7 +173,7 @@ class TornadoCliTest {
         assertTrue(c.get("median").asDouble() <= 1.0, c.toString());
       }
     }
-    assertEquals(12, timed, "all six affine 4-bit bf16 kernels at both row counts");
+    assertEquals(14, timed, "all seven affine 4-bit bf16 kernels at both row counts");
     assertEquals(2, auto, "the op's choice at each row count");
   }
 
@@ -213,11 +213,17 @@ class TornadoCliTest {
             "--rows",
             "3",
             "--kernel",
-            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x3,qmv-splitk,qmv-splitk@3x2");
+            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x3,qmm-mma-splitk@4x2x1,qmv-splitk,qmv-splitk@3x2");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
     for (String k :
-        new String[] {"qmm-mma@1x1x1x8", "qmm-mma@2x1x2x2x3", "qmv-splitk", "qmv-splitk@3x2"}) {
+        new String[] {
+          "qmm-mma@1x1x1x8",
+          "qmm-mma@2x1x2x2x3",
+          "qmm-mma-splitk@4x2x1",
+          "qmv-splitk",
+          "qmv-splitk@3x2"
+        }) {
       assertTrue(r.out().lines().anyMatch(l -> l.matches(".* 3 " + k + " .*")), k + r.out());
     }
     for (String bad :
@@ -226,6 +232,7 @@ class TornadoCliTest {
           "qmm-mma@ax1x1x8",
           "qmm-mma@1x1x1x8x1x1",
           "qmv-splitk@4",
+          "qmm-mma-splitk@16x1",
           "qmv-rows@4",
           "qmv@1x1",
           "qmv-splitk,"

@@ -328,6 +328,13 @@ public abstract class QuantContract extends QuantMlxCases {
 
   // ---- the ladder ----
 
+  /** The reason the default policy gives the split-K tensor-core rung (an experiment). */
+  static final String MMA_VARIANT_OFF =
+      "qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)";
+
+  /** What the op reports when it chooses qmm-mma under the default policy. */
+  static final String QMM_MMA = "quantizedMatmul -> qmm-mma (rejected: " + MMA_VARIANT_OFF + ")";
+
   /** The reason the default policy gives qmv-rows at 1 row. */
   static final String ROWS_OFF =
       "qmv-rows: policy: below 2 rows the vector path runs one row at a time (rows=1;"
@@ -344,14 +351,15 @@ public abstract class QuantContract extends QuantMlxCases {
   public void eachLadderPathReportsItsDecision() {
     QTest.Weights a4 = weights(30, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 4);
     assertEquals(
-        "quantizedMatmul -> qmv (rejected: qmm-mma: policy: affine weights use the vector path"
-            + " below 2 rows (rows=1); "
+        "quantizedMatmul -> qmv (rejected: "
+            + MMA_VARIANT_OFF
+            + "; qmm-mma: policy: affine weights use the vector path below 2 rows (rows=1); "
             + VARIANTS_OFF
             + "; "
             + ROWS_OFF
             + ")",
         explain(a4, DType.BF16, 1, true));
-    assertEquals("quantizedMatmul -> qmm-mma", explain(a4, DType.BF16, 2, true));
+    assertEquals(QMM_MMA, explain(a4, DType.BF16, 2, true));
     String qvm =
         explain(
             weights(31, new long[] {128, 32}, 0.1, DType.BF16, QuantMode.AFFINE, 32, 4),
@@ -359,7 +367,11 @@ public abstract class QuantContract extends QuantMlxCases {
             3,
             false);
     assertTrue(
-        qvm.startsWith("quantizedMatmul -> qvm (rejected: qmm-mma: transposed weights only"), qvm);
+        qvm.startsWith(
+            "quantizedMatmul -> qvm (rejected: "
+                + MMA_VARIANT_OFF
+                + "; qmm-mma: transposed weights only"),
+        qvm);
     assertTrue(
         qvm.endsWith(
             "qmv: transposed weights only (w [n, k]); transpose=false uses QvmKernel; fp-qmv:"
@@ -369,7 +381,9 @@ public abstract class QuantContract extends QuantMlxCases {
     String three = explain(a3, DType.BF16, 4, true);
     assertTrue(
         three.startsWith(
-            "quantizedMatmul -> qmv-rows (rejected: qmm-mma: affine bits 4 and 8 only"),
+            "quantizedMatmul -> qmv-rows (rejected: "
+                + MMA_VARIANT_OFF
+                + "; qmm-mma: affine bits 4 and 8 only"),
         three);
     assertTrue(three.contains("qmv-warp: bits 2, 4 or 8 only"), three);
     assertTrue(
@@ -379,19 +393,23 @@ public abstract class QuantContract extends QuantMlxCases {
     String f32 = explain(f, DType.F32, 4, true);
     assertTrue(
         f32.startsWith(
-            "quantizedMatmul -> qmv-rows (rejected: qmm-mma: bf16/f16 activations only (tensor"
+            "quantizedMatmul -> qmv-rows (rejected: "
+                + MMA_VARIANT_OFF
+                + "; qmm-mma: bf16/f16 activations only (tensor"
                 + " cores); f32 uses the vector path; qmv-warp: bf16/f16 activations only"),
         f32);
     QTest.Weights nv = weights(34, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.NVFP4, 16, 4);
     String fp = explain(nv, DType.BF16, 7, true);
     assertTrue(
         fp.startsWith(
-            "quantizedMatmul -> fp-qmv (rejected: qmm-mma: policy: fp-mode weights use the vector"
+            "quantizedMatmul -> fp-qmv (rejected: "
+                + MMA_VARIANT_OFF
+                + "; qmm-mma: policy: fp-mode weights use the vector"
                 + " path below 8 rows (rows=7); qmv-warp: affine mode only"),
         fp);
     assertTrue(fp.endsWith("qmv: affine mode only (fp modes use FpQmvKernel))"), fp);
     assertTrue(fp.contains("qmv-rows: affine mode only (fp modes use FpQmvKernel)"), fp);
-    assertEquals("quantizedMatmul -> qmm-mma", explain(nv, DType.BF16, 8, true));
+    assertEquals(QMM_MMA, explain(nv, DType.BF16, 8, true));
   }
 
   /**
@@ -447,6 +465,51 @@ public abstract class QuantContract extends QuantMlxCases {
   }
 
   /**
+   * The split-K tensor-core kernel through the op, switched on by the policy property (with the row
+   * threshold at 1): 4-bit g64 in bf16 and f16 at 1, 3, 8 and 11 rows (two row tiles), n = 40 (2.5
+   * batches of 16 features), k = 1152 (18 groups: 6 warps of 192); every element against float64.
+   * 8-bit shapes fall through to qmm-mma.
+   */
+  @Test
+  public void mmaSplitKThroughTheOp() {
+    try {
+      System.setProperty("sirocco.qmm.mmaVariant", "qmm-mma-splitk");
+      System.setProperty("sirocco.qmm.mmaMinRows.affine", "1");
+      List<String> failures = new java.util.ArrayList<>();
+      long seed = 120;
+      for (DType t : new DType[] {DType.BF16, DType.F16}) {
+        long sd = seed;
+        seed += 5;
+        collect(
+            failures,
+            "qmm-mma-splitk " + t,
+            () -> {
+              QTest.Weights w =
+                  weights(
+                      sd, new long[] {40, 1152}, 1 / Math.sqrt(1152), t, QuantMode.AFFINE, 64, 4);
+              for (int rows : new int[] {1, 3, 8, 11}) {
+                float[] x = QTest.normal(sd + rows, rows * 1152, 1, t);
+                List<String> ch = mm(w, x, new long[] {rows, 1152}, t, true, t + " rows=" + rows);
+                assertEquals(List.of("qmm-mma-splitk"), ch, t + " rows=" + rows);
+              }
+              close(w.q());
+            });
+      }
+      QTest.Weights w8 =
+          weights(seed, new long[] {24, 256}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 8);
+      String d = explain(w8, DType.BF16, 2, true);
+      assertTrue(
+          d.startsWith("quantizedMatmul -> qmm-mma (rejected: qmm-mma-splitk: affine 4-bit only"),
+          d);
+      close(w8.q());
+      report(failures);
+    } finally {
+      System.clearProperty("sirocco.qmm.mmaVariant");
+      System.clearProperty("sirocco.qmm.mmaMinRows.affine");
+    }
+  }
+
+  /**
    * qmv-rows through the op: every affine width in bf16, f16 and f32 at 2, 3, 5 and 8 rows in turn
    * (and 13 rows, two row blocks of 7, at 3 bits), n = 24 (not a multiple of 16 features per
    * block), k = 128; the decision reported (the rungs above it rejected with their reasons) and
@@ -471,12 +534,17 @@ public abstract class QuantContract extends QuantMlxCases {
               QTest.Weights w =
                   weights(seed, new long[] {24, 128}, 0.1, t, QuantMode.AFFINE, 64, bits);
               if (mma) {
-                assertEquals("quantizedMatmul -> qmm-mma", explain(w, t, m, true));
+                assertEquals(QMM_MMA, explain(w, t, m, true));
                 System.setProperty("sirocco.qmm.mmaMinRows.affine", "1000");
               }
               try {
                 String d = explain(w, t, m, true);
-                assertTrue(d.startsWith("quantizedMatmul -> qmv-rows (rejected: qmm-mma: "), d);
+                assertTrue(
+                    d.startsWith(
+                        "quantizedMatmul -> qmv-rows (rejected: "
+                            + MMA_VARIANT_OFF
+                            + "; qmm-mma: "),
+                    d);
                 assertTrue(d.contains("; qmv-splitk: "), d);
               } finally {
                 System.setProperty("sirocco.qmm.mmaMinRows.affine", "2"); // the pinned policy
@@ -496,8 +564,8 @@ public abstract class QuantContract extends QuantMlxCases {
     try {
       System.setProperty("sirocco.qmm.mmaMinRows.affine", "1");
       System.setProperty("sirocco.qmm.mmaMinRows.fp", "2");
-      assertEquals("quantizedMatmul -> qmm-mma", explain(a4, DType.BF16, 1, true));
-      assertEquals("quantizedMatmul -> qmm-mma", explain(mx, DType.BF16, 2, true));
+      assertEquals(QMM_MMA, explain(a4, DType.BF16, 1, true));
+      assertEquals(QMM_MMA, explain(mx, DType.BF16, 2, true));
       System.setProperty("sirocco.qmm.mmaMinRows.affine", "1000");
       assertTrue(explain(a4, DType.BF16, 8, true).startsWith("quantizedMatmul -> qmv-rows"));
       System.setProperty("sirocco.qmm.qmvRowsMinRows", "4");

@@ -43,7 +43,9 @@ class QuantJavaTest extends QuantContract {
     String printed = captured.toString(StandardCharsets.UTF_8);
     assertTrue(
         printed.contains(
-            "sirocco dispatch quantizedMatmul -> qmv (rejected: qmm-mma: policy: affine weights"
+            "sirocco dispatch quantizedMatmul -> qmv (rejected: "
+                + QuantContract.MMA_VARIANT_OFF
+                + "; qmm-mma: policy: affine weights"
                 + " use the vector path below 2 rows (rows=1); qmv-warp: policy:"),
         printed);
   }

@@ -21,6 +21,7 @@ import sirocco.kernels.quant.AffineQmvWarpKernel;
 import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
+import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
@@ -36,6 +37,12 @@ import sirocco.runtime.KernelLaunch;
  * <h2>Ladder (first accepting rung runs; every rejection is reported with its reason)</h2>
  *
  * <ol>
+ *   <li>{@value #QMM_MMA_SPLITK}: {@link QmmMmaSplitKKernel} (tensor cores, k split across a
+ *       block's warps with x held in registers, persistent blocks) — transposed affine 4-bit,
+ *       bf16/f16, k splitting evenly into slices of at most 256; then the policy: only when {@link
+ *       QmmPolicy#mmaVariant} names it (an experiment until it is timed on the GPU; {@value
+ *       #QMM_MMA} by default), and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as {@value
+ *       #QMM_MMA}. Shapes it does not take fall through to {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link
@@ -77,6 +84,7 @@ public final class QmmOp {
   /** The op's name in decisions. */
   public static final String OP = "quantizedMatmul";
 
+  public static final String QMM_MMA_SPLITK = "qmm-mma-splitk";
   public static final String QMM_MMA = "qmm-mma";
   public static final String QMV_WARP = "qmv-warp";
   public static final String QMV_PERSISTENT = "qmv-persistent";
@@ -90,6 +98,13 @@ public final class QmmOp {
       new Ladder<>(
           OP,
           List.of(
+              new Ladder.Rung<>(
+                  QMM_MMA_SPLITK,
+                  s -> {
+                    String why = QmmPolicy.mmaVariantRejects(QMM_MMA_SPLITK);
+                    why = why != null ? why : QmmMmaSplitKKernel.supports(s);
+                    return why != null ? why : QmmPolicy.mmaRejects(s);
+                  }),
               new Ladder.Rung<>(
                   QMM_MMA,
                   s -> {
@@ -130,6 +145,7 @@ public final class QmmOp {
    */
   public static String kernelRejects(String rung, QmmShape s) {
     return switch (rung) {
+      case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.supports(s);
       case QMM_MMA -> QmmMmaKernel.supports(s);
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.supports(s);
@@ -161,6 +177,7 @@ public final class QmmOp {
    */
   public static LaunchPlan plan(String rung, QmmShape s, int smCount) {
     return switch (rung) {
+      case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.plan(s, smCount);
       case QMM_MMA -> QmmMmaKernel.plan(s);
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
@@ -235,7 +252,7 @@ public final class QmmOp {
     int k = s.k();
     return switch (rung) {
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
-      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK ->
+      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMM_MMA_SPLITK ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV_ROWS ->
           QuantKernels.launch(

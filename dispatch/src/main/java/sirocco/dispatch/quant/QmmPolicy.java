@@ -29,7 +29,8 @@ import sirocco.kernels.quant.Quant;
  * upper bound: above 8 rows it runs ⌈rows/8⌉ row blocks, still a fraction of {@value QmmOp#QMV}'s
  * one pass per row.
  *
- * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
+ * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaVariant=qmm-mma-splitk} (see
+ * {@link #MMA_VARIANT}), {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
  * -Dsirocco.qmm.mmaMinRows.fp=N} (read at every call; 1 = tensor cores always when they can, a huge
  * number = never), {@code -Dsirocco.qmm.qmvRowsMinRows=N} and {@code
  * -Dsirocco.qmm.qmvRowsMaxRows=N} (the rows {@value QmmOp#QMV_ROWS} takes; a huge minimum = never).
@@ -77,6 +78,35 @@ public final class QmmPolicy {
     return rung.equals(v)
         ? null
         : "policy: the vector path uses " + v + " (-D" + QMV_VARIANT_PROPERTY + ")";
+  }
+
+  /**
+   * Which tensor-core kernel serves the shapes both can take: {@value QmmOp#QMM_MMA}. {@value
+   * QmmOp#QMM_MMA_SPLITK} (split-K with x in registers, persistent blocks) is built for 1–8 rows of
+   * 4-bit affine weights but not yet timed on the GPU, so it runs only when this names it ({@code
+   * -Dsirocco.qmm.mmaVariant=qmm-mma-splitk}; with {@code -Dsirocco.qmm.mmaMinRows.affine=1} it
+   * takes 1 row too). Shapes it does not take fall through to {@value QmmOp#QMM_MMA}. {@code
+   * tornado bench qmm --kernel qmm-mma-splitk} times it whatever this says.
+   */
+  public static final String MMA_VARIANT = QmmOp.QMM_MMA;
+
+  /** The system property overriding {@link #MMA_VARIANT}. */
+  public static final String MMA_VARIANT_PROPERTY = "sirocco.qmm.mmaVariant";
+
+  /** The tensor-core variant in force. */
+  public static String mmaVariant() {
+    return System.getProperty(MMA_VARIANT_PROPERTY, MMA_VARIANT);
+  }
+
+  /**
+   * Why the policy does not use tensor-core variant {@code rung} ahead of {@value QmmOp#QMM_MMA},
+   * or null when it is the variant in force.
+   */
+  public static String mmaVariantRejects(String rung) {
+    String v = mmaVariant();
+    return rung.equals(v)
+        ? null
+        : "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
   }
 
   /**

@@ -116,10 +116,50 @@ class QmmOpTest {
     assertEquals(2, p.grid().y(), p.describe());
   }
 
+  /** The split-K tensor-core rung runs only where the policy names it; others fall through. */
+  @Test
+  void mmaVariantIsAPolicyExperiment() {
+    assertEquals(QmmOp.QMM_MMA, QmmPolicy.MMA_VARIANT);
+    String why = QmmOp.decide(affine(4, Quant.BF16, 4)).explain();
+    assertEquals(
+        "quantizedMatmul -> qmm-mma (rejected: qmm-mma-splitk: policy: tensor cores use qmm-mma"
+            + " (-Dsirocco.qmm.mmaVariant))",
+        why);
+    try {
+      System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_SPLITK);
+      for (int rows : new int[] {2, 8, 16}) {
+        assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
+      }
+      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
+      // 1 row keeps the row threshold; 8-bit and f32 fall through.
+      assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+      assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.BF16, 4)).chosen());
+      assertEquals("qmv-rows", QmmOp.decide(affine(4, Quant.F32, 4)).chosen());
+      System.setProperty(QmmPolicy.AFFINE_PROPERTY, "1");
+      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+    } finally {
+      System.clearProperty(QmmPolicy.MMA_VARIANT_PROPERTY);
+      System.clearProperty(QmmPolicy.AFFINE_PROPERTY);
+    }
+    var p = QmmOp.plan(QmmOp.QMM_MMA_SPLITK, affine(4, Quant.BF16, 8), 132);
+    assertEquals("QmmMmaSplitKKernel.qmm", p.kernel());
+    assertEquals(16, p.get("ks"), p.describe());
+    assertEquals(8, p.get("wps"), p.describe());
+    assertEquals(512, p.block().x(), p.describe());
+    assertTrue(p.grid().x() <= 132, p.describe());
+  }
+
   @Test
   void candidatesLeaveThePolicyOut() {
     assertEquals(
-        List.of("qmm-mma", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv-rows", "qmv"),
+        List.of(
+            "qmm-mma-splitk",
+            "qmm-mma",
+            "qmv-warp",
+            "qmv-persistent",
+            "qmv-splitk",
+            "qmv-rows",
+            "qmv"),
         QmmOp.candidates(affine(4, Quant.BF16, 1)));
     assertEquals(
         List.of("qmv-warp", "qmv-persistent", "qmv-rows", "qmv"),
@@ -131,6 +171,7 @@ class QmmOpTest {
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
     assertEquals(
         List.of(
+            "qmm-mma-splitk",
             "qmm-mma",
             "qmv-warp",
             "qmv-persistent",

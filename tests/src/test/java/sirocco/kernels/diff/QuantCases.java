@@ -19,6 +19,7 @@ import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.FpQuantizeKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
+import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
@@ -444,6 +445,34 @@ final class QuantCases {
         s,
         List.of(Out.of(6, kind(s.dtype()), mmaTolerance(s.dtype()))),
         qmmArgs(s, d));
+  }
+
+  static Prepared qmmSplitK(Method m, Spec sp) {
+    int ks = sp.i("ks");
+    int mt = sp.i("mt");
+    int g = sp.i("groupSize");
+    // k gives exactly ks slices of wps words per lane (32 codes per word and lane group); 5 rows
+    // (one partial row tile); n = 72 leaves a partial batch of 16*mt features; planned for 2 SMs
+    // of one block, whatever the device, so each block walks several batches (the slab reused).
+    int k = ks * sp.i("wps") * 32;
+    QmmShape s = QmmShape.affine(sp.i("bits"), g, sp.i("dtype"), 5, 72, k);
+    Prepared.supported(QmmMmaSplitKKernel.supports(s));
+    QmmData d = data(sp.rnd(), s);
+    LaunchPlan p = QmmMmaSplitKKernel.plan(s, 2, ks, mt, 1);
+    return fromPlan(
+        m,
+        p,
+        "QmmMmaSplitKKernel.plan(s, 2, " + ks + ", " + mt + ", 1)",
+        s,
+        List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
+        d.wq(),
+        d.scales(),
+        d.biases(),
+        d.x(),
+        d.out(),
+        s.rows(),
+        s.n(),
+        s.k());
   }
 
   private static Object[] qmmArgs(QmmShape s, QmmData d) {
