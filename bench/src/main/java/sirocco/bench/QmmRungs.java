@@ -8,11 +8,12 @@ import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.QmmTiledKernel;
 
 /**
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
  * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code qmv-splitk@BPSxFB}, {@code
- * qmv-rows@RxF}), which the op itself never uses.
+ * qmv-rows@RxF}, {@code qmm-tiled@BMxBNxMTxNT}), which the op itself never uses.
  */
 final class QmmRungs {
   private QmmRungs() {}
@@ -38,7 +39,8 @@ final class QmmRungs {
    * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}} (depth 1: one chunk of weights in flight
    * per warp), {@code qmm-mma@MTxNTxWNxKSxD} gives {@code {mt, nt, wn, ks, depth}}, {@code
    * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code qmv-rows@RxF}
-   * gives {@code {rows of x per block, features per warp}}.
+   * gives {@code {rows of x per block, features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives
+   * {@code {rows, features per block, 16-feature tiles, 8-row tiles per warp}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -50,7 +52,10 @@ final class QmmRungs {
     boolean ok =
         base.equals(QmmOp.QMM_MMA)
             ? parts.length == 4 || parts.length == 5
-            : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS)) && parts.length == 2;
+            : base.equals(QmmOp.QMM_TILED)
+                ? parts.length == 4
+                : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
+                    && parts.length == 2;
     if (!ok) {
       return null;
     }
@@ -69,6 +74,9 @@ final class QmmRungs {
   static LaunchPlan tunedPlan(String base, int[] t, QmmShape s, int smCount) {
     if (base.equals(QmmOp.QMM_MMA)) {
       return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 1);
+    }
+    if (base.equals(QmmOp.QMM_TILED)) {
+      return QmmTiledKernel.plan(s, t[0], t[1], t[2], t[3]); // checks the tiling, names the bad one
     }
     if (base.equals(QmmOp.QMV_ROWS)) {
       return AffineQmvRowsKernel.plan(s, t[0], t[1]); // checks R in 1..8 and F in 1, 2

@@ -22,6 +22,7 @@ import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.runtime.Device;
@@ -36,6 +37,9 @@ import sirocco.runtime.KernelLaunch;
  * <h2>Ladder (first accepting rung runs; every rejection is reported with its reason)</h2>
  *
  * <ol>
+ *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
+ *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): off
+ *       by default until timed on the H200.
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link
@@ -77,6 +81,7 @@ public final class QmmOp {
   /** The op's name in decisions. */
   public static final String OP = "quantizedMatmul";
 
+  public static final String QMM_TILED = "qmm-tiled";
   public static final String QMM_MMA = "qmm-mma";
   public static final String QMV_WARP = "qmv-warp";
   public static final String QMV_PERSISTENT = "qmv-persistent";
@@ -90,6 +95,12 @@ public final class QmmOp {
       new Ladder<>(
           OP,
           List.of(
+              new Ladder.Rung<>(
+                  QMM_TILED,
+                  s -> {
+                    String why = QmmTiledKernel.supports(s);
+                    return why != null ? why : QmmPolicy.tiledRejects(s);
+                  }),
               new Ladder.Rung<>(
                   QMM_MMA,
                   s -> {
@@ -130,6 +141,7 @@ public final class QmmOp {
    */
   public static String kernelRejects(String rung, QmmShape s) {
     return switch (rung) {
+      case QMM_TILED -> QmmTiledKernel.supports(s);
       case QMM_MMA -> QmmMmaKernel.supports(s);
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.supports(s);
@@ -161,6 +173,7 @@ public final class QmmOp {
    */
   public static LaunchPlan plan(String rung, QmmShape s, int smCount) {
     return switch (rung) {
+      case QMM_TILED -> QmmTiledKernel.plan(s);
       case QMM_MMA -> QmmMmaKernel.plan(s);
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
@@ -234,6 +247,8 @@ public final class QmmOp {
     int n = s.n();
     int k = s.k();
     return switch (rung) {
+      case QMM_TILED ->
+          QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
       case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);

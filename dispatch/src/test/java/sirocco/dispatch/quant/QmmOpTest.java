@@ -131,6 +131,7 @@ class QmmOpTest {
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
     assertEquals(
         List.of(
+            "qmm-tiled",
             "qmm-mma",
             "qmv-warp",
             "qmv-persistent",

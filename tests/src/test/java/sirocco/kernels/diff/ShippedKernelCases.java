@@ -56,6 +56,7 @@ final class ShippedKernelCases {
     t.put("QvmKernel.qvm", QuantCases::qvm);
     t.put("QvmKernel.qvmF32", QuantCases::qvm);
     t.put("QmmMmaKernel.qmm", QuantCases::qmm);
+    t.put("QmmTiledKernel.qmm", QuantCases::qmmTiled);
     // attention
     t.put("SdpaUnfused.scores16", AttentionCases::scores);
     t.put("SdpaUnfused.scores32", AttentionCases::scores);

@@ -683,8 +683,8 @@ public final class QmmTiledKernel {
           + s.groupSize();
     }
     if (s.rows() < 64) {
-      return "64+ rows only (a block tile is 64-256 rows of x; fewer rows use qmm-mma), got "
-          + s.rows();
+      // No row count in the reason: the op reports one decision per distinct explanation.
+      return "fewer than 64 rows (a block tile is 64-256 rows of x; fewer rows use qmm-mma)";
     }
     if (s.n() % 64 != 0) {
       return "n must be a multiple of 64 (whole feature tiles), got " + s.n();
