@@ -18,6 +18,7 @@ import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.FpQuantizeKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
+import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.kernels.util.StridedCopy;
@@ -49,6 +50,7 @@ final class QuantKernels {
           AffineQmvRowsKernel.class,
           FpQmvKernel.class,
           QmmMmaKernel.class,
+          QmmTiledKernel.class,
           QvmKernel.class,
           StridedCopy.class,
           SdpaUnfused.class);
