@@ -417,7 +417,14 @@ public final class QmmBench {
           poison(device, stream, ob, rows * o.n());
           Timed t = time(device, stream, launches, o);
           QmmCheck.Check chk =
-              ref.check(x, rows, download(device, stream, ob, rows * o.n(), o.dtype()), o.dtype());
+              ref.check(
+                  x,
+                  rows,
+                  download(device, stream, ob, rows * o.n(), o.dtype()),
+                  o.dtype(),
+                  base.equals(QmmOp.QMM_TILED)
+                      ? (o.dtype() == DType.F16 ? 0x1p-11 : 0x1p-9) + 2e-5
+                      : 2e-5);
           Result r =
               new Result(
                   f,
