@@ -70,11 +70,12 @@ import sirocco.runtime.Dim3;
  * warps) or 128x192 (mt=3, nt=8) the grid is 128 blocks, one wave of one block per SM, about 1.6
  * clocks per mma (1250 clocks per step): ~47–55 µs if the two barriers per step are hidden, more if
  * not (8 warps per SM only). Registers: mt*nt*4 accumulators (64 at 4x4, 96 at 3x8) + 4 mt
- * A-fragment words + 4 per x slot + ~30; ptxas reports (ShippedKernelsPtxTest) are in the
- * validateWith list's review. Falsifiable prediction for the plan's default (128x192, mt=3, nt=8):
- * 50 µs ± 15% on the H200; if it takes more than 65 µs the barriers (2 per step, 8 warps per SM)
- * are not hidden and the next step is a cp.async-style pipeline or packed weights in shared memory
- * (4x fewer A bytes).
+ * A-fragment words + 4 per x slot + ~30; ptxas 12.6 (ShippedKernelsPtxTest, sm_90, no spills): 128
+ * at 128x128 (4x4: two blocks of 256 threads per SM), 167 at 128x192 (3x8) and 224 at 256x96 (3x8):
+ * one block per SM. Falsifiable prediction for the plan's default (128x192, mt=3, nt=8): 50 µs ±
+ * 15% on the H200; if it takes more than 65 µs the barriers (2 per step, 8 warps per SM) are not
+ * hidden and the next step is a cp.async-style pipeline or packed weights in shared memory (4x
+ * fewer A bytes).
  */
 public final class QmmTiledKernel {
   private QmmTiledKernel() {}
