@@ -72,10 +72,20 @@ import sirocco.runtime.Dim3;
  * not (8 warps per SM only). Registers: mt*nt*4 accumulators (64 at 4x4, 96 at 3x8) + 4 mt
  * A-fragment words + 4 per x slot + ~30; ptxas 12.6 (ShippedKernelsPtxTest, sm_90, no spills): 128
  * at 128x128 (4x4: two blocks of 256 threads per SM), 167 at 128x192 (3x8) and 224 at 256x96 (3x8):
- * one block per SM. Falsifiable prediction for the plan's default (128x192, mt=3, nt=8): 50 µs ±
- * 15% on the H200; if it takes more than 65 µs the barriers (2 per step, 8 warps per SM) are not
- * hidden and the next step is a cp.async-style pipeline or packed weights in shared memory (4x
- * fewer A bytes).
+ * one block per SM.
+ *
+ * <p>The dequantization is the other cost: about 13 instructions per weight element (the
+ * conversion-free code-to-float, one fma, and bf16 round-to-nearest-even written in Java as integer
+ * operations, NaN check included: Sirocco has no {@code cvt.rn.bf16x2.f32} intrinsic), i.e. ~1250
+ * issue clocks per 128x192 block step, and it runs between the two barriers, where with one block
+ * per SM nothing else overlaps it. Falsifiable prediction for the issue's shape: 128x192 (the
+ * plan's default) 80–100 µs, 128x128 (two blocks per SM, whose dequantization and mma phases can
+ * interleave) 70–85 µs; 256x96 similar to 128x192. So about 2–2.5x faster than {@link QmmMmaKernel}
+ * (195 µs) but above the 61.8 µs target; if the measurement agrees, the next levers in order are a
+ * packed bf16 conversion intrinsic (cvt.rn.bf16x2.f32: ~5 instead of ~13 instructions per element),
+ * dequantizing before the first barrier (overlapping other warps' mma), and packed weights in
+ * shared memory unpacked with the magic-number trick (QmmMmaKernel's arithmetic: 4x fewer A bytes,
+ * no per-element conversion).
  */
 public final class QmmTiledKernel {
   private QmmTiledKernel() {}
