@@ -166,7 +166,8 @@ public final class QmmBench {
                 + " per warp and blocks per SM as qmm-mma-splitk@KSxMTxBPS (e.g."
                 + " qmm-mma-splitk@16x2x1), qmv-splitk its blocks per SM and batch as"
                 + " qmv-splitk@BPSxFB and qmv-rows its rows of x per block and features per warp as"
-                + " qmv-rows@RxF, got '"
+                + " qmv-rows@RxF, qmm-tiled its block and warp tiles as qmm-tiled@BMxBNxMTxNT"
+                + " (e.g. qmm-tiled@128x192x3x8), got '"
                 + kernel
                 + "'");
       }
@@ -418,7 +419,14 @@ public final class QmmBench {
           poison(device, stream, ob, rows * o.n());
           Timed t = time(device, stream, launches, o);
           QmmCheck.Check chk =
-              ref.check(x, rows, download(device, stream, ob, rows * o.n(), o.dtype()), o.dtype());
+              ref.check(
+                  x,
+                  rows,
+                  download(device, stream, ob, rows * o.n(), o.dtype()),
+                  o.dtype(),
+                  base.equals(QmmOp.QMM_TILED)
+                      ? (o.dtype() == DType.F16 ? 0x1p-11 : 0x1p-9) + 2e-5
+                      : 2e-5);
           Result r =
               new Result(
                   f,

@@ -9,11 +9,13 @@ import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.QmmTiledKernel;
 
 /**
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
  * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code qmm-mma-splitk@KSxMTxBPS},
- * {@code qmv-splitk@BPSxFB}, {@code qmv-rows@RxF}), which the op itself never uses.
+ * {@code qmv-splitk@BPSxFB}, {@code qmv-rows@RxF}, {@code qmm-tiled@BMxBNxMTxNT}), which the op
+ * itself never uses.
  */
 final class QmmRungs {
   private QmmRungs() {}
@@ -40,7 +42,9 @@ final class QmmRungs {
    * per warp), {@code qmm-mma@MTxNTxWNxKSxD} gives {@code {mt, nt, wn, ks, depth}}, {@code
    * qmm-mma-splitk@KSxMTxBPS} gives {@code {warps splitting k, 16-feature tiles per warp, blocks
    * per SM}}, {@code qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
-   * qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}.
+   * qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
+   * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
+   * per warp}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -54,8 +58,10 @@ final class QmmRungs {
             ? parts.length == 4 || parts.length == 5
             : base.equals(QmmOp.QMM_MMA_SPLITK)
                 ? parts.length == 3
-                : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
-                    && parts.length == 2;
+                : base.equals(QmmOp.QMM_TILED)
+                    ? parts.length == 4
+                    : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
+                        && parts.length == 2;
     if (!ok) {
       return null;
     }
@@ -78,6 +84,9 @@ final class QmmRungs {
     if (base.equals(QmmOp.QMM_MMA_SPLITK)) {
       // Checks KS (divides the groups, at most 256 k per warp), MT in 1, 2 and BPS >= 1.
       return QmmMmaSplitKKernel.plan(s, smCount, t[0], t[1], t[2]);
+    }
+    if (base.equals(QmmOp.QMM_TILED)) {
+      return QmmTiledKernel.plan(s, t[0], t[1], t[2], t[3]); // checks the tiling, names the bad one
     }
     if (base.equals(QmmOp.QMV_ROWS)) {
       return AffineQmvRowsKernel.plan(s, t[0], t[1]); // checks R in 1..8 and F in 1, 2

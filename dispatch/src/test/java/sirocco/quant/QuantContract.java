@@ -328,9 +328,17 @@ public abstract class QuantContract extends QuantMlxCases {
 
   // ---- the ladder ----
 
-  /** The reason the default policy gives the split-K tensor-core rung (an experiment). */
+  /** Why the tiled tensor-core rung does not take fewer than 64 rows. */
+  static final String TILED_FEW_ROWS =
+      "qmm-tiled: fewer than 64 rows (a block tile is 64-256 rows of x; fewer rows use qmm-mma)";
+
+  /**
+   * The reasons the first two rungs give below 64 rows under the default policy: too few rows for
+   * the tiled kernel, and the split-K tensor-core rung is an experiment.
+   */
   static final String MMA_VARIANT_OFF =
-      "qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)";
+      TILED_FEW_ROWS
+          + "; qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)";
 
   /** What the op reports when it chooses qmm-mma under the default policy. */
   static final String QMM_MMA = "quantizedMatmul -> qmm-mma (rejected: " + MMA_VARIANT_OFF + ")";
@@ -499,7 +507,10 @@ public abstract class QuantContract extends QuantMlxCases {
           weights(seed, new long[] {24, 256}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 8);
       String d = explain(w8, DType.BF16, 2, true);
       assertTrue(
-          d.startsWith("quantizedMatmul -> qmm-mma (rejected: qmm-mma-splitk: affine 4-bit only"),
+          d.startsWith(
+              "quantizedMatmul -> qmm-mma (rejected: "
+                  + TILED_FEW_ROWS
+                  + "; qmm-mma-splitk: affine 4-bit only"),
           d);
       close(w8.q());
       report(failures);

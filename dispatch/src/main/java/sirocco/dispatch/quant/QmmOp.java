@@ -23,6 +23,7 @@ import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.runtime.Device;
@@ -43,6 +44,9 @@ import sirocco.runtime.KernelLaunch;
  *       QmmPolicy#mmaVariant} names it (an experiment until it is timed on the GPU; {@value
  *       #QMM_MMA} by default), and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as {@value
  *       #QMM_MMA}. Shapes it does not take fall through to {@value #QMM_MMA}.
+ *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
+ *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): off
+ *       by default until timed on the H200.
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link
@@ -85,6 +89,7 @@ public final class QmmOp {
   public static final String OP = "quantizedMatmul";
 
   public static final String QMM_MMA_SPLITK = "qmm-mma-splitk";
+  public static final String QMM_TILED = "qmm-tiled";
   public static final String QMM_MMA = "qmm-mma";
   public static final String QMV_WARP = "qmv-warp";
   public static final String QMV_PERSISTENT = "qmv-persistent";
@@ -98,6 +103,12 @@ public final class QmmOp {
       new Ladder<>(
           OP,
           List.of(
+              new Ladder.Rung<>(
+                  QMM_TILED,
+                  s -> {
+                    String why = QmmTiledKernel.supports(s);
+                    return why != null ? why : QmmPolicy.tiledRejects(s);
+                  }),
               new Ladder.Rung<>(
                   QMM_MMA_SPLITK,
                   s -> {
@@ -146,6 +157,7 @@ public final class QmmOp {
   public static String kernelRejects(String rung, QmmShape s) {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.supports(s);
+      case QMM_TILED -> QmmTiledKernel.supports(s);
       case QMM_MMA -> QmmMmaKernel.supports(s);
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.supports(s);
@@ -178,6 +190,7 @@ public final class QmmOp {
   public static LaunchPlan plan(String rung, QmmShape s, int smCount) {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.plan(s, smCount);
+      case QMM_TILED -> QmmTiledKernel.plan(s);
       case QMM_MMA -> QmmMmaKernel.plan(s);
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
@@ -251,6 +264,8 @@ public final class QmmOp {
     int n = s.n();
     int k = s.k();
     return switch (rung) {
+      case QMM_TILED ->
+          QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
       case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMM_MMA_SPLITK ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);

@@ -155,6 +155,29 @@ public final class QmmPolicy {
     return null;
   }
 
+  /**
+   * Fewest rows of x at which {@value QmmOp#QMM_TILED} (shared-memory tiled tensor-core kernel) is
+   * used: none by default (not timed on the H200 yet; {@code tornado bench qmm --kernel qmm-tiled}
+   * times it whatever this says).
+   */
+  public static final int TILED_MIN_ROWS = Integer.MAX_VALUE;
+
+  /** The system property overriding {@link #TILED_MIN_ROWS}. */
+  public static final String TILED_MIN_ROWS_PROPERTY = "sirocco.qmm.tiledMinRows";
+
+  /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_TILED}, or null. */
+  public static String tiledRejects(QmmShape s) {
+    int min = Integer.getInteger(TILED_MIN_ROWS_PROPERTY, TILED_MIN_ROWS);
+    if (s.rows() < min) {
+      return "policy: "
+          + (min == Integer.MAX_VALUE ? "off by default (not timed yet)" : "below " + min + " rows")
+          + " (-D"
+          + TILED_MIN_ROWS_PROPERTY
+          + "=N)";
+    }
+    return null;
+  }
+
   /** The row threshold in force for {@code mode} ({@link Quant#AFFINE} or an fp mode). */
   public static int mmaMinRows(int mode) {
     return mode == Quant.AFFINE

@@ -19,6 +19,7 @@ import sirocco.kernels.quant.FpQuantizeKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
+import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.kernels.util.StridedCopy;
@@ -51,6 +52,7 @@ final class QuantKernels {
           FpQmvKernel.class,
           QmmMmaKernel.class,
           QmmMmaSplitKKernel.class,
+          QmmTiledKernel.class,
           QvmKernel.class,
           StridedCopy.class,
           SdpaUnfused.class);

@@ -122,8 +122,9 @@ class QmmOpTest {
     assertEquals(QmmOp.QMM_MMA, QmmPolicy.MMA_VARIANT);
     String why = QmmOp.decide(affine(4, Quant.BF16, 4)).explain();
     assertEquals(
-        "quantizedMatmul -> qmm-mma (rejected: qmm-mma-splitk: policy: tensor cores use qmm-mma"
-            + " (-Dsirocco.qmm.mmaVariant))",
+        "quantizedMatmul -> qmm-mma (rejected: qmm-tiled: fewer than 64 rows (a block tile is"
+            + " 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-splitk: policy: tensor cores use"
+            + " qmm-mma (-Dsirocco.qmm.mmaVariant))",
         why);
     try {
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_SPLITK);
@@ -171,6 +172,7 @@ class QmmOpTest {
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
     assertEquals(
         List.of(
+            "qmm-tiled",
             "qmm-mma-splitk",
             "qmm-mma",
             "qmv-warp",
@@ -215,6 +217,38 @@ class QmmOpTest {
     assertEquals(65535, QmmOp.rowLimit(12288, 4096));
     assertEquals((Integer.MAX_VALUE - 1) / 200_000, QmmOp.rowLimit(200_000, 64));
     assertEquals((Integer.MAX_VALUE - 1) / 100_000, QmmOp.rowLimit(64, 100_000));
+  }
+
+  /**
+   * qmm-tiled is off by default; with the policy's property it runs through the op (Java backend)
+   * and matches the float64 reference within the weights' bf16 rounding.
+   */
+  @Test
+  void tiledRungRunsWhenThePolicyAllowsIt() {
+    QmmShape s = affine(4, Quant.BF16, 256);
+    assertEquals("qmm-mma", QmmOp.decide(s).chosen());
+    System.setProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY, "64");
+    try (Sirocco rt = Sirocco.open(Backend.JAVA)) {
+      assertEquals("qmm-tiled", QmmOp.decide(s).chosen());
+      DType t = DType.BF16;
+      float[] wv = QTest.normal(5, 128 * 128, 0.1, t);
+      QTest.Weights w = QTest.quantize(rt, wv, new long[] {128, 128}, t, QuantMode.AFFINE, 64, 4);
+      float[] x = QTest.normal(6, 70 * 128, 1, t);
+      Tensor[] y = new Tensor[1];
+      var ds =
+          QTest.decisions(
+              () -> y[0] = rt.quantizedMatmul(QTest.upload(rt, x, t, 70, 128), w.q(), true));
+      assertEquals(List.of("qmm-tiled"), QTest.qmmChoices(ds));
+      QTest.check(
+          rt,
+          y[0],
+          QRef.matmul(x, new long[] {70, 128}, w.wHat(), w.shape(), true),
+          t,
+          "tiled",
+          0x1p-9 + 2e-5);
+    } finally {
+      System.clearProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY);
+    }
   }
 
   /** Rows beyond the per-launch limit go in several launches (here a limit of 3 forced). */

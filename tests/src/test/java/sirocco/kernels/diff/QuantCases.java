@@ -21,6 +21,7 @@ import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 
@@ -473,6 +474,31 @@ final class QuantCases {
         s.rows(),
         s.n(),
         s.k());
+  }
+
+  static Prepared qmmTiled(Method m, Spec sp) {
+    int bm = sp.i("bm");
+    int bn = sp.i("bn");
+    int mt = sp.i("mt");
+    int nt = sp.i("nt");
+    // 70 rows: a partial row tile (two row tiles at bm = 64); two feature tiles where bn <= 96;
+    // k = 256: four k steps, so the loads of the next step run while one is computed.
+    QmmShape s =
+        QmmShape.affine(
+            sp.i("bits"), sp.i("groupSize"), sp.i("dtype"), 70, bn <= 96 ? 2 * bn : bn, 256);
+    QmmData d = data(sp.rnd(), s);
+    Prepared.supported(QmmTiledKernel.supports(s));
+    LaunchPlan p = QmmTiledKernel.plan(s, bm, bn, mt, nt);
+    boolean same = p.specialize().equals(QmmTiledKernel.plan(s).specialize());
+    return fromPlan(
+        m,
+        p,
+        same
+            ? "dispatch"
+            : "QmmTiledKernel.plan(s, " + bm + ", " + bn + ", " + mt + ", " + nt + ")",
+        s,
+        List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
+        new Object[] {d.wq(), d.scales(), d.biases(), d.x(), d.out(), s.rows(), s.n(), s.k()});
   }
 
   private static Object[] qmmArgs(QmmShape s, QmmData d) {

@@ -57,6 +57,7 @@ final class ShippedKernelCases {
     t.put("QvmKernel.qvmF32", QuantCases::qvm);
     t.put("QmmMmaKernel.qmm", QuantCases::qmm);
     t.put("QmmMmaSplitKKernel.qmm", QuantCases::qmmSplitK);
+    t.put("QmmTiledKernel.qmm", QuantCases::qmmTiled);
     // attention
     t.put("SdpaUnfused.scores16", AttentionCases::scores);
     t.put("SdpaUnfused.scores32", AttentionCases::scores);

@@ -1,0 +1,798 @@
+package sirocco.kernels.quant;
+
+import sirocco.api.Float4;
+import sirocco.api.Int2;
+import sirocco.api.Int4;
+import sirocco.api.Kernel;
+import sirocco.api.KernelContext;
+import sirocco.api.Specialize;
+import sirocco.api.Vec;
+import sirocco.runtime.Dim3;
+
+/**
+ * Quantized matmul for many rows of x: a shared-memory tiled tensor-core kernel ({@code mma.sync
+ * m16n8k16}), transposed affine 4/8-bit weights, bf16/f16 x. {@link QmmMmaKernel} reads every x
+ * fragment from L1/L2 for every mma and dequantizes each weight once per warp; this kernel stages
+ * both operands in shared memory once per block and k step, so each weight is dequantized once per
+ * block (amortised over {@code bm} rows) and each x element is read from global memory once per
+ * block (amortised over {@code bn} features).
+ *
+ * <h2>Mapping</h2>
+ *
+ * A block computes {@code bm} rows of x by {@code bn} output features; k advances in steps of 64
+ * (one g64 group, half a g128 group, two g32 groups). Warps tile the block as {@code bn / (16 mt)}
+ * along features by {@code bm / (8 nt)} along rows, each warp computing {@code 16 mt} features by
+ * {@code 8 nt} rows, i.e. {@code mt * nt} mma accumulators (A = weights, 16 features x 16 k; B = x,
+ * 16 k x 8 rows; D[feature][row], the fragment layout of {@link QmmMmaKernel}). Per k step:
+ *
+ * <ol>
+ *   <li>the block's threads issue the next step's global loads into registers: the x tile ({@code
+ *       bm} x 64 halves, 16-byte loads, rows past the end clamped to the last row: computed, never
+ *       stored) and the packed weight tile ({@code bn} x 64 codes, 16-byte loads of 4 words) with
+ *       the scale and bias of each 4-word chunk;
+ *   <li>every warp runs its {@code 4 * mt * nt} mmas of this step from shared memory, fragments
+ *       read with 32-bit loads (no ldmatrix intrinsic exists);
+ *   <li>barrier; the threads store the x registers and <em>dequantize</em> the weights into shared
+ *       memory as halves of the activation dtype, {@code w = q * s + b} computed in float and
+ *       rounded once (MLX's qmm does the same: its weights enter the mma as activation-dtype
+ *       values); barrier.
+ * </ol>
+ *
+ * <h2>Shared memory layout (no padding, no bank conflicts)</h2>
+ *
+ * Each tile row (a feature, or a row of x) is 64 halves = 32 ints = eight 16-byte chunks; chunk
+ * {@code c} of row {@code r} is stored at chunk position {@code c ^ (r & 7)} (XOR swizzle). A
+ * fragment load by a warp touches rows {@code base + g} (g = lane / 4, base a multiple of 8) and
+ * ints {@code t} (lane % 4) of one chunk: the eight rows map the chunk to eight different
+ * positions, 4 ints each, so the 32 lanes hit 32 different banks. A 16-byte store by eight
+ * consecutive threads writes eight different chunk positions: one wavefront per quarter warp, the
+ * minimum. Shared memory per block: {@code (bm + bn) * 128} bytes (static, at most 48 KiB: {@code
+ * bm + bn <= 384}).
+ *
+ * <h2>Precision</h2>
+ *
+ * x enters the mma exactly; each weight is rounded once to the activation dtype (relative error at
+ * most 2^-9 for bf16, 2^-11 for f16), products are exact in the tensor core and accumulated in
+ * float over all of k; the output is rounded once. So |out - exact| <= 2^-9 (bf16) sum|x w| plus
+ * float accumulation error plus half an ulp of the output: the tests' tolerance.
+ *
+ * <h2>Cost for 256 rows x 4096 x 12288, 4-bit g64, bf16 (the issue's shape; prediction)</h2>
+ *
+ * 25.8 GFLOP = 6.29 M mma instructions; weights 25.2 MB + scales/biases 1.6 MB + x 2 MB read from
+ * L2/HBM (x and weights are re-read by each row block / feature block through L2, which holds
+ * them). Per mma the warp reads {@code 4096 (wm + wr) / (wm * wr)} bytes of fragments from shared
+ * memory (wm = 16 mt features, wr = 8 nt rows): 192 B for a 64x32 warp tile, 149 B for 48x64,
+ * against 128 B/clock/SM of shared bandwidth; the x and weight tile stores add {@code 128 (bm +
+ * bn)} bytes per {@code bm * bn / 32} mmas (64 B/mma at 128x128). Shared-memory bandwidth, not the
+ * tensor cores (mma.sync about 1.4 clocks per m16n8k16 per SM on Hopper), is the bound: at 128x128
+ * (mt=4, nt=4, 8 warps, 192 blocks, 2 per SM on 60 SMs) about 2 clocks per mma, i.e. 1024 clocks
+ * per block step, 64 steps: ~65–80 µs, set by the SMs holding two blocks. At 256x96 (mt=3, nt=8, 8
+ * warps) or 128x192 (mt=3, nt=8) the grid is 128 blocks, one wave of one block per SM, about 1.6
+ * clocks per mma (1250 clocks per step): ~47–55 µs if the two barriers per step are hidden, more if
+ * not (8 warps per SM only). Registers: mt*nt*4 accumulators (64 at 4x4, 96 at 3x8) + 4 mt
+ * A-fragment words + 4 per x slot + ~30; ptxas 12.6 (ShippedKernelsPtxTest, sm_90, no spills): 128
+ * at 128x128 (4x4: two blocks of 256 threads per SM), 167 at 128x192 (3x8) and 224 at 256x96 (3x8):
+ * one block per SM.
+ *
+ * <p>The dequantization is the other cost: about 13 instructions per weight element (the
+ * conversion-free code-to-float, one fma, and bf16 round-to-nearest-even written in Java as integer
+ * operations, NaN check included: Sirocco has no {@code cvt.rn.bf16x2.f32} intrinsic), i.e. ~1250
+ * issue clocks per 128x192 block step, and it runs between the two barriers, where with one block
+ * per SM nothing else overlaps it. Falsifiable prediction for the issue's shape: 128x192 (the
+ * plan's default) 80–100 µs, 128x128 (two blocks per SM, whose dequantization and mma phases can
+ * interleave) 70–85 µs; 256x96 similar to 128x192. So about 2–2.5x faster than {@link QmmMmaKernel}
+ * (195 µs) but above the 61.8 µs target; if the measurement agrees, the next levers in order are a
+ * packed bf16 conversion intrinsic (cvt.rn.bf16x2.f32: ~5 instead of ~13 instructions per element),
+ * dequantizing before the first barrier (overlapping other warps' mma), and packed weights in
+ * shared memory unpacked with the magic-number trick (QmmMmaKernel's arithmetic: 4x fewer A bytes,
+ * no per-element conversion).
+ */
+public final class QmmTiledKernel {
+  private QmmTiledKernel() {}
+
+  /** k per step: one 64-element slab (32 ints per tile row in shared memory). */
+  static final int BK = 64;
+
+  /** The product; see the class comment. */
+  @Kernel(
+      validateWith = {
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4",
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=192,mt=3,nt=8",
+        "bits=4,groupSize=64,dtype=0,bm=256,bn=96,mt=3,nt=8",
+        "bits=4,groupSize=64,dtype=0,bm=64,bn=128,mt=4,nt=4",
+        "bits=4,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4",
+        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4",
+        "bits=4,groupSize=32,dtype=0,bm=64,bn=64,mt=2,nt=4"
+      })
+  public static void qmm(
+      KernelContext ctx,
+      int[] wq, // [n, k*bits/32] packed u32 codes, LSB first
+      short[] scales, // [n, k/groupSize] bf16/f16 bits
+      short[] biases, // [n, k/groupSize] bf16/f16 bits
+      short[] x, // [rows, k] bf16/f16 bits
+      short[] out, // [rows, n] bf16/f16 bits
+      int rows,
+      int n,
+      int k,
+      @Specialize int bits,
+      @Specialize int groupSize,
+      @Specialize int dtype,
+      @Specialize int bm,
+      @Specialize int bn,
+      @Specialize int mt,
+      @Specialize int nt) {
+    int tid = ctx.localIdx;
+    int lane = tid & 31;
+    int g = lane >> 2;
+    int t = lane & 3;
+    int warp = tid >> 5;
+    int wf = bn / (16 * mt); // warps along features
+    int threads = 32 * wf * (bm / (8 * nt));
+    int cpf = bits / 2; // 16-byte weight chunks per feature per step (2 at 4 bits, 4 at 8)
+    int xSlots = (bm * 8 + threads - 1) / threads; // x chunks per thread per step (<= 8)
+    int wSlots = (bn * cpf + threads - 1) / threads; // weight chunks per thread (<= 2)
+    int fBlock = ctx.groupIdx * bn;
+    int rBlock = ctx.groupIdy * bm;
+    int wpr = k * bits / 32;
+    int groups = k / groupSize;
+    int steps = k / BK;
+
+    // [bn, 64] and [bm, 64] halves of the current step, swizzled rows of 32 ints.
+    int[] ws = ctx.allocateIntLocalArray(bn * 32);
+    int[] xs = ctx.allocateIntLocalArray(bm * 32);
+
+    // This warp's first weight row (feature) and x row in the tiles, and the lane's rows of them.
+    int aBase = ((warp % wf) * 16 * mt + g) * 32;
+    int bBase = ((warp / wf) * 8 * nt + g) * 32;
+
+    Float4 zero = new Float4(0f, 0f, 0f, 0f);
+    // Accumulators c<m><n>: feature tile m (16 features), row tile n (8 rows) of the warp.
+    Float4 c00 = zero;
+    Float4 c01 = zero;
+    Float4 c02 = zero;
+    Float4 c03 = zero;
+    Float4 c04 = zero;
+    Float4 c05 = zero;
+    Float4 c06 = zero;
+    Float4 c07 = zero;
+    Float4 c10 = zero;
+    Float4 c11 = zero;
+    Float4 c12 = zero;
+    Float4 c13 = zero;
+    Float4 c14 = zero;
+    Float4 c15 = zero;
+    Float4 c16 = zero;
+    Float4 c17 = zero;
+    Float4 c20 = zero;
+    Float4 c21 = zero;
+    Float4 c22 = zero;
+    Float4 c23 = zero;
+    Float4 c24 = zero;
+    Float4 c25 = zero;
+    Float4 c26 = zero;
+    Float4 c27 = zero;
+    Float4 c30 = zero;
+    Float4 c31 = zero;
+    Float4 c32 = zero;
+    Float4 c33 = zero;
+    Float4 c34 = zero;
+    Float4 c35 = zero;
+    Float4 c36 = zero;
+    Float4 c37 = zero;
+
+    // Next step's global loads, held in registers while the current step is computed.
+    Int4 none = new Int4(0, 0, 0, 0);
+    Int4 px0 = none;
+    Int4 px1 = none;
+    Int4 px2 = none;
+    Int4 px3 = none;
+    Int4 px4 = none;
+    Int4 px5 = none;
+    Int4 px6 = none;
+    Int4 px7 = none;
+    Int4 pw0 = none;
+    Int4 pw1 = none;
+    float ps0 = 0f;
+    float pb0 = 0f;
+    float ps1 = 0f;
+    float pb1 = 0f;
+    px0 = loadX(x, tid, bm, rBlock, rows, k, 0);
+    if (xSlots > 1) {
+      px1 = loadX(x, tid + 1 * threads, bm, rBlock, rows, k, 0);
+    }
+    if (xSlots > 2) {
+      px2 = loadX(x, tid + 2 * threads, bm, rBlock, rows, k, 0);
+    }
+    if (xSlots > 3) {
+      px3 = loadX(x, tid + 3 * threads, bm, rBlock, rows, k, 0);
+    }
+    if (xSlots > 4) {
+      px4 = loadX(x, tid + 4 * threads, bm, rBlock, rows, k, 0);
+    }
+    if (xSlots > 5) {
+      px5 = loadX(x, tid + 5 * threads, bm, rBlock, rows, k, 0);
+    }
+    if (xSlots > 6) {
+      px6 = loadX(x, tid + 6 * threads, bm, rBlock, rows, k, 0);
+    }
+    if (xSlots > 7) {
+      px7 = loadX(x, tid + 7 * threads, bm, rBlock, rows, k, 0);
+    }
+    pw0 = loadW(wq, tid, bn, bits, fBlock, wpr, 0);
+    ps0 = loadHalf(scales, tid, bn, bits, fBlock, groups, groupSize, dtype, 0);
+    pb0 = loadHalf(biases, tid, bn, bits, fBlock, groups, groupSize, dtype, 0);
+    if (wSlots > 1) {
+      pw1 = loadW(wq, tid + threads, bn, bits, fBlock, wpr, 0);
+      ps1 = loadHalf(scales, tid + threads, bn, bits, fBlock, groups, groupSize, dtype, 0);
+      pb1 = loadHalf(biases, tid + threads, bn, bits, fBlock, groups, groupSize, dtype, 0);
+    }
+    storeX(xs, tid, bm, px0);
+    if (xSlots > 1) {
+      storeX(xs, tid + 1 * threads, bm, px1);
+    }
+    if (xSlots > 2) {
+      storeX(xs, tid + 2 * threads, bm, px2);
+    }
+    if (xSlots > 3) {
+      storeX(xs, tid + 3 * threads, bm, px3);
+    }
+    if (xSlots > 4) {
+      storeX(xs, tid + 4 * threads, bm, px4);
+    }
+    if (xSlots > 5) {
+      storeX(xs, tid + 5 * threads, bm, px5);
+    }
+    if (xSlots > 6) {
+      storeX(xs, tid + 6 * threads, bm, px6);
+    }
+    if (xSlots > 7) {
+      storeX(xs, tid + 7 * threads, bm, px7);
+    }
+    storeW(ws, tid, bn, bits, dtype, pw0, ps0, pb0);
+    if (wSlots > 1) {
+      storeW(ws, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
+    }
+    ctx.localBarrier();
+    for (int st = 0; st < steps; st++) {
+      int kn = (st + 1) * BK;
+      boolean more = st + 1 < steps;
+      if (more) {
+        px0 = loadX(x, tid, bm, rBlock, rows, k, kn);
+        if (xSlots > 1) {
+          px1 = loadX(x, tid + 1 * threads, bm, rBlock, rows, k, kn);
+        }
+        if (xSlots > 2) {
+          px2 = loadX(x, tid + 2 * threads, bm, rBlock, rows, k, kn);
+        }
+        if (xSlots > 3) {
+          px3 = loadX(x, tid + 3 * threads, bm, rBlock, rows, k, kn);
+        }
+        if (xSlots > 4) {
+          px4 = loadX(x, tid + 4 * threads, bm, rBlock, rows, k, kn);
+        }
+        if (xSlots > 5) {
+          px5 = loadX(x, tid + 5 * threads, bm, rBlock, rows, k, kn);
+        }
+        if (xSlots > 6) {
+          px6 = loadX(x, tid + 6 * threads, bm, rBlock, rows, k, kn);
+        }
+        if (xSlots > 7) {
+          px7 = loadX(x, tid + 7 * threads, bm, rBlock, rows, k, kn);
+        }
+        pw0 = loadW(wq, tid, bn, bits, fBlock, wpr, kn);
+        ps0 = loadHalf(scales, tid, bn, bits, fBlock, groups, groupSize, dtype, kn);
+        pb0 = loadHalf(biases, tid, bn, bits, fBlock, groups, groupSize, dtype, kn);
+        if (wSlots > 1) {
+          pw1 = loadW(wq, tid + threads, bn, bits, fBlock, wpr, kn);
+          ps1 = loadHalf(scales, tid + threads, bn, bits, fBlock, groups, groupSize, dtype, kn);
+          pb1 = loadHalf(biases, tid + threads, bn, bits, fBlock, groups, groupSize, dtype, kn);
+        }
+      }
+      for (int kk = 0; kk < BK / 16; kk++) {
+        // Chunk positions (swizzled) of k 16kk..16kk+7 and 16kk+8..16kk+15 in the lane's rows.
+        int oLo = (((2 * kk) ^ g) << 2) + t;
+        int oHi = (((2 * kk + 1) ^ g) << 2) + t;
+        Int4 e0 = fragA(ws, aBase, oLo, oHi);
+        Int4 e1 = e0;
+        if (mt > 1) {
+          e1 = fragA(ws, aBase + 512, oLo, oHi);
+        }
+        Int4 e2 = e0;
+        if (mt > 2) {
+          e2 = fragA(ws, aBase + 1024, oLo, oHi);
+        }
+        Int4 e3 = e0;
+        if (mt > 3) {
+          e3 = fragA(ws, aBase + 1536, oLo, oHi);
+        }
+        if (nt > 0) {
+          Int2 f = fragB(xs, bBase + 0, oLo, oHi);
+          c00 = mma(ctx, e0, f, c00, dtype);
+          if (mt > 1) {
+            c10 = mma(ctx, e1, f, c10, dtype);
+          }
+          if (mt > 2) {
+            c20 = mma(ctx, e2, f, c20, dtype);
+          }
+          if (mt > 3) {
+            c30 = mma(ctx, e3, f, c30, dtype);
+          }
+        }
+        if (nt > 1) {
+          Int2 f = fragB(xs, bBase + 256, oLo, oHi);
+          c01 = mma(ctx, e0, f, c01, dtype);
+          if (mt > 1) {
+            c11 = mma(ctx, e1, f, c11, dtype);
+          }
+          if (mt > 2) {
+            c21 = mma(ctx, e2, f, c21, dtype);
+          }
+          if (mt > 3) {
+            c31 = mma(ctx, e3, f, c31, dtype);
+          }
+        }
+        if (nt > 2) {
+          Int2 f = fragB(xs, bBase + 512, oLo, oHi);
+          c02 = mma(ctx, e0, f, c02, dtype);
+          if (mt > 1) {
+            c12 = mma(ctx, e1, f, c12, dtype);
+          }
+          if (mt > 2) {
+            c22 = mma(ctx, e2, f, c22, dtype);
+          }
+          if (mt > 3) {
+            c32 = mma(ctx, e3, f, c32, dtype);
+          }
+        }
+        if (nt > 3) {
+          Int2 f = fragB(xs, bBase + 768, oLo, oHi);
+          c03 = mma(ctx, e0, f, c03, dtype);
+          if (mt > 1) {
+            c13 = mma(ctx, e1, f, c13, dtype);
+          }
+          if (mt > 2) {
+            c23 = mma(ctx, e2, f, c23, dtype);
+          }
+          if (mt > 3) {
+            c33 = mma(ctx, e3, f, c33, dtype);
+          }
+        }
+        if (nt > 4) {
+          Int2 f = fragB(xs, bBase + 1024, oLo, oHi);
+          c04 = mma(ctx, e0, f, c04, dtype);
+          if (mt > 1) {
+            c14 = mma(ctx, e1, f, c14, dtype);
+          }
+          if (mt > 2) {
+            c24 = mma(ctx, e2, f, c24, dtype);
+          }
+          if (mt > 3) {
+            c34 = mma(ctx, e3, f, c34, dtype);
+          }
+        }
+        if (nt > 5) {
+          Int2 f = fragB(xs, bBase + 1280, oLo, oHi);
+          c05 = mma(ctx, e0, f, c05, dtype);
+          if (mt > 1) {
+            c15 = mma(ctx, e1, f, c15, dtype);
+          }
+          if (mt > 2) {
+            c25 = mma(ctx, e2, f, c25, dtype);
+          }
+          if (mt > 3) {
+            c35 = mma(ctx, e3, f, c35, dtype);
+          }
+        }
+        if (nt > 6) {
+          Int2 f = fragB(xs, bBase + 1536, oLo, oHi);
+          c06 = mma(ctx, e0, f, c06, dtype);
+          if (mt > 1) {
+            c16 = mma(ctx, e1, f, c16, dtype);
+          }
+          if (mt > 2) {
+            c26 = mma(ctx, e2, f, c26, dtype);
+          }
+          if (mt > 3) {
+            c36 = mma(ctx, e3, f, c36, dtype);
+          }
+        }
+        if (nt > 7) {
+          Int2 f = fragB(xs, bBase + 1792, oLo, oHi);
+          c07 = mma(ctx, e0, f, c07, dtype);
+          if (mt > 1) {
+            c17 = mma(ctx, e1, f, c17, dtype);
+          }
+          if (mt > 2) {
+            c27 = mma(ctx, e2, f, c27, dtype);
+          }
+          if (mt > 3) {
+            c37 = mma(ctx, e3, f, c37, dtype);
+          }
+        }
+      }
+      ctx.localBarrier(); // every warp is done reading this step's tiles
+      if (more) {
+        storeX(xs, tid, bm, px0);
+        if (xSlots > 1) {
+          storeX(xs, tid + 1 * threads, bm, px1);
+        }
+        if (xSlots > 2) {
+          storeX(xs, tid + 2 * threads, bm, px2);
+        }
+        if (xSlots > 3) {
+          storeX(xs, tid + 3 * threads, bm, px3);
+        }
+        if (xSlots > 4) {
+          storeX(xs, tid + 4 * threads, bm, px4);
+        }
+        if (xSlots > 5) {
+          storeX(xs, tid + 5 * threads, bm, px5);
+        }
+        if (xSlots > 6) {
+          storeX(xs, tid + 6 * threads, bm, px6);
+        }
+        if (xSlots > 7) {
+          storeX(xs, tid + 7 * threads, bm, px7);
+        }
+        storeW(ws, tid, bn, bits, dtype, pw0, ps0, pb0);
+        if (wSlots > 1) {
+          storeW(ws, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
+        }
+      }
+      ctx.localBarrier(); // the next step's tiles are in place
+    }
+
+    int f0 = fBlock + (warp % wf) * 16 * mt + g;
+    int r0 = rBlock + (warp / wf) * 8 * nt + 2 * t;
+    if (mt > 0) {
+      if (nt > 0) {
+        QmmMmaKernel.store(out, c00, r0 + 0, f0 + 0, rows, n, 1f, dtype);
+      }
+      if (nt > 1) {
+        QmmMmaKernel.store(out, c01, r0 + 8, f0 + 0, rows, n, 1f, dtype);
+      }
+      if (nt > 2) {
+        QmmMmaKernel.store(out, c02, r0 + 16, f0 + 0, rows, n, 1f, dtype);
+      }
+      if (nt > 3) {
+        QmmMmaKernel.store(out, c03, r0 + 24, f0 + 0, rows, n, 1f, dtype);
+      }
+      if (nt > 4) {
+        QmmMmaKernel.store(out, c04, r0 + 32, f0 + 0, rows, n, 1f, dtype);
+      }
+      if (nt > 5) {
+        QmmMmaKernel.store(out, c05, r0 + 40, f0 + 0, rows, n, 1f, dtype);
+      }
+      if (nt > 6) {
+        QmmMmaKernel.store(out, c06, r0 + 48, f0 + 0, rows, n, 1f, dtype);
+      }
+      if (nt > 7) {
+        QmmMmaKernel.store(out, c07, r0 + 56, f0 + 0, rows, n, 1f, dtype);
+      }
+    }
+    if (mt > 1) {
+      if (nt > 0) {
+        QmmMmaKernel.store(out, c10, r0 + 0, f0 + 16, rows, n, 1f, dtype);
+      }
+      if (nt > 1) {
+        QmmMmaKernel.store(out, c11, r0 + 8, f0 + 16, rows, n, 1f, dtype);
+      }
+      if (nt > 2) {
+        QmmMmaKernel.store(out, c12, r0 + 16, f0 + 16, rows, n, 1f, dtype);
+      }
+      if (nt > 3) {
+        QmmMmaKernel.store(out, c13, r0 + 24, f0 + 16, rows, n, 1f, dtype);
+      }
+      if (nt > 4) {
+        QmmMmaKernel.store(out, c14, r0 + 32, f0 + 16, rows, n, 1f, dtype);
+      }
+      if (nt > 5) {
+        QmmMmaKernel.store(out, c15, r0 + 40, f0 + 16, rows, n, 1f, dtype);
+      }
+      if (nt > 6) {
+        QmmMmaKernel.store(out, c16, r0 + 48, f0 + 16, rows, n, 1f, dtype);
+      }
+      if (nt > 7) {
+        QmmMmaKernel.store(out, c17, r0 + 56, f0 + 16, rows, n, 1f, dtype);
+      }
+    }
+    if (mt > 2) {
+      if (nt > 0) {
+        QmmMmaKernel.store(out, c20, r0 + 0, f0 + 32, rows, n, 1f, dtype);
+      }
+      if (nt > 1) {
+        QmmMmaKernel.store(out, c21, r0 + 8, f0 + 32, rows, n, 1f, dtype);
+      }
+      if (nt > 2) {
+        QmmMmaKernel.store(out, c22, r0 + 16, f0 + 32, rows, n, 1f, dtype);
+      }
+      if (nt > 3) {
+        QmmMmaKernel.store(out, c23, r0 + 24, f0 + 32, rows, n, 1f, dtype);
+      }
+      if (nt > 4) {
+        QmmMmaKernel.store(out, c24, r0 + 32, f0 + 32, rows, n, 1f, dtype);
+      }
+      if (nt > 5) {
+        QmmMmaKernel.store(out, c25, r0 + 40, f0 + 32, rows, n, 1f, dtype);
+      }
+      if (nt > 6) {
+        QmmMmaKernel.store(out, c26, r0 + 48, f0 + 32, rows, n, 1f, dtype);
+      }
+      if (nt > 7) {
+        QmmMmaKernel.store(out, c27, r0 + 56, f0 + 32, rows, n, 1f, dtype);
+      }
+    }
+    if (mt > 3) {
+      if (nt > 0) {
+        QmmMmaKernel.store(out, c30, r0 + 0, f0 + 48, rows, n, 1f, dtype);
+      }
+      if (nt > 1) {
+        QmmMmaKernel.store(out, c31, r0 + 8, f0 + 48, rows, n, 1f, dtype);
+      }
+      if (nt > 2) {
+        QmmMmaKernel.store(out, c32, r0 + 16, f0 + 48, rows, n, 1f, dtype);
+      }
+      if (nt > 3) {
+        QmmMmaKernel.store(out, c33, r0 + 24, f0 + 48, rows, n, 1f, dtype);
+      }
+      if (nt > 4) {
+        QmmMmaKernel.store(out, c34, r0 + 32, f0 + 48, rows, n, 1f, dtype);
+      }
+      if (nt > 5) {
+        QmmMmaKernel.store(out, c35, r0 + 40, f0 + 48, rows, n, 1f, dtype);
+      }
+      if (nt > 6) {
+        QmmMmaKernel.store(out, c36, r0 + 48, f0 + 48, rows, n, 1f, dtype);
+      }
+      if (nt > 7) {
+        QmmMmaKernel.store(out, c37, r0 + 56, f0 + 48, rows, n, 1f, dtype);
+      }
+    }
+  }
+
+  // ---- pieces ----
+
+  static Float4 mma(KernelContext ctx, Int4 a, Int2 b, Float4 c, int dtype) {
+    return dtype == Quant.F16 ? ctx.mmaF16(a, b, c) : ctx.mmaBf16(a, b, c);
+  }
+
+  /**
+   * The A fragment of the 16 features whose first row (for this lane, feature g) starts at int
+   * {@code base}: rows g and g+8 (8 rows = 256 ints further), k chunks at {@code oLo}/{@code oHi}.
+   */
+  static Int4 fragA(int[] ws, int base, int oLo, int oHi) {
+    return new Int4(ws[base + oLo], ws[base + 256 + oLo], ws[base + oHi], ws[base + 256 + oHi]);
+  }
+
+  /** The B fragment of the 8 rows of x whose lane row starts at int {@code base}. */
+  static Int2 fragB(int[] xs, int base, int oLo, int oHi) {
+    return new Int2(xs[base + oLo], xs[base + oHi]);
+  }
+
+  /**
+   * x chunk {@code i} of the step at {@code k0} (tile row i / 8, 16-byte chunk i % 8), rows past
+   * the end clamped to the last (their outputs are never stored); zeros past the tile.
+   */
+  static Int4 loadX(short[] x, int i, int bm, int rBlock, int rows, int k, int k0) {
+    if (i >= bm * 8) {
+      return new Int4(0, 0, 0, 0);
+    }
+    int row = Math.min(rBlock + (i >> 3), rows - 1);
+    return Vec.ldg4(x, row * k + k0 + 8 * (i & 7));
+  }
+
+  static void storeX(int[] xs, int i, int bm, Int4 v) {
+    if (i < bm * 8) {
+      int row = i >> 3;
+      Vec.store4(xs, row * 32 + (((i & 7) ^ (row & 7)) << 2), v);
+    }
+  }
+
+  /**
+   * Weight chunk {@code i} of the step at {@code k0}: 4 words (32 codes at 4 bits, 16 at 8) of
+   * feature {@code i / cpf}, chunk {@code i % cpf} of its 64 codes; zeros past the tile.
+   */
+  static Int4 loadW(int[] wq, int i, int bn, int bits, int fBlock, int wpr, int k0) {
+    int cpf = bits / 2;
+    if (i >= bn * cpf) {
+      return new Int4(0, 0, 0, 0);
+    }
+    return Vec.ldg4(wq, (fBlock + i / cpf) * wpr + k0 * bits / 32 + 4 * (i % cpf));
+  }
+
+  /** The scale or bias of weight chunk {@code i} (a chunk lies inside one group: g >= 32). */
+  static float loadHalf(
+      short[] a,
+      int i,
+      int bn,
+      int bits,
+      int fBlock,
+      int groups,
+      int groupSize,
+      int dtype,
+      int k0) {
+    int cpf = bits / 2;
+    if (i >= bn * cpf) {
+      return 0f;
+    }
+    int kc = k0 + (i % cpf) * (128 / bits);
+    return QuantMath.halfToFloat(Vec.ldg(a, (fBlock + i / cpf) * groups + kc / groupSize), dtype);
+  }
+
+  /**
+   * Dequantizes weight chunk {@code i} into its tile row: 4 (4-bit) or 2 (8-bit) 16-byte stores.
+   */
+  static void storeW(int[] ws, int i, int bn, int bits, int dtype, Int4 w, float s, float b) {
+    int cpf = bits / 2;
+    if (i < bn * cpf) {
+      int f = i / cpf;
+      int ch = i % cpf;
+      int sw = f & 7;
+      int base = f * 32;
+      if (bits == 4) {
+        // Word j holds 8 codes: one 16-byte chunk of halves, chunk 4ch + j of the row.
+        Vec.store4(ws, base + (((4 * ch) ^ sw) << 2), deq4(w.x(), s, b, dtype));
+        Vec.store4(ws, base + (((4 * ch + 1) ^ sw) << 2), deq4(w.y(), s, b, dtype));
+        Vec.store4(ws, base + (((4 * ch + 2) ^ sw) << 2), deq4(w.z(), s, b, dtype));
+        Vec.store4(ws, base + (((4 * ch + 3) ^ sw) << 2), deq4(w.w(), s, b, dtype));
+      } else {
+        // Two words hold 8 codes: chunks 2ch and 2ch + 1 of the row.
+        Vec.store4(ws, base + (((2 * ch) ^ sw) << 2), deq8(w.x(), w.y(), s, b, dtype));
+        Vec.store4(ws, base + (((2 * ch + 1) ^ sw) << 2), deq8(w.z(), w.w(), s, b, dtype));
+      }
+    }
+  }
+
+  /** The 8 nibbles of a word (LSB first) dequantized to 4 pairs of halves. */
+  static Int4 deq4(int w, float s, float b, int dtype) {
+    return new Int4(
+        pair(w & 0xF, (w >>> 4) & 0xF, s, b, dtype),
+        pair((w >>> 8) & 0xF, (w >>> 12) & 0xF, s, b, dtype),
+        pair((w >>> 16) & 0xF, (w >>> 20) & 0xF, s, b, dtype),
+        pair((w >>> 24) & 0xF, w >>> 28, s, b, dtype));
+  }
+
+  /** The 8 bytes of two words (LSB first) dequantized to 4 pairs of halves. */
+  static Int4 deq8(int w0, int w1, float s, float b, int dtype) {
+    return new Int4(
+        pair(w0 & 0xFF, (w0 >>> 8) & 0xFF, s, b, dtype),
+        pair((w0 >>> 16) & 0xFF, w0 >>> 24, s, b, dtype),
+        pair(w1 & 0xFF, (w1 >>> 8) & 0xFF, s, b, dtype),
+        pair((w1 >>> 16) & 0xFF, w1 >>> 24, s, b, dtype));
+  }
+
+  /** {@code q * s + b} of two codes, each rounded once to the dtype, low code in the low half. */
+  static int pair(int qLo, int qHi, float s, float b, int dtype) {
+    return (QuantMath.floatToHalf(Math.fma(code(qLo), s, b), dtype) & 0xFFFF)
+        | (QuantMath.floatToHalf(Math.fma(code(qHi), s, b), dtype) << 16);
+  }
+
+  /** A code (< 2^23) as a float without a conversion instruction: 2^23 + q, exact, minus 2^23. */
+  static float code(int q) {
+    return Float.intBitsToFloat(0x4B000000 | q) - 8388608f;
+  }
+
+  // ---- dispatch helpers ----
+
+  /** Why this kernel cannot compute {@code s}, or null. */
+  public static String supports(QmmShape s) {
+    String bad = s.basicRejection();
+    if (bad != null) {
+      return bad;
+    }
+    if (s.rows() < 64) {
+      // First, so that every small-rows call (decode, the common case) reads the same reason; no
+      // row count in it: the op reports one decision per distinct explanation.
+      return "fewer than 64 rows (a block tile is 64-256 rows of x; fewer rows use qmm-mma)";
+    }
+    if (!s.transpose()) {
+      return "transposed weights only (w [n, k])";
+    }
+    if (s.mode() != Quant.AFFINE || (s.bits() != 4 && s.bits() != 8)) {
+      return "affine 4- and 8-bit weights only";
+    }
+    if (s.dtype() == Quant.F32) {
+      return "bf16/f16 activations only (tensor cores)";
+    }
+    if (s.groupSize() < 32) {
+      return "group size >= 32 only (a 16-byte chunk of codes shares one scale), got "
+          + s.groupSize();
+    }
+    if (s.n() % 64 != 0) {
+      return "n must be a multiple of 64 (whole feature tiles), got " + s.n();
+    }
+    if (s.k() % BK != 0) {
+      return "k must be a multiple of " + BK + " (whole k steps), got " + s.k();
+    }
+    if ((s.rows() + 63) / 64 > 65535) {
+      return "too many rows for grid.y: " + s.rows();
+    }
+    return null;
+  }
+
+  /**
+   * The default tiling: 128 rows x 192 features per block (4-bit, n a multiple of 192; 128 blocks
+   * for n = 12288 at 256 rows, one wave on 132 SMs; 8-bit would need 3 weight chunks per thread),
+   * else 128 x 128, else 128 x 64; warps of 48 x 64, 64 x 32 or 32 x 32 (features x rows). Not
+   * measured yet: see the class comment's prediction.
+   */
+  public static LaunchPlan plan(QmmShape s) {
+    if (s.n() % 192 == 0 && s.bits() == 4) {
+      return plan(s, 128, 192, 3, 8);
+    }
+    if (s.n() % 128 == 0) {
+      return plan(s, 128, 128, 4, 4);
+    }
+    return plan(s, 128, 64, 2, 4);
+  }
+
+  /**
+   * An explicit tiling: {@code bm} rows of x by {@code bn} features per block, warps of {@code 16
+   * mt} features ({@code mt} 1..4) by {@code 8 nt} rows ({@code nt} 1..8).
+   */
+  public static LaunchPlan plan(QmmShape s, int bm, int bn, int mt, int nt) {
+    if (mt < 1 || mt > 4 || nt < 1 || nt > 8) {
+      throw new IllegalArgumentException("mt must be 1..4 and nt 1..8, got mt=" + mt + " nt=" + nt);
+    }
+    if (bm < 1 || bn < 1 || bn % (16 * mt) != 0 || bm % (8 * nt) != 0) {
+      throw new IllegalArgumentException(
+          "bm must be a positive multiple of 8*nt and bn of 16*mt, got bm="
+              + bm
+              + " bn="
+              + bn
+              + " mt="
+              + mt
+              + " nt="
+              + nt);
+    }
+    int threads = 32 * (bn / (16 * mt)) * (bm / (8 * nt));
+    if (threads > 1024) {
+      throw new IllegalArgumentException("block of " + threads + " threads exceeds 1024");
+    }
+    if (bm * 8 > 8 * threads || bn * (s.bits() / 2) > 2 * threads) {
+      throw new IllegalArgumentException(
+          "bm="
+              + bm
+              + " bn="
+              + bn
+              + " need more than 8 x chunks or 2 weight chunks per thread with "
+              + threads
+              + " threads (use smaller warp tiles mt, nt)");
+    }
+    int shared = (bm + bn) * 32 * 4;
+    if (shared > 48 * 1024) {
+      throw new IllegalArgumentException(
+          "bm + bn = " + (bm + bn) + " needs " + shared + " B of static shared memory (max 49152)");
+    }
+    if (s.n() % bn != 0) {
+      throw new IllegalArgumentException(
+          "bn=" + bn + " must divide n=" + s.n() + " (whole feature tiles)");
+    }
+    Dim3 grid = Dim3.of(s.n() / bn, (s.rows() + bm - 1) / bm);
+    return LaunchPlan.of(
+        "QmmTiledKernel.qmm",
+        grid,
+        Dim3.of(threads),
+        shared,
+        "bits",
+        s.bits(),
+        "groupSize",
+        s.groupSize(),
+        "dtype",
+        s.dtype(),
+        "bm",
+        bm,
+        "bn",
+        bn,
+        "mt",
+        mt,
+        "nt",
+        nt);
+  }
+
+  /** Float64 reference: see {@link QmmReference#affine}. */
+  public static QmmReference.Result reference(
+      int[] wq, float[] scales, float[] biases, float[] x, QmmShape s) {
+    return QmmReference.affine(wq, scales, biases, x, s);
+  }
+}

@@ -1,0 +1,131 @@
+package sirocco.kernels.quant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shared-memory tiled tensor-core kernel on the Java backend, against the float64 reference.
+ */
+class QmmTiledKernelTest {
+
+  static float[] run(QmmCase c, LaunchPlan plan) {
+    Object out = c.outArg();
+    TestSupport.run(
+        QmmTiledKernel.class,
+        plan,
+        c.wq,
+        c.scalesArg(),
+        c.biasesArg(),
+        c.xArg(),
+        out,
+        c.s.rows(),
+        c.s.n(),
+        c.s.k());
+    return c.outValues(out);
+  }
+
+  /**
+   * Each weight is rounded once to the dtype before the mma (relative error at most 2^-9 for bf16,
+   * 2^-11 for f16), so the error bound is that times sum |x w|, plus float accumulation (QmmCase's
+   * 2e-5) and half an ulp of the output (added by QmmCase.check).
+   */
+  static double accRel(int dtype) {
+    return (dtype == Quant.F16 ? 0x1p-11 : 0x1p-9) + 2e-5;
+  }
+
+  static void check(QmmShape s, LaunchPlan p, long seed, String what) {
+    QmmCase c = QmmCase.random(s, seed);
+    c.check(run(c, p), what + " " + p.describe(), accRel(s.dtype()));
+  }
+
+  /** Rows 64, 70 (a partial row tile) and 128; n 128/256, k 128/256; g64; bf16 and f16. */
+  @Test
+  void rowsFeaturesAndDtypes() {
+    long seed = 1;
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      for (int[] rnk : new int[][] {{64, 128, 128}, {70, 256, 256}, {128, 128, 256}}) {
+        QmmShape s = QmmShape.affine(4, 64, dtype, rnk[0], rnk[1], rnk[2]);
+        assertNull(QmmTiledKernel.supports(s), s.toString());
+        check(s, QmmTiledKernel.plan(s, 64, 64, 2, 4), seed++, "64x64");
+      }
+    }
+  }
+
+  /** Groups 32 and 128 (two groups per k step, half a group), and 8-bit codes. */
+  @Test
+  void groupsAndBits() {
+    long seed = 100;
+    for (int bits : new int[] {4, 8}) {
+      for (int g : new int[] {32, 64, 128}) {
+        QmmShape s = QmmShape.affine(bits, g, bits == 4 ? Quant.BF16 : Quant.F16, 66, 128, 256);
+        assertNull(QmmTiledKernel.supports(s), s.toString());
+        check(s, QmmTiledKernel.plan(s, 64, 128, 2, 4), seed++, "groups");
+      }
+    }
+  }
+
+  /**
+   * The default plans (128 x 192 with 48 x 64 warps, 128 x 128 with 64 x 32) and the other sweep
+   * candidates, with a partial row tile.
+   */
+  @Test
+  void tilings() {
+    QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 130, 384, 128);
+    assertEquals(192, QmmTiledKernel.plan(s).get("bn"));
+    check(s, QmmTiledKernel.plan(s), 7, "default");
+    QmmShape s8 = QmmShape.affine(8, 64, Quant.BF16, 130, 384, 128);
+    assertEquals(128, QmmTiledKernel.plan(s8).get("bn"));
+    int[][] tl = {{128, 128, 4, 4}, {64, 64, 1, 1}, {64, 192, 3, 4}, {256, 64, 2, 8}};
+    for (int[] t : tl) {
+      QmmShape s2 = t[1] == 192 ? s : QmmShape.affine(4, 64, Quant.BF16, 130, 256, 128);
+      check(s2, QmmTiledKernel.plan(s2, t[0], t[1], t[2], t[3]), 8, "tiling");
+    }
+  }
+
+  @Test
+  void supportsNamesReasons() {
+    assertTrue(
+        QmmTiledKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 63, 128, 128)).contains("rows"));
+    assertTrue(
+        QmmTiledKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 64, 96, 128)).contains("n "));
+    assertTrue(
+        QmmTiledKernel.supports(QmmShape.affine(4, 32, Quant.BF16, 64, 128, 96)).contains("k "));
+    assertNotNull(QmmTiledKernel.supports(QmmShape.affine(3, 64, Quant.BF16, 64, 128, 128)));
+    assertNotNull(QmmTiledKernel.supports(QmmShape.affine(4, 64, Quant.F32, 64, 128, 128)));
+    assertNotNull(QmmTiledKernel.supports(QmmShape.fp(Quant.MXFP4, Quant.BF16, 64, 128, 128)));
+    assertNotNull(
+        QmmTiledKernel.supports(
+            QmmShape.affine(4, 64, Quant.BF16, 64, 128, 128).withTranspose(false)));
+  }
+
+  @Test
+  void badPlansNameTheArgument() {
+    QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 256, 12288, 4096);
+    assertTrue(
+        assertThrows(IllegalArgumentException.class, () -> QmmTiledKernel.plan(s, 128, 128, 5, 4))
+            .getMessage()
+            .contains("mt"));
+    assertTrue(
+        assertThrows(IllegalArgumentException.class, () -> QmmTiledKernel.plan(s, 128, 100, 2, 4))
+            .getMessage()
+            .contains("bn"));
+    assertTrue(
+        assertThrows(IllegalArgumentException.class, () -> QmmTiledKernel.plan(s, 256, 256, 4, 8))
+            .getMessage()
+            .contains("shared"));
+    assertTrue(
+        assertThrows(IllegalArgumentException.class, () -> QmmTiledKernel.plan(s, 256, 128, 1, 1))
+            .getMessage()
+            .contains("threads"));
+    QmmShape odd = QmmShape.affine(4, 64, Quant.BF16, 256, 320, 4096);
+    assertTrue(
+        assertThrows(IllegalArgumentException.class, () -> QmmTiledKernel.plan(odd, 128, 128, 4, 4))
+            .getMessage()
+            .contains("divide n"));
+  }
+}
