@@ -27,6 +27,7 @@ import sirocco.dispatch.cudnn.CudnnSdpa;
       PtxCommand.class,
       BenchCommand.class,
       ExitVariantsCommand.class,
+      AotTrainCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TornadoCli implements Runnable {

@@ -50,6 +50,19 @@ class TornadoCliTest {
     assertTrue(
         h.out().contains("devices") && h.out().contains("demo") && h.out().contains("fork"),
         h.out());
+    assertTrue(!h.out().contains("aot-train"), "aot-train is hidden: " + h.out());
+  }
+
+  /** The AOT cache's training workload (bin/tornado aot-cache) compiles every shipped kernel. */
+  @Test
+  void aotTrainCompilesEveryShippedKernel() {
+    Run r = run("aot-train");
+    assertEquals(0, r.code(), r.err());
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("aot-train: compiled (\\d+) kernel specializations")
+            .matcher(r.out());
+    assertTrue(m.find(), r.out());
+    assertTrue(Integer.parseInt(m.group(1)) >= 100, r.out());
   }
 
   @Test

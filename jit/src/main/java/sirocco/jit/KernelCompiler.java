@@ -207,6 +207,11 @@ public final class KernelCompiler {
             new Legalize());
     for (Pass p : pipeline) {
       long t = System.nanoTime();
+      if (p instanceof Unroll) {
+        // What specialization left of the generic kernel, numbered again: the later passes size
+        // their tables by the id space (a tenth of it is used here, for the shipped kernels).
+        fn.renumber();
+      }
       p.run(fn, ctx);
       after(p.name(), fn, options, t);
       assert Verifier.verify(fn, p.name());

@@ -9,7 +9,12 @@ import java.util.List;
  * coincide), in which case the matching phi arguments are equal.
  */
 public final class Block {
-  public final int id;
+  /**
+   * Unique within its function (indexes per-block tables); changed only by {@link
+   * Function#renumber()}.
+   */
+  public int id;
+
   public final List<Inst> phis;
   public final List<Inst> insts;
   public final List<Block> preds;

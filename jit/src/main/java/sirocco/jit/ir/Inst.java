@@ -9,8 +9,11 @@ import java.util.Arrays;
 public final class Inst extends Value {
   private static final Value[] NO_ARGS = {};
 
-  /** Unique within its function, dense (used to index per-instruction tables). */
-  public final int id;
+  /**
+   * Unique within its function, dense (used to index per-instruction tables); changed only by
+   * {@link Function#renumber()}.
+   */
+  public int id;
 
   public Op op;
   public Type type;

@@ -7,6 +7,8 @@ import java.util.List;
 public final class SsaCleanup {
   private SsaCleanup() {}
 
+  private static final Value[] NONE = new Value[0];
+
   /**
    * Removes phis whose arguments are all one value (or the phi itself), replacing their uses;
    * repeats for phis that become trivial in turn. Returns true when something changed.
@@ -24,11 +26,13 @@ public final class SsaCleanup {
     if (work.isEmpty()) {
       return false;
     }
-    Value[] replace = new Value[fn.instIdLimit()];
+    // Allocated at the first trivial phi: most calls find none, and the table is as large as the
+    // whole id space (that of the generic kernel after specialization).
+    Value[] replace = NONE;
     boolean any = false;
     while (!work.isEmpty()) {
       Inst phi = work.pop();
-      if (replace[phi.id] != null) {
+      if (phi.id < replace.length && replace[phi.id] != null) {
         continue;
       }
       Value same = null;
@@ -49,6 +53,9 @@ public final class SsaCleanup {
       }
       if (same == null) {
         same = Const.zero(phi.type);
+      }
+      if (!any) {
+        replace = new Value[fn.instIdLimit()];
       }
       replace[phi.id] = same;
       any = true;

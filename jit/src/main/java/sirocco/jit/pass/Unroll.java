@@ -160,7 +160,7 @@ public final class Unroll implements Pass {
     Value[] values(int k, int limit) {
       Value[] m = values[k];
       if (m == null || m.length < limit) {
-        m = new Value[limit];
+        m = new Value[grown(m == null ? 0 : m.length, limit)];
         values[k] = m;
       }
       return m;
@@ -168,9 +168,18 @@ public final class Unroll implements Pass {
 
     Block[] blocks(int limit) {
       if (blocks.length < limit) {
-        blocks = new Block[limit];
+        blocks = new Block[grown(blocks.length, limit)];
       }
       return blocks;
+    }
+
+    /**
+     * The new length of a map that must hold ids below {@code limit}: half as large again as before
+     * at least, since every unrolled loop adds ids (growing to the exact limit each time was 16 %
+     * of the bytes a cold compilation of the shipped kernels allocated).
+     */
+    private static int grown(int length, int limit) {
+      return Math.max(limit, length + (length >> 1));
     }
   }
 
