@@ -19,7 +19,7 @@ import sirocco.bench.QmmBench;
     name = "qmm",
     description = {
       "Quantized matmul x[rows, k] · W[n, k]ᵀ timed with device events over rotating weight copies"
-          + " (HBM, not L2): µs per launch, GB/s, % of the read floor, the PyTorch 2.11 references"
+          + " (HBM, not L2): µs per launch, GB/s, %% of the read floor, the PyTorch 2.11 references"
           + " measured on the same H200 (tinygemm int4, cuBLAS bf16), the issue's targets, and a"
           + " float64 check of the outputs (FAILED and exit 1 when wrong).",
       "--kernel all times every kernel that supports each shape ('*' marks the op's choice);"
