@@ -15,7 +15,7 @@ import sirocco.bench.SdpaBench;
 @Command(
     name = "sdpa",
     description =
-        "Attention through the public op on the device: µs per call (events), K/V GB/s, % of the copy"
+        "Attention through the public op on the device: µs per call (events), K/V GB/s, %% of the copy"
             + " floor, read-only time for the same bytes, PyTorch reference, output checked against"
             + " float64.")
 final class BenchSdpaCommand implements Callable<Integer> {
