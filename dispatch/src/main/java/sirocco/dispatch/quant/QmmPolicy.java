@@ -81,12 +81,16 @@ public final class QmmPolicy {
   }
 
   /**
-   * Which tensor-core kernel serves the shapes both can take: {@value QmmOp#QMM_MMA}. {@value
-   * QmmOp#QMM_MMA_SPLITK} (split-K with x in registers, persistent blocks) is built for 1–8 rows of
-   * 4-bit affine weights but not yet timed on the GPU, so it runs only when this names it ({@code
+   * Which tensor-core kernel serves the shapes both can take: {@value QmmOp#QMM_MMA} for now.
+   * {@value QmmOp#QMM_MMA_SPLITK} (split-K with x in registers, persistent blocks; 4-bit affine,
+   * bf16/f16) measured faster on the H200 (run 22, 12288x4096 g64): 15.0-15.3 µs at 2-8 rows bf16
+   * against 19.6-19.8, 24.1 against 25.6 at 16 rows, f16 17.3 against 21.9 at 8 rows, g128 15.5
+   * against 16.7; making it the default is the next step (the dispatch tests' expected rungs change
+   * with it). Until then it runs when this names it ({@code
    * -Dsirocco.qmm.mmaVariant=qmm-mma-splitk}; with {@code -Dsirocco.qmm.mmaMinRows.affine=1} it
-   * takes 1 row too). Shapes it does not take fall through to {@value QmmOp#QMM_MMA}. {@code
-   * tornado bench qmm --kernel qmm-mma-splitk} times it whatever this says.
+   * takes 1 row too, where qmv-splitk is faster: 13.9 against 15.0 µs). Shapes it does not take
+   * fall through to {@value QmmOp#QMM_MMA}. {@code tornado bench qmm --kernel qmm-mma-splitk} times
+   * it whatever this says.
    */
   public static final String MMA_VARIANT = QmmOp.QMM_MMA;
 
@@ -157,8 +161,11 @@ public final class QmmPolicy {
 
   /**
    * Fewest rows of x at which {@value QmmOp#QMM_TILED} (shared-memory tiled tensor-core kernel) is
-   * used: none by default (not timed on the H200 yet; {@code tornado bench qmm --kernel qmm-tiled}
-   * times it whatever this says).
+   * used: none. Measured on the H200 (run 22, 12288x4096 4-bit g64 bf16) it is slower than {@value
+   * QmmOp#QMM_MMA} at every tiling tried: 234-396 µs against 195 at 256 rows, 206-303 against 85-99
+   * at 64-128 rows (its per-element dequantization into shared memory and two barriers per k step
+   * at 1-2 blocks per SM). Kept as an experiment for that work; {@code tornado bench qmm --kernel
+   * qmm-tiled} times it whatever this says.
    */
   public static final int TILED_MIN_ROWS = Integer.MAX_VALUE;
 

@@ -68,6 +68,12 @@ import sirocco.runtime.Dim3;
  *       takes more than 12 µs (then one batch in flight per warp is not enough: deeper rotation or
  *       an asynchronous copy is next) or 8 rows more than 1 µs over 1 row (then the per-batch
  *       reduction and barrier are the limit: fewer, larger batches).
+ *   <li><b>Measured</b> (H200, run 22, bench/RESULTS.md): 15.0 / 15.0 / 15.1 / 15.3 µs at 1 / 2 / 4
+ *       / 8 rows bf16 (16x2x1: 17.2–17.8; 32x1x1: 19.3–19.4), 24.1 at 16; f16 16.9 / 17.3 at 1 / 8;
+ *       g128 14.8 / 15.5. The first prediction is falsified (15 µs at 1 row, over 12): Nsight at 1
+ *       row shows one 16-warp block per SM (25% occupancy, registers), DRAM at 40% and no eligible
+ *       warp 55% of the time, so more loads in flight per SM is what is missing; the second holds
+ *       (8 rows within 0.3 µs of 1). Still 23% faster than {@link QmmMmaKernel} at 2–8 rows.
  * </ul>
  *
  * <h2>Limits</h2>
