@@ -258,4 +258,12 @@ public final class CudaKernels {
   public int size() {
     return cache.size();
   }
+
+  /**
+   * Lookups that compiled a variant so far (a full cache stays at its capacity, so a new variant
+   * shows here, not in {@link #size()}).
+   */
+  public long misses() {
+    return cache.misses();
+  }
 }
