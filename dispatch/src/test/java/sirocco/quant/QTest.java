@@ -15,6 +15,10 @@ import sirocco.Tensor;
 import sirocco.api.Bf16;
 import sirocco.dispatch.Decision;
 import sirocco.dispatch.Explain;
+import sirocco.dispatch.quant.QmmPolicy;
+import sirocco.kernels.quant.QmmMmaSplitKKernel;
+import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.Quant;
 
 /** Test helpers for the quantization ops: inputs, quantized weights with references, checks. */
 public final class QTest {
@@ -253,5 +257,22 @@ public final class QTest {
       }
     }
     return out;
+  }
+
+  /**
+   * The tensor-core rung the default policy runs for transposed affine weights at 2+ rows of bf16
+   * or f16 x: the split-K kernel where it takes the shape (4-bit, k splitting evenly over its
+   * warps, at most {@link QmmPolicy#MMA_SPLITK_MAX_ROWS} rows), else qmm-mma.
+   */
+  static String affineTensorCore(int bits, DType t, long rows, long k, int group) {
+    if (bits == 4 && (t == DType.BF16 || t == DType.F16) && rows <= QmmPolicy.MMA_SPLITK_MAX_ROWS) {
+      QmmShape s =
+          QmmShape.affine(
+              4, group, t == DType.BF16 ? Quant.BF16 : Quant.F16, (int) rows, 64, (int) k);
+      if (QmmMmaSplitKKernel.supports(s) == null) {
+        return "qmm-mma-splitk";
+      }
+    }
+    return "qmm-mma";
   }
 }

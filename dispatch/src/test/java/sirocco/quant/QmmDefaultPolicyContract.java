@@ -72,7 +72,8 @@ public abstract class QmmDefaultPolicyContract {
   // ---- the policy as documented (docs/QUANT.md, QmmPolicy) ----
 
   /**
-   * The rung the default policy picks for one launch: tensor cores ({@code qmm-mma}: transposed,
+   * The rung the default policy picks for one launch: tensor cores ({@code qmm-mma}, or {@code
+   * qmm-mma-splitk} where it takes affine weights: {@link QTest#affineTensorCore}; transposed,
    * bf16/f16, affine 4/8-bit or an fp mode, nvfp4 with K a multiple of 32) from {@link
    * QmmPolicy#AFFINE_MMA_MIN_ROWS} / {@link QmmPolicy#FP_MMA_MIN_ROWS} rows; below that the vector
    * variant {@link QmmPolicy#QMV_VARIANT} where it takes the width (bf16/f16; split-K: 4/8 bits;
@@ -80,7 +81,8 @@ public abstract class QmmDefaultPolicyContract {
    * rows and {@code qmv} below; fp modes {@code fp-qmv}; {@code transpose=false} always {@code
    * qvm}.
    */
-  static String expected(QuantMode mode, int bits, DType t, long rows, boolean transpose, long k) {
+  static String expected(
+      QuantMode mode, int bits, DType t, long rows, boolean transpose, long k, int group) {
     if (!transpose) {
       return "qvm";
     }
@@ -90,7 +92,7 @@ public abstract class QmmDefaultPolicyContract {
         half && (affine ? bits == 4 || bits == 8 : mode != QuantMode.NVFP4 || k % 32 == 0);
     int min = affine ? QmmPolicy.AFFINE_MMA_MIN_ROWS : QmmPolicy.FP_MMA_MIN_ROWS;
     if (mmaCan && rows >= min) {
-      return "qmm-mma";
+      return affine ? QTest.affineTensorCore(bits, t, rows, k, group) : "qmm-mma";
     }
     if (!affine) {
       return "fp-qmv";
@@ -209,7 +211,7 @@ public abstract class QmmDefaultPolicyContract {
                             new long[] {m, k},
                             t,
                             transpose,
-                            expected(QuantMode.AFFINE, bits, t, m, transpose, k),
+                            expected(QuantMode.AFFINE, bits, t, m, transpose, k, g),
                             what + " M=" + m,
                             t == DType.F16 ? 1.5e-3 : -1,
                             sd * 31 + m);
@@ -256,7 +258,7 @@ public abstract class QmmDefaultPolicyContract {
                     new long[] {m, k},
                     t,
                     true,
-                    expected(QuantMode.AFFINE, bits, t, m, true, k),
+                    expected(QuantMode.AFFINE, bits, t, m, true, k, 64),
                     what + " M=" + m,
                     -1,
                     sd * 17 + m);
@@ -300,7 +302,7 @@ public abstract class QmmDefaultPolicyContract {
                       new long[] {m, kk},
                       t,
                       true,
-                      expected(mode, 4, t, m, true, kk),
+                      expected(mode, 4, t, m, true, kk, 0),
                       what + " M=" + m,
                       -1,
                       sd * 13 + m);
@@ -349,7 +351,7 @@ public abstract class QmmDefaultPolicyContract {
           () -> {
             QTest.Weights w3 =
                 weights(sd, new long[] {3, n, k}, 1 / Math.sqrt(k), t, mode, g, bits);
-            String mma = expected(mode, bits, t, m, true, k);
+            String mma = expected(mode, bits, t, m, true, k, g);
             run(w3, new long[] {3, m, k}, t, true, mma, what + " x [3,M,K]", -1, sd + 1);
             run(w3, new long[] {2, 1, m, k}, t, true, mma, what + " x [2,1,M,K]", -1, sd + 2);
             run(w3, new long[] {m, k}, t, true, mma, what + " x [M,K]", -1, sd + 3);
@@ -358,7 +360,7 @@ public abstract class QmmDefaultPolicyContract {
                 new long[] {3, 1, k},
                 t,
                 true,
-                expected(mode, bits, t, 1, true, k),
+                expected(mode, bits, t, 1, true, k, g),
                 what + " x [B,1,K] (test_qmv)",
                 -1,
                 sd + 4);

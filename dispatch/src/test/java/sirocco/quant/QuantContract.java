@@ -12,6 +12,7 @@ import sirocco.QuantMode;
 import sirocco.Quantized;
 import sirocco.Tensor;
 import sirocco.dispatch.Decision;
+import sirocco.dispatch.quant.QmmPolicy;
 
 /**
  * The quantized-matmul op through the public API, against {@link QRef}'s float64 reference: MLX's
@@ -61,7 +62,12 @@ public abstract class QuantContract extends QuantMlxCases {
             boolean affine = mode == QuantMode.AFFINE;
             assertEquals(List.of(affine ? "qmv" : "fp-qmv"), c1, what);
             assertEquals(
-                List.of(affine ? (bits == 4 || bits == 8 ? "qmm-mma" : "qmv-rows") : "fp-qmv"),
+                List.of(
+                    affine
+                        ? (bits == 4 || bits == 8
+                            ? QTest.affineTensorCore(bits, DType.BF16, 6, k, 64)
+                            : "qmv-rows")
+                        : "fp-qmv"),
                 c6,
                 what);
             close(w.q());
@@ -129,7 +135,9 @@ public abstract class QuantContract extends QuantMlxCases {
             true,
             "[2,1,K] folded");
     assertEquals(
-        List.of("qmm-mma"), ch, "two folded rows take the tensor-core kernel in one launch");
+        List.of("qmm-mma-splitk"),
+        ch,
+        "two folded rows take the split-K tensor-core kernel in one launch");
     ch =
         mm(
             w,
@@ -138,7 +146,7 @@ public abstract class QuantContract extends QuantMlxCases {
             DType.BF16,
             true,
             "[2,3,2,K] folded");
-    assertEquals(List.of("qmm-mma"), ch);
+    assertEquals(List.of("qmm-mma-splitk"), ch);
     ch = mm(w, QTest.normal(4, 128, 1.0, DType.BF16), new long[] {128}, DType.BF16, true, "1-D x");
     assertEquals(List.of("qmv"), ch);
   }
@@ -333,14 +341,15 @@ public abstract class QuantContract extends QuantMlxCases {
       "qmm-tiled: fewer than 64 rows (a block tile is 64-256 rows of x; fewer rows use qmm-mma)";
 
   /**
-   * The reasons the first two rungs give below 64 rows under the default policy: too few rows for
-   * the tiled kernel, and the split-K tensor-core rung is an experiment.
+   * The reasons the first two rungs give below 64 rows with the tensor-core variant pinned to
+   * qmm-mma ({@link #pinnedToQmmMma}): too few rows for the tiled kernel, and the split-K rung is
+   * not the variant in force.
    */
   static final String MMA_VARIANT_OFF =
       TILED_FEW_ROWS
           + "; qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)";
 
-  /** What the op reports when it chooses qmm-mma under the default policy. */
+  /** What the op reports when it chooses qmm-mma with the variant pinned to it. */
   static final String QMM_MMA = "quantizedMatmul -> qmm-mma (rejected: " + MMA_VARIANT_OFF + ")";
 
   /** The reason the default policy gives qmv-rows at 1 row. */
@@ -354,9 +363,68 @@ public abstract class QuantContract extends QuantMlxCases {
           + " policy: the vector path uses qmv (-Dsirocco.qmm.qmvVariant); qmv-splitk: policy: the"
           + " vector path uses qmv (-Dsirocco.qmm.qmvVariant)";
 
+  /**
+   * Runs {@code body} with the tensor-core variant pinned to qmm-mma (the {@code
+   * -Dsirocco.qmm.mmaVariant} switch): the ladder-text and threshold tests below are about how
+   * rungs report and which thresholds apply, written against qmm-mma's reasons; the default
+   * variant's own choices are checked by {@link #defaultTensorCoreVariantIsTheSplitKKernel}.
+   */
+  static void pinnedToQmmMma(Runnable body) {
+    String previous = System.getProperty(QmmPolicy.MMA_VARIANT_PROPERTY);
+    System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, "qmm-mma");
+    try {
+      body.run();
+    } finally {
+      if (previous == null) {
+        System.clearProperty(QmmPolicy.MMA_VARIANT_PROPERTY);
+      } else {
+        System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, previous);
+      }
+    }
+  }
+
+  /**
+   * Under the default policy, 4-bit affine bf16 weights at 2-16 rows take the split-K tensor-core
+   * kernel (measured faster than qmm-mma on the H200, run 22), 1 row the vector path, 17+ rows and
+   * 8-bit qmm-mma; the decision says why.
+   */
+  @Test
+  public void defaultTensorCoreVariantIsTheSplitKKernel() {
+    QTest.Weights a4 = weights(37, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 4);
+    assertEquals(
+        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + ")",
+        explain(a4, DType.BF16, 2, true));
+    assertEquals(
+        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + ")",
+        explain(a4, DType.BF16, 16, true));
+    assertEquals(
+        "quantizedMatmul -> qmm-mma (rejected: "
+            + TILED_FEW_ROWS
+            + "; qmm-mma-splitk: policy: more than 16 rows use qmm-mma"
+            + " (-Dsirocco.qmm.mmaSplitKMaxRows))",
+        explain(a4, DType.BF16, 17, true));
+    assertTrue(
+        explain(a4, DType.BF16, 1, true).startsWith("quantizedMatmul -> qmv"),
+        "1 row stays on the vector path");
+    QTest.Weights a8 = weights(38, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 8);
+    assertTrue(
+        explain(a8, DType.BF16, 4, true)
+            .startsWith(
+                "quantizedMatmul -> qmm-mma (rejected: "
+                    + TILED_FEW_ROWS
+                    + "; qmm-mma-splitk: affine 4-bit only"),
+        "8-bit falls through to qmm-mma");
+    close(a4.q());
+    close(a8.q());
+  }
+
   /** Each rung, and the decision as reported (chosen kernel and every earlier rejection). */
   @Test
   public void eachLadderPathReportsItsDecision() {
+    pinnedToQmmMma(this::eachLadderPathReportsItsDecisionPinned);
+  }
+
+  private void eachLadderPathReportsItsDecisionPinned() {
     QTest.Weights a4 = weights(30, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 4);
     assertEquals(
         "quantizedMatmul -> qmv (rejected: "
@@ -529,6 +597,10 @@ public abstract class QuantContract extends QuantMlxCases {
    */
   @Test
   public void qmvRowsThroughTheOp() {
+    pinnedToQmmMma(this::qmvRowsThroughTheOpPinned);
+  }
+
+  private void qmvRowsThroughTheOpPinned() {
     int[] rows = {2, 3, 5, 8};
     List<String> failures = new java.util.ArrayList<>();
     int i = 0;
@@ -570,6 +642,10 @@ public abstract class QuantContract extends QuantMlxCases {
   /** The policy's row thresholds can be changed without rebuilding (system properties). */
   @Test
   public void policyThresholdsAreProperties() {
+    pinnedToQmmMma(this::policyThresholdsArePropertiesPinned);
+  }
+
+  private void policyThresholdsArePropertiesPinned() {
     QTest.Weights a4 = weights(35, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 4);
     QTest.Weights mx = weights(36, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.MXFP4, 32, 4);
     try {

@@ -44,8 +44,9 @@ class QuantJavaTest extends QuantContract {
     assertTrue(
         printed.contains(
             "sirocco dispatch quantizedMatmul -> qmv (rejected: "
-                + QuantContract.MMA_VARIANT_OFF
-                + "; qmm-mma: policy: affine weights"
+                + QuantContract.TILED_FEW_ROWS
+                + "; qmm-mma-splitk: policy: affine weights use the vector path below 2 rows"
+                + " (rows=1); qmm-mma: policy: affine weights"
                 + " use the vector path below 2 rows (rows=1); qmv-warp: policy:"),
         printed);
   }

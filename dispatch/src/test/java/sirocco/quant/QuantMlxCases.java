@@ -34,7 +34,10 @@ public abstract class QuantMlxCases extends QuantHarness {
         List<String> ch =
             mm(w, x, xs, DType.BF16, true, DType.BF16, "few rows bits=" + bits, 2e-1, 2e-2);
         long rows = QTest.size(xs) / 512;
-        assertEquals(List.of(rows == 1 ? "qmv" : "qmm-mma"), ch, "rows " + rows);
+        assertEquals(
+            List.of(rows == 1 ? "qmv" : QTest.affineTensorCore(bits, DType.BF16, rows, 512, 64)),
+            ch,
+            "rows " + rows);
       }
     }
   }
@@ -50,7 +53,8 @@ public abstract class QuantMlxCases extends QuantHarness {
         for (int m : new int[] {2, 3, 5, 8}) {
           float[] x = QTest.normal(m * 31L + k, m * k, 1.0, t);
           assertEquals(
-              List.of("qmm-mma"), mm(w, x, new long[] {m, k}, t, true, "rows kernel m=" + m));
+              List.of(QTest.affineTensorCore(4, t, m, k, 64)),
+              mm(w, x, new long[] {m, k}, t, true, "rows kernel m=" + m));
         }
       }
     }
@@ -123,7 +127,7 @@ public abstract class QuantMlxCases extends QuantHarness {
           float[] x = QTest.normal(m + g + bits, m * k, 1 / Math.sqrt(k), DType.F16);
           List<String> ch =
               mm(w, x, new long[] {m, k}, DType.F16, true, DType.F16, "test_qmm", 1.5e-3, 0);
-          assertEquals(List.of("qmm-mma"), ch);
+          assertEquals(List.of(QTest.affineTensorCore(bits, DType.F16, m, k, g)), ch);
         }
       }
     }

@@ -38,15 +38,15 @@ import sirocco.runtime.KernelLaunch;
  * <h2>Ladder (first accepting rung runs; every rejection is reported with its reason)</h2>
  *
  * <ol>
+ *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
+ *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): off,
+ *       measured slower than {@value #QMM_MMA} (run 22).
  *   <li>{@value #QMM_MMA_SPLITK}: {@link QmmMmaSplitKKernel} (tensor cores, k split across a
  *       block's warps with x held in registers, persistent blocks) — transposed affine 4-bit,
- *       bf16/f16, k splitting evenly into slices of at most 256; then the policy: only when {@link
- *       QmmPolicy#mmaVariant} names it (an experiment until it is timed on the GPU; {@value
- *       #QMM_MMA} by default), and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as {@value
- *       #QMM_MMA}. Shapes it does not take fall through to {@value #QMM_MMA}.
- *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
- *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): off
- *       by default until timed on the H200.
+ *       bf16/f16, k splitting evenly into slices of at most 256; then the policy: the tensor-core
+ *       variant in force ({@link QmmPolicy#mmaVariant}, this one by default), at most {@link
+ *       QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as
+ *       {@value #QMM_MMA}. Shapes it does not take fall through to {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link
@@ -112,7 +112,7 @@ public final class QmmOp {
               new Ladder.Rung<>(
                   QMM_MMA_SPLITK,
                   s -> {
-                    String why = QmmPolicy.mmaVariantRejects(QMM_MMA_SPLITK);
+                    String why = QmmPolicy.mmaVariantRejects(QMM_MMA_SPLITK, s);
                     why = why != null ? why : QmmMmaSplitKKernel.supports(s);
                     return why != null ? why : QmmPolicy.mmaRejects(s);
                   }),

@@ -81,18 +81,16 @@ public final class QmmPolicy {
   }
 
   /**
-   * Which tensor-core kernel serves the shapes both can take: {@value QmmOp#QMM_MMA} for now.
-   * {@value QmmOp#QMM_MMA_SPLITK} (split-K with x in registers, persistent blocks; 4-bit affine,
-   * bf16/f16) measured faster on the H200 (run 22, 12288x4096 g64): 15.0-15.3 µs at 2-8 rows bf16
-   * against 19.6-19.8, 24.1 against 25.6 at 16 rows, f16 17.3 against 21.9 at 8 rows, g128 15.5
-   * against 16.7; making it the default is the next step (the dispatch tests' expected rungs change
-   * with it). Until then it runs when this names it ({@code
-   * -Dsirocco.qmm.mmaVariant=qmm-mma-splitk}; with {@code -Dsirocco.qmm.mmaMinRows.affine=1} it
-   * takes 1 row too, where qmv-splitk is faster: 13.9 against 15.0 µs). Shapes it does not take
-   * fall through to {@value QmmOp#QMM_MMA}. {@code tornado bench qmm --kernel qmm-mma-splitk} times
-   * it whatever this says.
+   * Which tensor-core kernel serves the shapes both can take, up to {@link #MMA_SPLITK_MAX_ROWS}
+   * rows: {@value QmmOp#QMM_MMA_SPLITK} (split-K with x in registers, persistent blocks; 4-bit
+   * affine, bf16/f16). Measured on the H200 (run 22, 12288x4096 g64): 15.0-15.3 µs at 2-8 rows bf16
+   * against {@value QmmOp#QMM_MMA}'s 19.6-19.8, 24.1 against 25.6 at 16 rows, f16 17.3 against 21.9
+   * at 8 rows, g128 15.5 against 16.7. Below {@link #AFFINE_MMA_MIN_ROWS} rows the vector path
+   * still wins (qmv-splitk 13.9 µs at 1 row against 15.0). Shapes it does not take (8-bit, f32 x, k
+   * without an even split) fall through to {@value QmmOp#QMM_MMA}; {@code
+   * -Dsirocco.qmm.mmaVariant=qmm-mma} restores the previous choice.
    */
-  public static final String MMA_VARIANT = QmmOp.QMM_MMA;
+  public static final String MMA_VARIANT = QmmOp.QMM_MMA_SPLITK;
 
   /** The system property overriding {@link #MMA_VARIANT}. */
   public static final String MMA_VARIANT_PROPERTY = "sirocco.qmm.mmaVariant";
@@ -103,14 +101,35 @@ public final class QmmPolicy {
   }
 
   /**
-   * Why the policy does not use tensor-core variant {@code rung} ahead of {@value QmmOp#QMM_MMA},
-   * or null when it is the variant in force.
+   * Most rows of x {@value QmmOp#QMM_MMA_SPLITK} takes: it reads the weights once per 8 rows
+   * (grid.y row tiles), so past 16 rows (measured: 24.1 against 25.6 µs at 16) {@value
+   * QmmOp#QMM_MMA}'s wider tiles serve.
    */
-  public static String mmaVariantRejects(String rung) {
+  public static final int MMA_SPLITK_MAX_ROWS = 16;
+
+  /** The system property overriding {@link #MMA_SPLITK_MAX_ROWS}. */
+  public static final String MMA_SPLITK_MAX_ROWS_PROPERTY = "sirocco.qmm.mmaSplitKMaxRows";
+
+  /**
+   * Why the policy does not use tensor-core variant {@code rung} ahead of {@value QmmOp#QMM_MMA}
+   * for {@code s}, or null when it is the variant in force and takes that many rows.
+   */
+  public static String mmaVariantRejects(String rung, QmmShape s) {
     String v = mmaVariant();
-    return rung.equals(v)
-        ? null
-        : "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
+    if (!rung.equals(v)) {
+      return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
+    }
+    int max = Integer.getInteger(MMA_SPLITK_MAX_ROWS_PROPERTY, MMA_SPLITK_MAX_ROWS);
+    if (rung.equals(QmmOp.QMM_MMA_SPLITK) && s.rows() > max) {
+      return "policy: more than "
+          + max
+          + " rows use "
+          + QmmOp.QMM_MMA
+          + " (-D"
+          + MMA_SPLITK_MAX_ROWS_PROPERTY
+          + ")";
+    }
+    return null;
   }
 
   /**

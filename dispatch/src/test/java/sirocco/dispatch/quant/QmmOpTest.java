@@ -36,7 +36,11 @@ class QmmOpTest {
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
     assertEquals("qmv-splitk", QmmOp.decide(affine(8, Quant.F16, 1)).chosen());
     for (int rows : new int[] {2, 3, 4, 6, 7, 8, 16, 32, 256, 65535}) {
-      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(), "rows " + rows);
+      // 4-bit: the split-K tensor-core kernel up to 16 rows (run 22), qmm-mma above; 8-bit qmm-mma.
+      assertEquals(
+          rows <= 16 ? "qmm-mma-splitk" : "qmm-mma",
+          QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(),
+          "rows " + rows);
       assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.F16, rows)).chosen(), "rows " + rows);
     }
     // What tensor cores do not take: one row at a time at 1 row, qmv-rows from 2.
@@ -75,7 +79,7 @@ class QmmOpTest {
       for (String v : new String[] {"qmv", "qmv-warp", "qmv-persistent", "qmv-splitk"}) {
         System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, v);
         assertEquals(v, QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
-        assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 3)).chosen());
+        assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 3)).chosen());
         assertEquals("qmv", QmmOp.decide(affine(3, Quant.BF16, 1)).chosen(), "3-bit falls through");
         assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 1)).chosen(), "f32 falls through");
       }
@@ -116,31 +120,42 @@ class QmmOpTest {
     assertEquals(2, p.grid().y(), p.describe());
   }
 
-  /** The split-K tensor-core rung runs only where the policy names it; others fall through. */
+  /**
+   * The split-K tensor-core rung is the default variant up to 16 rows; the policy's switch restores
+   * qmm-mma; shapes it does not take fall through.
+   */
   @Test
-  void mmaVariantIsAPolicyExperiment() {
-    assertEquals(QmmOp.QMM_MMA, QmmPolicy.MMA_VARIANT);
-    String why = QmmOp.decide(affine(4, Quant.BF16, 4)).explain();
+  void mmaVariantPolicy() {
+    assertEquals(QmmOp.QMM_MMA_SPLITK, QmmPolicy.MMA_VARIANT);
+    assertEquals(16, QmmPolicy.MMA_SPLITK_MAX_ROWS);
     assertEquals(
-        "quantizedMatmul -> qmm-mma (rejected: qmm-tiled: fewer than 64 rows (a block tile is"
-            + " 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-splitk: policy: tensor cores use"
-            + " qmm-mma (-Dsirocco.qmm.mmaVariant))",
-        why);
+        "quantizedMatmul -> qmm-mma-splitk (rejected: qmm-tiled: fewer than 64 rows (a block tile"
+            + " is 64-256 rows of x; fewer rows use qmm-mma))",
+        QmmOp.decide(affine(4, Quant.BF16, 4)).explain());
+    for (int rows : new int[] {2, 8, 16}) {
+      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
+    }
+    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
+    // 1 row keeps the row threshold; 17+ rows, 8-bit and f32 fall through.
+    assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+    assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 17)).chosen());
+    assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.BF16, 4)).chosen());
+    assertEquals("qmv-rows", QmmOp.decide(affine(4, Quant.F32, 4)).chosen());
     try {
-      System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_SPLITK);
-      for (int rows : new int[] {2, 8, 16}) {
-        assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
-      }
-      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
-      // 1 row keeps the row threshold; 8-bit and f32 fall through.
-      assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
-      assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.BF16, 4)).chosen());
-      assertEquals("qmv-rows", QmmOp.decide(affine(4, Quant.F32, 4)).chosen());
       System.setProperty(QmmPolicy.AFFINE_PROPERTY, "1");
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+      System.setProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY, "32");
+      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 32)).chosen());
+      System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA);
+      assertEquals(
+          "quantizedMatmul -> qmm-mma (rejected: qmm-tiled: fewer than 64 rows (a block tile is"
+              + " 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-splitk: policy: tensor cores"
+              + " use qmm-mma (-Dsirocco.qmm.mmaVariant))",
+          QmmOp.decide(affine(4, Quant.BF16, 4)).explain());
     } finally {
       System.clearProperty(QmmPolicy.MMA_VARIANT_PROPERTY);
       System.clearProperty(QmmPolicy.AFFINE_PROPERTY);
+      System.clearProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY);
     }
     var p = QmmOp.plan(QmmOp.QMM_MMA_SPLITK, affine(4, Quant.BF16, 8), 132);
     assertEquals("QmmMmaSplitKKernel.qmm", p.kernel());
@@ -273,7 +288,9 @@ class QmmOpTest {
             "chunked " + t);
         // 8 rows as 3 + 3 + 2: one decision reported per distinct choice.
         assertEquals(
-            List.of(t == DType.F32 ? "qmv-rows" : "qmm-mma"), QTest.qmmChoices(ds), t.toString());
+            List.of(t == DType.F32 ? "qmv-rows" : "qmm-mma-splitk"),
+            QTest.qmmChoices(ds),
+            t.toString());
       }
       // Batched weights with chunked rows: x [2, 5, K] against w [2, N, K].
       float[] wv = QTest.normal(3, 2 * 16 * 64, 0.1, DType.F16);
