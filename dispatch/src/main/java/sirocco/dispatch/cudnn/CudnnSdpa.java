@@ -14,14 +14,11 @@ import sirocco.dispatch.Internal;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.DeviceInfo;
-import sirocco.runtime.Dim3;
 import sirocco.runtime.ElementType;
-import sirocco.runtime.KernelLaunch;
 import sirocco.runtime.Stream;
 import sirocco.runtime.cuda.CudaBuffer;
 import sirocco.runtime.cuda.CudaDevice;
 import sirocco.runtime.cuda.CudaStream;
-import sirocco.runtime.sync.WaitKernels;
 
 /**
  * Fused scaled-dot-product attention through cuDNN's flash-attention engines: the first rung of the
@@ -51,8 +48,8 @@ public final class CudnnSdpa {
 
   /**
    * {@code -Dsirocco.cudnn.autotune=N} (N ≥ 2, or {@code true} for {@link
-   * #DEFAULT_AUTOTUNE_CANDIDATES}): when a shape's plan is first built, finalize up to N of the
-   * plans cuDNN's heuristics offer, time each on that call's own buffers (CUDA events, {@link
+   * CudnnSdpaTuning#DEFAULT_CANDIDATES}): when a shape's plan is first built, finalize up to N of
+   * the plans cuDNN's heuristics offer, time each on that call's own buffers (CUDA events, {@link
    * #AUTOTUNE_WARMUP} + {@link #AUTOTUNE_TIMED} executions) and keep the fastest, as PyTorch's
    * {@code cudnn.benchmark} does for convolutions. Off by default: the first call of each shape
    * then blocks its thread until the timing is done (about 2 ms per candidate: each is timed behind
@@ -60,10 +57,6 @@ public final class CudnnSdpa {
    * attention N·8 extra times.
    */
   public static final String AUTOTUNE_PROPERTY = "sirocco.cudnn.autotune";
-
-  static final int DEFAULT_AUTOTUNE_CANDIDATES = 8;
-  static final int AUTOTUNE_WARMUP = 2;
-  static final int AUTOTUNE_TIMED = 6;
 
   /** MLX's bound on sm_80/sm_90 for cuDNN SDPA head dims. */
   static final int DEFAULT_MAX_HEAD_DIM = 128;
@@ -216,31 +209,6 @@ public final class CudnnSdpa {
         lib,
         version,
         configuredMaxHeadDim(device.computeMajor()));
-  }
-
-  /** {@link #AUTOTUNE_PROPERTY}'s candidate count, or 0 when tuning is off. */
-  static int autotuneCandidates() {
-    String v = System.getProperty(AUTOTUNE_PROPERTY);
-    if (v == null || v.isBlank() || v.strip().equalsIgnoreCase("false")) {
-      return 0;
-    }
-    if (v.strip().equalsIgnoreCase("true")) {
-      return DEFAULT_AUTOTUNE_CANDIDATES;
-    }
-    try {
-      int n = Integer.parseInt(v.strip());
-      if (n >= 1) {
-        return n == 1 ? 0 : n;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-        "system property "
-            + AUTOTUNE_PROPERTY
-            + " must be true, false or a candidate count >= 1, got '"
-            + v
-            + "'");
   }
 
   /** The head-dim bound for a compute capability major: 128, or 256 on sm_90 when configured. */
@@ -720,14 +688,14 @@ public final class CudnnSdpa {
       return refuse(state.failure);
     }
     long misses = cache().misses();
-    int tune = autotuneCandidates();
+    int tune = CudnnSdpaTuning.candidates();
     CudnnSdpaPlan plan =
         cache()
             .acquire(
                 c.key,
                 key ->
                     tune > 0
-                        ? tunedPlan(state, c, q.dtype(), scale, key, tune)
+                        ? CudnnSdpaTuning.plan(state, c, q.dtype(), scale, key, tune)
                         : CudnnSdpaPlan.build(Cudnn.api(), state.handle, key));
     boolean hit = cache().misses() == misses;
     try {
@@ -762,86 +730,18 @@ public final class CudnnSdpa {
   }
 
   /** The bias copied into an aligned temporary when the mask cannot be read in place, or null. */
-  private static DeviceBuffer materializedBias(Call c, DType dtype) {
+  static DeviceBuffer materializedBias(Call c, DType dtype) {
     if (c.bias == null || c.bias.direct()) {
       return null;
     }
     return MaskBias.materialize(c.device, c.stream, c.maskBuffer, c.maskOffset, c.bias, dtype);
   }
 
-  private static long biasPointer(Call c, DeviceBuffer materialized) {
+  static long biasPointer(Call c, DeviceBuffer materialized) {
     if (c.bias == null) {
       return 0;
     }
     return materialized != null ? ((CudaBuffer) materialized).pointer() : c.maskPointer;
-  }
-
-  /**
-   * A plan for {@code key} chosen by timing up to {@code max} candidates on this call's buffers
-   * ({@link #AUTOTUNE_PROPERTY}). Blocks until the timing events complete. The output is written by
-   * every candidate; the call's own execution afterwards writes the final result.
-   */
-  private static CudnnSdpaPlan tunedPlan(
-      DeviceState state, Call c, DType dtype, float scale, CudnnSdpaKey key, int max) {
-    DeviceBuffer bias = materializedBias(c, dtype);
-    DeviceBuffer sink = c.device.allocate(ElementType.I32, 1, c.stream);
-    try {
-      long biasPointer = biasPointer(c, bias);
-      return CudnnSdpaPlan.tuned(
-          Cudnn.api(),
-          state.handle,
-          key,
-          max,
-          candidate -> {
-            sirocco.runtime.Event a;
-            sirocco.runtime.Event b;
-            state.lock.lock();
-            try {
-              long ws =
-                  candidate.workspaceBytes > 0
-                      ? state.workspace(c.stream, candidate.workspaceBytes)
-                      : 0;
-              state.bind(c.stream);
-              for (int i = 0; i < AUTOTUNE_WARMUP; i++) {
-                candidate.execute(state.handle, c.q, c.k, c.v, c.o, biasPointer, scale, ws);
-              }
-              // Hold the stream while the timed executions are queued: a cuDNN execution costs
-              // the host about as long as a short attention runs, and ungated events would time
-              // the host (measured: the first candidates of a 10 µs shape read 15-22 µs).
-              c.device.launch(
-                  KernelLaunch.of(GATE, Dim3.of(1), Dim3.of(1), sink, AUTOTUNE_GATE_NANOS),
-                  c.stream);
-              a = c.stream.record();
-              for (int i = 0; i < AUTOTUNE_TIMED; i++) {
-                candidate.execute(state.handle, c.q, c.k, c.v, c.o, biasPointer, scale, ws);
-              }
-              b = c.stream.record();
-            } finally {
-              state.lock.unlock();
-            }
-            b.synchronize();
-            return b.elapsedMillisSince(a) * 1000.0 / AUTOTUNE_TIMED;
-          });
-    } finally {
-      sink.close();
-      if (bias != null) {
-        bias.close();
-      }
-    }
-  }
-
-  /** How long the gate holds the stream while a candidate's timed executions are queued. */
-  static final long AUTOTUNE_GATE_NANOS = 2_000_000L;
-
-  private static final java.lang.reflect.Method GATE = gateKernel();
-
-  private static java.lang.reflect.Method gateKernel() {
-    try {
-      return WaitKernels.class.getMethod(
-          "busyWait", sirocco.api.KernelContext.class, int[].class, long.class);
-    } catch (NoSuchMethodException e) {
-      throw new ExceptionInInitializerError(e);
-    }
   }
 
   /**
@@ -887,8 +787,8 @@ public final class CudnnSdpa {
             + " (256 on sm_90 with -D"
             + MAX_HEAD_DIM_PROPERTY
             + "=256), "
-            + (autotuneCandidates() > 0
-                ? "plans tuned over " + autotuneCandidates() + " candidates"
+            + (CudnnSdpaTuning.candidates() > 0
+                ? "plans tuned over " + CudnnSdpaTuning.candidates() + " candidates"
                 : "plans from the heuristics' first choice (-D" + AUTOTUNE_PROPERTY + "=N tunes)"));
     lines.add("cuDNN SDPA " + cache().describe() + ", " + RAN.sum() + " calls ran");
     STATES.forEach(

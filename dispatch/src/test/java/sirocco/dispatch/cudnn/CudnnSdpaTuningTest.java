@@ -142,20 +142,20 @@ class CudnnSdpaTuningTest {
 
   @Test
   void theAutotunePropertyIsACandidateCountOrABoolean() {
-    assertEquals(0, CudnnSdpa.autotuneCandidates(), "off by default");
+    assertEquals(0, CudnnSdpaTuning.candidates(), "off by default");
     System.setProperty(CudnnSdpa.AUTOTUNE_PROPERTY, "true");
-    assertEquals(CudnnSdpa.DEFAULT_AUTOTUNE_CANDIDATES, CudnnSdpa.autotuneCandidates());
+    assertEquals(CudnnSdpaTuning.DEFAULT_CANDIDATES, CudnnSdpaTuning.candidates());
     System.setProperty(CudnnSdpa.AUTOTUNE_PROPERTY, " 4 ");
-    assertEquals(4, CudnnSdpa.autotuneCandidates());
+    assertEquals(4, CudnnSdpaTuning.candidates());
     System.setProperty(CudnnSdpa.AUTOTUNE_PROPERTY, "1");
-    assertEquals(0, CudnnSdpa.autotuneCandidates(), "one candidate: nothing to choose from");
+    assertEquals(0, CudnnSdpaTuning.candidates(), "one candidate: nothing to choose from");
     System.setProperty(CudnnSdpa.AUTOTUNE_PROPERTY, "false");
-    assertEquals(0, CudnnSdpa.autotuneCandidates());
+    assertEquals(0, CudnnSdpaTuning.candidates());
     System.setProperty(CudnnSdpa.AUTOTUNE_PROPERTY, "fast");
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, CudnnSdpa::autotuneCandidates);
+        assertThrows(IllegalArgumentException.class, CudnnSdpaTuning::candidates);
     assertTrue(e.getMessage().contains(CudnnSdpa.AUTOTUNE_PROPERTY), e.getMessage());
     System.setProperty(CudnnSdpa.AUTOTUNE_PROPERTY, "0");
-    assertThrows(IllegalArgumentException.class, CudnnSdpa::autotuneCandidates);
+    assertThrows(IllegalArgumentException.class, CudnnSdpaTuning::candidates);
   }
 }
