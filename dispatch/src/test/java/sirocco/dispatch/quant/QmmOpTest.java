@@ -135,7 +135,8 @@ class QmmOpTest {
     for (int rows : new int[] {2, 8, 16}) {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
-    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
+    // f16 x stays on qmm-mma by default (precision, run 24) and runs the split-K kernel when named.
+    assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
     // 1 row keeps the row threshold; 17+ rows, 8-bit and f32 fall through.
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
     assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 17)).chosen());
@@ -146,6 +147,8 @@ class QmmOpTest {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
       System.setProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY, "32");
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 32)).chosen());
+      System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_SPLITK);
+      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA);
       assertEquals(
           "quantizedMatmul -> qmm-mma (rejected: qmm-tiled: fewer than 64 rows (a block tile is"
@@ -288,7 +291,7 @@ class QmmOpTest {
             "chunked " + t);
         // 8 rows as 3 + 3 + 2: one decision reported per distinct choice.
         assertEquals(
-            List.of(t == DType.F32 ? "qmv-rows" : "qmm-mma-splitk"),
+            List.of(t == DType.F32 ? "qmv-rows" : t == DType.F16 ? "qmm-mma" : "qmm-mma-splitk"),
             QTest.qmmChoices(ds),
             t.toString());
       }
