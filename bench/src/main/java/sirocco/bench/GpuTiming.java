@@ -84,11 +84,7 @@ public final class GpuTiming {
         }
       }
       stream.synchronize();
-      double[] us = new double[pairs.size()];
-      for (int i = 0; i < us.length; i++) {
-        us[i] = pairs.get(i)[1].elapsedMillisSince(pairs.get(i)[0]) * 1000.0 / callsPerSample;
-      }
-      return new Gated(Stats.of(us), hostBound);
+      return new Gated(microsPerCall(pairs, callsPerSample), hostBound);
     }
   }
 
@@ -124,11 +120,7 @@ public final class GpuTiming {
         }
       }
       stream.synchronize();
-      double[] us = new double[pairs.size()];
-      for (int i = 0; i < us.length; i++) {
-        us[i] = pairs.get(i)[1].elapsedMillisSince(pairs.get(i)[0]) * 1000.0 / calls;
-      }
-      return Stats.of(us);
+      return microsPerCall(pairs, calls);
     }
   }
 
@@ -163,9 +155,14 @@ public final class GpuTiming {
       }
     }
     stream.synchronize();
+    return microsPerCall(pairs, 1);
+  }
+
+  /** µs per call of each (start, end) event pair around {@code calls} calls; all complete. */
+  private static Stats microsPerCall(List<Event[]> pairs, int calls) {
     double[] us = new double[pairs.size()];
     for (int i = 0; i < us.length; i++) {
-      us[i] = pairs.get(i)[1].elapsedMillisSince(pairs.get(i)[0]) * 1000.0;
+      us[i] = pairs.get(i)[1].elapsedMillisSince(pairs.get(i)[0]) * 1000.0 / calls;
     }
     return Stats.of(us);
   }

@@ -199,10 +199,10 @@ public final class Cudnn {
 
   /**
    * {@code cudnnDestroy}, checked: throws {@link CudnnException} when cuDNN refuses. Sirocco keeps
-   * its per-device handles for the life of the process (see {@code CudnnSdpa.DeviceState}), so the
-   * only callers destroy a handle on purpose and must hear about a failure; there is no teardown
-   * caller to keep quiet for. Does nothing for handle 0, without the library (no handle can exist)
-   * or once the JVM is exiting (cuDNN may already be torn down and the process is going away).
+   * its per-device handles for the life of the process (see {@code CudnnDeviceState}), so the only
+   * callers destroy a handle on purpose and must hear about a failure; there is no teardown caller
+   * to keep quiet for. Does nothing for handle 0, without the library (no handle can exist) or once
+   * the JVM is exiting (cuDNN may already be torn down and the process is going away).
    */
   static void destroyHandle(long handle) {
     CudnnLibrary l = lib();

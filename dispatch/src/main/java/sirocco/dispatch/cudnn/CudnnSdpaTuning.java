@@ -51,7 +51,7 @@ final class CudnnSdpaTuning {
    * written by every candidate; the call's own execution afterwards writes the final result.
    */
   static CudnnSdpaPlan plan(
-      CudnnSdpa.DeviceState state,
+      CudnnDeviceState state,
       CudnnSdpa.Call c,
       DType dtype,
       float scale,

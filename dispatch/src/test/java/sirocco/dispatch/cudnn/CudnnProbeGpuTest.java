@@ -114,7 +114,7 @@ class CudnnProbeGpuTest {
       }
       rt.synchronize();
       CudnnSdpa.Call c = (CudnnSdpa.Call) CudnnSdpa.prepare(q, k, v, m, out, true);
-      CudnnSdpa.DeviceState st = CudnnSdpa.state(c.device);
+      CudnnDeviceState st = CudnnSdpa.state(c.device);
       CudnnSdpaPlan plan = CudnnSdpa.cache().peek(c.key);
       DeviceBuffer ws =
           plan.workspaceBytes > 0

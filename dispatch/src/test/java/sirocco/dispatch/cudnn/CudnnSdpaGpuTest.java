@@ -338,7 +338,7 @@ class CudnnSdpaGpuTest {
       double[] want = data.reference(Mask.Kind.NONE, null, 1, 1);
       Object prepared = CudnnSdpa.prepare(q, k, v, Mask.none(), q, true);
       assertTrue(prepared instanceof CudnnSdpa.Call, String.valueOf(prepared));
-      CudnnSdpa.DeviceState st = CudnnSdpa.state(((CudnnSdpa.Call) prepared).device);
+      CudnnDeviceState st = CudnnSdpa.state(((CudnnSdpa.Call) prepared).device);
       for (int round = 0; round < 3; round++) {
         try (Tensor out = data.poisonedOutput(rt)) {
           CudnnSdpa.Attempt a = CudnnSdpa.run(q, k, v, data.scale, Mask.none(), out);
