@@ -645,6 +645,17 @@ public final class CudnnSdpa {
    * its shape. Looks nothing up in cuDNN and queues nothing (for benchmarks and diagnostics).
    */
   public static String describePlan(Tensor q, Tensor k, Tensor v, Mask mask, Tensor out) {
+    if (q == null || k == null || v == null || out == null) {
+      throw new IllegalArgumentException(
+          "q, k, v and out must not be null (mask may be null for none), got q="
+              + q
+              + ", k="
+              + k
+              + ", v="
+              + v
+              + ", out="
+              + out);
+    }
     Object prepared = prepare(q, k, v, mask, out, true);
     if (prepared instanceof String why) {
       return "refused: " + why;

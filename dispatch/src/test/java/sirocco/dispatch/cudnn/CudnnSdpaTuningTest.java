@@ -158,4 +158,13 @@ class CudnnSdpaTuningTest {
     System.setProperty(CudnnSdpa.AUTOTUNE_PROPERTY, "0");
     assertThrows(IllegalArgumentException.class, CudnnSdpaTuning::candidates);
   }
+
+  @Test
+  void describePlanRejectsMissingTensorsByName() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> CudnnSdpa.describePlan(null, null, null, null, null));
+    assertTrue(e.getMessage().startsWith("q, k, v and out must not be null"), e.getMessage());
+  }
 }

@@ -83,6 +83,9 @@ public final class CudaGraph implements AutoCloseable {
 
   /** Queues one replay of the graph on {@code stream}. */
   public void launch(CudaStream stream) {
+    if (stream == null) {
+      throw new IllegalArgumentException("stream must not be null");
+    }
     if (exec == null) {
       throw new IllegalStateException("graph already closed");
     }
