@@ -265,8 +265,9 @@ public final class QTest {
    * warps, at most {@link QmmPolicy#MMA_SPLITK_MAX_ROWS} rows), else qmm-mma.
    */
   static String affineTensorCore(int bits, DType t, long rows, long k, int group) {
-    if (bits == 4 && t == DType.BF16 && rows <= QmmPolicy.MMA_SPLITK_MAX_ROWS) {
-      QmmShape s = QmmShape.affine(4, group, Quant.BF16, (int) rows, 64, (int) k);
+    if (bits == 4 && t != DType.F32 && rows <= QmmPolicy.MMA_SPLITK_MAX_ROWS) {
+      int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
+      QmmShape s = QmmShape.affine(4, group, dtype, (int) rows, 64, (int) k);
       if (QmmMmaSplitKKernel.supports(s) == null) {
         return "qmm-mma-splitk";
       }

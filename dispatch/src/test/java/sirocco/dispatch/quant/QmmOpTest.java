@@ -135,8 +135,8 @@ class QmmOpTest {
     for (int rows : new int[] {2, 8, 16}) {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
-    // f16 x stays on qmm-mma by default (precision, run 24) and runs the split-K kernel when named.
-    assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
+    // f16 x takes it too since its unpacking offset is 64 (1024 failed MLX's bound, run 24).
+    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
     // 1 row keeps the row threshold; 17+ rows, 8-bit and f32 fall through.
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
     assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 17)).chosen());

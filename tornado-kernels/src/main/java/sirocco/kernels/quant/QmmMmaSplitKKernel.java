@@ -35,7 +35,7 @@ import sirocco.runtime.Dim3;
  * through their mmas, their registers receive group c of the next batch (and the scales after the
  * last group), so the next batch's bytes are in flight during the fold, the reduction and the
  * barrier. Per group: 2·wpl mmas per tile into a fresh accumulator D, then {@code acc += s·D + (b −
- * offset·s)·X} in float (offset 128 bf16, 1024 f16).
+ * offset·s)·X} in float (offset 128 bf16, 64 f16).
  *
  * <p>Per batch reduction: each warp stores its {@code 16·mt × 8} tile (4 floats per lane and tile,
  * 16-byte stores, lane-major) into one half of a double-buffered shared slab, <b>one barrier</b>,
