@@ -84,13 +84,14 @@ public final class QmmPolicy {
    * Which tensor-core kernel serves the shapes both can take, up to {@link #MMA_SPLITK_MAX_ROWS}
    * rows of bf16 or f16 x: {@value QmmOp#QMM_MMA_SPLITK} (split-K with x in registers, persistent
    * blocks; 4-bit affine). f16 joined once its unpacking moved from 1024 + q to 64 + q: with the
-   * large offset, run 24 found MLX's test_qmm cases at f16 g128 8 rows 1.1-1.4x over the
-   * contract's error bound (the offset's share of the sum cancels when removed per group). Measured on the H200 (run 22, 12288x4096 g64): 15.0-15.3 µs at 2-8 rows
-   * bf16 against {@value QmmOp#QMM_MMA}'s 19.6-19.8, 24.1 against 25.6 at 16 rows, f16 17.3 against
-   * 21.9 at 8 rows, g128 15.5 against 16.7. Below {@link #AFFINE_MMA_MIN_ROWS} rows the vector path
-   * still wins (qmv-splitk 13.9 µs at 1 row against 15.0). Shapes it does not take (8-bit, f32 x, k
-   * without an even split) fall through to {@value QmmOp#QMM_MMA}; {@code
-   * -Dsirocco.qmm.mmaVariant=qmm-mma} restores the previous choice.
+   * large offset, run 24 found MLX's test_qmm cases at f16 g128 8 rows 1.1-1.4x over the contract's
+   * error bound (the offset's share of the sum cancels when removed per group). Measured on the
+   * H200 (run 22, 12288x4096 g64): 15.0-15.3 µs at 2-8 rows bf16 against {@value QmmOp#QMM_MMA}'s
+   * 19.6-19.8, 24.1 against 25.6 at 16 rows, f16 17.3 against 21.9 at 8 rows, g128 15.5 against
+   * 16.7. Below {@link #AFFINE_MMA_MIN_ROWS} rows the vector path still wins (qmv-splitk 13.9 µs at
+   * 1 row against 15.0). Shapes it does not take (8-bit, f32 x, k without an even split) fall
+   * through to {@value QmmOp#QMM_MMA}; {@code -Dsirocco.qmm.mmaVariant=qmm-mma} restores the
+   * previous choice.
    */
   public static final String MMA_VARIANT = QmmOp.QMM_MMA_SPLITK;
 

@@ -84,8 +84,8 @@ final class QmmMmaFragments {
   }
 
   /**
-   * {@code w} shifted so that the nibbles at bits {@code p} and {@code p + 16} sit at bits 4 and
-   * 20 ({@code p} is a constant after inlining, so one shift or none remains).
+   * {@code w} shifted so that the nibbles at bits {@code p} and {@code p + 16} sit at bits 4 and 20
+   * ({@code p} is a constant after inlining, so one shift or none remains).
    */
   static int nibblesAtBit4(int w, int p) {
     if (p == 4) {

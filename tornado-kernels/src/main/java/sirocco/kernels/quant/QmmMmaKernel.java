@@ -34,12 +34,13 @@ import sirocco.runtime.Dim3;
  *
  * <ul>
  *   <li>4-bit codes: nibbles (j, j+4) of a word form one A register: {@code (w >>> 4j) &
- *       0x000F000F} puts them in the two 16-bit halves, and or-ing {@code 0x4300} (bf16 128.0)
- *       into each half makes the exact values {@code 128 + q}; f16 moves them to bits 4..7 instead
+ *       0x000F000F} puts them in the two 16-bit halves, and or-ing {@code 0x4300} (bf16 128.0) into
+ *       each half makes the exact values {@code 128 + q}; f16 moves them to bits 4..7 instead
  *       ({@code 0x00F000F0}) under {@code 0x5400} (64.0): {@code 64 + q}, a small offset because
  *       the offset's share of the fp32 sum cancels when it is removed (1024 + q failed MLX's bound
- *       at g128 in the split-K kernel). One shift (or none) and one lop3 per two elements. x is loaded 8 halves at a time (one
- *       16-byte load per word) and its registers are repacked into the matching (j, j+4) pairs.
+ *       at g128 in the split-K kernel). One shift (or none) and one lop3 per two elements. x is
+ *       loaded 8 halves at a time (one 16-byte load per word) and its registers are repacked into
+ *       the matching (j, j+4) pairs.
  *   <li>8-bit codes: bytes (0, 2) and (1, 3) form the A registers; f16 takes {@code 1024 + q}
  *       directly; bf16 (7 mantissa bits) splits each byte into nibbles and runs two mmas into the
  *       same accumulator, the high nibble as {@code 0x4500 | h} = 16·(128 + h).
