@@ -68,7 +68,9 @@ final class BenchQmmCommand implements Callable<Integer> {
               + " along k; e.g. qmm-mma@1x1x1x8; qmm-mma@MTxNTxWNxKSxD also sets D, the chunks"
               + " of weights in flight per warp, 1-3, default 1), qmm-mma-splitk@KSxMTxBPS the"
               + " split-K tensor-core kernel with KS warps along k, MT 16-feature tiles per warp"
-              + " (1 or 2) and BPS blocks per SM (e.g. qmm-mma-splitk@16x2x1),"
+              + " (1 or 2) and BPS blocks per SM (e.g. qmm-mma-splitk@16x2x1);"
+              + " qmm-mma-splitk@KSxMTxBPSxD also sets D, the batches of words in flight per"
+              + " warp (1, or 2 with MT 1),"
               + " qmv-splitk@BPSxFB the split-K kernel with BPS blocks per SM and FB features per"
               + " batch, and qmv-rows@RxF the multi-row vector kernel with R rows of x per block"
               + " (1-8) and F features per warp (1 or 2) (default: auto).")
