@@ -23,6 +23,7 @@ import sirocco.jit.ir.IrPrinter;
 import sirocco.jit.ir.MethodId;
 import sirocco.jit.ir.Pos;
 import sirocco.jit.ir.Verifier;
+import sirocco.jit.pass.ArithmeticHalfConversions;
 import sirocco.jit.pass.Cse;
 import sirocco.jit.pass.Dce;
 import sirocco.jit.pass.Fold;
@@ -203,6 +204,7 @@ public final class KernelCompiler {
             new Unroll(),
             new Cse(),
             new Dce(),
+            new ArithmeticHalfConversions(),
             new Memory(),
             new Legalize());
     for (Pass p : pipeline) {
