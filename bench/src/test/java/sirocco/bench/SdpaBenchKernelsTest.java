@@ -30,7 +30,8 @@ class SdpaBenchKernelsTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> SdpaBench.kernels("flash", true));
     assertEquals(
-        "--kernel must be auto, all or one of cudnn, vector, fallback, got 'flash'",
+        "--kernel must be auto, all, vector-fused, vector-ab or one of cudnn, vector, fallback,"
+            + " got 'flash'",
         e.getMessage());
   }
 }
