@@ -117,6 +117,7 @@ final class PtxCommand implements Callable<Integer> {
     Map<String, Object> specs = specializations(m);
     CompiledKernel k = KernelCompiler.compile(m, specs, target(arch), bounds());
     out.print(k.ptx());
+    out.flush(); // print() does not flush the auto-flushing writer, and main() exits right after
     if (resources) {
       if (!PtxValidator.isAvailable()) {
         throw new IllegalStateException(

@@ -192,6 +192,22 @@ class GoldenPtxTest {
   }
 
   @Test
+  void threadFenceIsADeviceScopeFenceKeptInPlace() {
+    String p = body(ptx(AtomicKernels.class, "lastBlockSum"));
+    int first = p.indexOf("fence.acq_rel.gpu;");
+    int atom = p.indexOf("atom.global.add.s32");
+    int second = p.indexOf("fence.acq_rel.gpu;", first + 1);
+    assertTrue(first >= 0 && atom > first && second > atom, "fence, atomic, fence in order: " + p);
+    assertEquals(-1, p.indexOf("fence.acq_rel.gpu;", second + 1), "exactly two fences: " + p);
+    // The partials written by other blocks are read with coherent loads (never ld.global.nc).
+    assertFalse(p.contains(".nc."), p);
+    // The fence needs PTX ISA 6.0 and sm_70: the sm_80 target accepts it too.
+    assertTrue(
+        body(ptx(AtomicKernels.class, "lastBlockSum", Target.sm80()))
+            .contains("fence.acq_rel.gpu;"));
+  }
+
+  @Test
   void atomicsAndVolatileLoads() {
     String p = body(ptx(AtomicKernels.class, "atomics"));
     for (String s :

@@ -78,6 +78,14 @@ public final class GpuCaseExporter {
         counters[3] = Integer.MAX_VALUE;
         java.util.Arrays.fill((float[]) a[3], 0f);
       }
+      case "lastBlockSum" -> {
+        int[] in = (int[]) a[1];
+        for (int i = 0; i < in.length; i++) {
+          in[i] = i % 100 - 50;
+        }
+        java.util.Arrays.fill((int[]) a[3], 0); // the counter starts (and ends) at 0
+        java.util.Arrays.fill((int[]) a[4], 0);
+      }
       case "mmaBf16", "mmaF16" -> {
         boolean bf = m.getName().equals("mmaBf16");
         java.util.Random r = new java.util.Random(7);

@@ -103,6 +103,21 @@ public abstract class KernelContext {
   public abstract void warpBarrier();
 
   /**
+   * Device-scope memory fence ({@code fence.acq_rel.gpu}, the PTX form of CUDA's {@code
+   * __threadfence()}): this thread's memory accesses before the fence are ordered before its
+   * accesses after it, as observed by every thread of the grid. It synchronizes nothing by itself
+   * and is not a barrier: pair it with an atomic to publish data to other blocks, e.g. the "last
+   * block" pattern: every thread stores its results, {@link #localBarrier()}, then one thread calls
+   * {@code threadFence()} and {@link #atomicAdd(int[], int, int)} on a counter; the thread that
+   * sees the last count calls {@code threadFence()} again before the block reads the other blocks'
+   * results. Read data written by other blocks of the same launch with plain array loads, never
+   * with {@code Vec.ldg} ({@code ld.global.nc}), which may return stale values for memory written
+   * during the kernel. The compiler never moves, merges or removes a fence. The Java backend
+   * implements it as {@link java.lang.invoke.VarHandle#fullFence()}.
+   */
+  public abstract void threadFence();
+
+  /**
    * Returns a {@code float} array in block-shared memory ({@code .shared}). Every thread of a block
    * gets the same array for the same allocation site; {@code length} must be a compile-time
    * constant (or a {@link Specialize} parameter). Contents are undefined on entry, as on the GPU.

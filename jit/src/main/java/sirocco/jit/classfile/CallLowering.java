@@ -397,6 +397,7 @@ final class CallLowering {
         switch (key) {
           case "localBarrier()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.BLOCK);
           case "warpBarrier()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.WARP);
+          case "threadFence()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.FENCE_GPU);
           case "allocateFloatLocalArray(I)[F" -> shared(Elem.FLOAT, a[0]);
           case "allocateIntLocalArray(I)[I" -> shared(Elem.INT, a[0]);
           case "allocateShortLocalArray(I)[S" -> shared(Elem.SHORT, a[0]);

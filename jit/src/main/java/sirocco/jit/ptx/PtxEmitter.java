@@ -518,7 +518,14 @@ public final class PtxEmitter {
       case STORE_VEC -> PtxMemory.storeVec(this, i);
       case ATOMIC -> PtxMemory.atomic(this, i);
       case EXTRACT -> names[i.id] = tuples.get((Inst) i.args[0])[i.auxInt()];
-      case BARRIER -> line(i.aux == BarrierKind.BLOCK ? "bar.sync 0" : "bar.warp.sync -1");
+      case BARRIER ->
+          line(
+              switch ((BarrierKind) i.aux) {
+                case BLOCK -> "bar.sync 0";
+                case WARP -> "bar.warp.sync -1";
+                case FENCE_GPU ->
+                    "fence.acq_rel.gpu"; // PTX ISA 6.0, sm_70+; the JIT targets >= 8.0
+              });
       case SHFL -> {
         ShflMode m = (ShflMode) i.aux;
         line(

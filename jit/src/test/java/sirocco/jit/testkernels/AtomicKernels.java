@@ -75,4 +75,46 @@ public final class AtomicKernels {
     }
     out[i] = result;
   }
+
+  /**
+   * The "last block" pattern with {@code threadFence()}: block b writes the sum of its threads'
+   * {@code in} values to {@code partial[b]}; the block that increments {@code counter[0]} last adds
+   * every block's partial with plain (coherent) loads into {@code out[0]} and resets the counter to
+   * 0. {@code counter[0]} must be 0 before the launch (and is 0 after it); {@code out[1]} is the
+   * number of blocks that saw themselves last (1).
+   */
+  @Kernel
+  public static void lastBlockSum(
+      KernelContext ctx, int[] in, int[] partial, int[] counter, int[] out, int n) {
+    int[] sh = ctx.allocateIntLocalArray(2);
+    int g = ctx.globalIdx;
+    if (ctx.localIdx == 0) {
+      sh[0] = 0;
+    }
+    ctx.localBarrier();
+    if (g < n) {
+      ctx.atomicAdd(sh, 0, in[g]);
+    }
+    ctx.localBarrier();
+    if (ctx.localIdx == 0) {
+      partial[ctx.groupIdx] = sh[0];
+      ctx.threadFence(); // the partial is visible device-wide before the count
+      int before = ctx.atomicAdd(counter, 0, 1);
+      boolean last = before == ctx.groupCountX - 1;
+      if (last) {
+        ctx.threadFence(); // acquire: the other blocks' partials are visible from here on
+      }
+      sh[1] = last ? 1 : 0;
+    }
+    ctx.localBarrier();
+    if (sh[1] != 0 && ctx.localIdx == 0) {
+      int sum = 0;
+      for (int b = 0; b < ctx.groupCountX; b++) {
+        sum += partial[b];
+      }
+      out[0] = sum;
+      out[1] += 1;
+      counter[0] = 0;
+    }
+  }
 }

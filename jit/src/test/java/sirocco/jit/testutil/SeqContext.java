@@ -47,6 +47,11 @@ public final class SeqContext extends KernelContext {
   }
 
   @Override
+  public void threadFence() {
+    java.lang.invoke.VarHandle.fullFence(); // the atomics' VarHandles order the rest
+  }
+
+  @Override
   public float[] allocateFloatLocalArray(int length) {
     return (float[]) shared.computeIfAbsent(site(), k -> new float[length]);
   }

@@ -88,6 +88,11 @@ public final class ThreadedContext extends KernelContext {
   }
 
   @Override
+  public void threadFence() {
+    java.lang.invoke.VarHandle.fullFence(); // the atomics' VarHandles order the rest
+  }
+
+  @Override
   public float[] allocateFloatLocalArray(int length) {
     return (float[]) state.shared.computeIfAbsent(site(), k -> new float[length]);
   }

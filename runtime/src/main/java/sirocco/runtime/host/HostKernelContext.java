@@ -49,6 +49,11 @@ final class HostKernelContext extends KernelContext {
   }
 
   @Override
+  public void threadFence() {
+    VarHandle.fullFence();
+  }
+
+  @Override
   public float[] allocateFloatLocalArray(int length) {
     return (float[]) block.sharedArray(sharedSite++, float.class, length);
   }
