@@ -23,7 +23,6 @@ import sirocco.jit.ir.IrPrinter;
 import sirocco.jit.ir.MethodId;
 import sirocco.jit.ir.Pos;
 import sirocco.jit.ir.Verifier;
-import sirocco.jit.pass.ArithmeticHalfConversions;
 import sirocco.jit.pass.Cse;
 import sirocco.jit.pass.Dce;
 import sirocco.jit.pass.Fold;
@@ -204,7 +203,6 @@ public final class KernelCompiler {
             new Unroll(),
             new Cse(),
             new Dce(),
-            new ArithmeticHalfConversions(),
             new Memory(),
             new Legalize());
     for (Pass p : pipeline) {

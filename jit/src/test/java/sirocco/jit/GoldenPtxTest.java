@@ -45,17 +45,6 @@ class GoldenPtxTest {
         Pattern.compile("\\b(mul|add|sub)\\.f32").matcher(p).find(), "no unrounded op: " + p);
   }
 
-  /**
-   * f16 → float whose value only arithmetic uses is the bare conversion; where the bits are
-   * observed, the NaN payload is rebuilt as the JDK keeps it (one selp for that one conversion).
-   */
-  @Test
-  void halfConversionsKeepNaNBitsOnlyWhereTheBitsAreObserved() {
-    String p = body(ptx(GoldenKernels.class, "halfConversions"));
-    assertEquals(3, count(p, "cvt.f32.f16"), p);
-    assertEquals(1, count(p, "selp.f32"), p);
-  }
-
   @Test
   void mathFmaIsOneFusedOperation() {
     String p = body(ptx(GoldenKernels.class, "explicitFma"));

@@ -50,11 +50,6 @@ public enum MathFn {
   LONG_BITS_TO_DOUBLE(DOUBLE, true, LONG),
   /** {@code Float.float16ToFloat(short)}: argument is the (sign-extended) short. */
   HALF_TO_FLOAT(FLOAT, true, INT),
-  /**
-   * {@link #HALF_TO_FLOAT} whose result only float arithmetic uses: plain {@code cvt.f32.f16} (a
-   * NaN's payload is not kept; see {@code ArithmeticHalfConversions}).
-   */
-  HALF_TO_FLOAT_ARITH(FLOAT, true, INT),
   /** {@code Float.floatToFloat16(float)}: result is the sign-extended short. */
   FLOAT_TO_HALF(INT, true, FLOAT),
   POPC_I(INT, true, INT),

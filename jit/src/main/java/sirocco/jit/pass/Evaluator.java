@@ -216,7 +216,7 @@ public final class Evaluator {
       case DOUBLE_TO_RAW_LONG_BITS -> Const.ofLong(Double.doubleToRawLongBits(a[0].asDouble()));
       case DOUBLE_TO_LONG_BITS -> Const.ofLong(Double.doubleToLongBits(a[0].asDouble()));
       case LONG_BITS_TO_DOUBLE -> Const.ofDouble(Double.longBitsToDouble(a[0].asLong()));
-      case HALF_TO_FLOAT, HALF_TO_FLOAT_ARITH -> Const.ofFloat(halfToFloat((short) a[0].asInt()));
+      case HALF_TO_FLOAT -> Const.ofFloat(halfToFloat((short) a[0].asInt()));
       case FLOAT_TO_HALF -> Const.ofInt(Float.floatToFloat16(a[0].asFloat()));
       case POPC_I -> Const.ofInt(Integer.bitCount(a[0].asInt()));
       case CLZ_I -> Const.ofInt(Integer.numberOfLeadingZeros(a[0].asInt()));

@@ -78,11 +78,6 @@ final class PtxMath {
         em.line("selp.b64 ", d, ", 9221120237041090560, ", t, ", ", p);
       }
       case HALF_TO_FLOAT -> halfToFloat(em, d, em.reg(a[0]));
-      case HALF_TO_FLOAT_ARITH -> {
-        String hb = em.fresh(Cls.B16);
-        em.line("cvt.u16.u32 ", hb, ", ", em.reg(a[0]));
-        em.line("cvt.f32.f16 ", d, ", ", hb);
-      }
       case FLOAT_TO_HALF -> floatToHalf(em, d, em.reg(a[0]));
       case POPC_I -> em.line("popc.b32 ", d, ", ", em.op(a[0]));
       case CLZ_I -> em.line("clz.b32 ", d, ", ", em.op(a[0]));

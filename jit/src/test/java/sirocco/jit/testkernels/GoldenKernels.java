@@ -1,6 +1,5 @@
 package sirocco.jit.testkernels;
 
-import sirocco.api.F16;
 import sirocco.api.Int4;
 import sirocco.api.Kernel;
 import sirocco.api.KernelContext;
@@ -13,22 +12,6 @@ import sirocco.api.Vec;
  */
 public final class GoldenKernels {
   private GoldenKernels() {}
-
-  /**
-   * out[i] takes f16 → float through arithmetic only (plain {@code cvt.f32.f16}); copy[i] stores a
-   * converted value (its bits observable: the JDK's NaN payload kept). h holds arbitrary binary16
-   * bits. (Not raw bits of signalling NaNs: HotSpot's intrinsic for float16ToFloat quiets them
-   * where the JDK's Java code does not, so the JVM itself disagrees there.)
-   */
-  @Kernel
-  public static void halfConversions(
-      KernelContext ctx, short[] h, float[] out, float[] copy, int n) {
-    int i = ctx.globalIdx;
-    if (i < n) {
-      out[i] = Math.fma(F16.toFloat(h[i]), 2f, -1f) + F16.toFloat(h[n - 1 - i]);
-      copy[i] = F16.toFloat(h[i]);
-    }
-  }
 
   @Kernel
   public static void mulAdd(
