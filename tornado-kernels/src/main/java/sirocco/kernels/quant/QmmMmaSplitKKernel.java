@@ -69,10 +69,10 @@ import sirocco.runtime.Dim3;
  *       f16), 106 / 114 and 102 / 96 (g32), 72 (g128); ks = 32, wps = 4: 56–64. Since the batch
  *       loop became a phase loop (depth), ptxas 13.0 reports 98 (g64), 108 (g32), 95 (g128) and
  *       62-72 at ks = 32 for the same depth-1 code: the virtual registers are numbered in another
- *       order, nothing else in the PTX changed; {@link #registers} follows. mt = 2: 134 / 134
- *       (g64 bf16), 131 / 135 (f16), 128 (g128), 147–174 (g32): above the 128 a block of 512
- *       threads allows, so those plans carry an occupancy hint ({@code .maxntid 512, .minnctapersm
- *       1}) and then compile to 128 without spills (g64; g32 spills).
+ *       order, nothing else in the PTX changed; {@link #registers} follows. mt = 2: 134 / 134 (g64
+ *       bf16), 131 / 135 (f16), 128 (g128), 147–174 (g32): above the 128 a block of 512 threads
+ *       allows, so those plans carry an occupancy hint ({@code .maxntid 512, .minnctapersm 1}) and
+ *       then compile to 128 without spills (g64; g32 spills).
  *   <li><b>Predicted</b> (not measured yet): 1 row 9.5–11 µs with the default plan (16x1x1), 9–10
  *       µs with two tiles per warp (16x2x1: twice the bytes in flight, half the barriers); 8 rows
  *       within 0.5 µs of 1 row (same mmas and bytes; x and the reduction grow). Falsified if 1 row
