@@ -459,11 +459,12 @@ final class QuantCases {
     QmmShape s = QmmShape.affine(sp.i("bits"), g, sp.i("dtype"), 5, 72, k);
     Prepared.supported(QmmMmaSplitKKernel.supports(s));
     QmmData d = data(sp.rnd(), s);
-    LaunchPlan p = QmmMmaSplitKKernel.plan(s, 2, ks, mt, 1);
+    int depth = sp.i("depth");
+    LaunchPlan p = QmmMmaSplitKKernel.plan(s, 2, ks, mt, 1, depth);
     return fromPlan(
         m,
         p,
-        "QmmMmaSplitKKernel.plan(s, 2, " + ks + ", " + mt + ", 1)",
+        "QmmMmaSplitKKernel.plan(s, 2, " + ks + ", " + mt + ", 1, " + depth + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         d.wq(),
