@@ -1,8 +1,8 @@
 package sirocco.runtime.cuda;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -91,7 +91,12 @@ class StreamCreationGpuTest {
     Assumptions.assumeTrue(
         stateWhileWaiting != null,
         "no stream creation waited for the running kernel in " + MAX_STREAMS + " creations");
-    // A parked virtual thread reports WAITING; one pinned in a native driver call, RUNNABLE.
-    assertEquals(Thread.State.WAITING, stateWhileWaiting, "the creating virtual thread is parked");
+    // A parked virtual thread reports WAITING, or TIMED_WAITING while it holds the hand-off tick
+    // (CooperativeWait parks it for at most 200 µs at a time, run 27); one pinned in a native
+    // driver call, RUNNABLE.
+    assertTrue(
+        stateWhileWaiting == Thread.State.WAITING
+            || stateWhileWaiting == Thread.State.TIMED_WAITING,
+        "the creating virtual thread is parked, not " + stateWhileWaiting);
   }
 }
