@@ -34,8 +34,10 @@ import sirocco.runtime.DeviceInfo;
  * <ol>
  *   <li>{@value #CUDNN}: {@link CudnnSdpa} (cuDNN's fused flash attention through FFM) after the
  *       op's policy {@link #cudnnPolicyRejects} (never for {@code 1 < Lq < 16}, whose graphs would
- *       be rebuilt at every decode step) and no sinks; when cuDNN cannot build or plan a graph at
- *       run time the reason is recorded and the next rung runs.
+ *       be rebuilt at every decode step), no sinks, and not for a single query row over at most
+ *       {@link #DEFAULT_VECTOR_DECODE_MAX_KEYS} keys that the vector rung accepts (measured faster
+ *       there, {@link #vectorPreferred}); when cuDNN cannot build or plan a graph at run time the
+ *       reason is recorded and the next rung runs.
  *   <li>{@value #VECTOR}: {@link SdpaVector} (one pass, or split-K pass 1 plus {@link
  *       SdpaSplitK#combine}, or with {@code -Dsirocco.sdpa.fusedCombine=true} split-K in one
  *       launch, {@link sirocco.kernels.attention.SdpaFusedCombine}; the decision's note says
@@ -82,6 +84,24 @@ public final class SdpaOp {
    */
   public static final String FUSED_COMBINE_PROPERTY = "sirocco.sdpa.fusedCombine";
 
+  /**
+   * System property (an int, read at every call): the longest K/V length at which a single-query
+   * call ({@code Lq = 1}) the vector kernel accepts skips cuDNN; default {@link
+   * #DEFAULT_VECTOR_DECODE_MAX_KEYS}, 0 sends every such call to cuDNN first.
+   */
+  public static final String VECTOR_DECODE_MAX_KEYS_PROPERTY =
+      "sirocco.attention.vectorDecodeMaxKeys";
+
+  /**
+   * Where the vector kernel stops beating cuDNN's decode graph (bench/RESULTS.md run 28: B=1, Hq
+   * 32, Hkv 8, bf16, Lq 1, both timed by CUDA-graph replay on the H200). D=128: vector faster from
+   * 256 to 6144 keys (4.76 vs 6.26 µs at 256, 12.74 vs 13.04 at 6144), cuDNN faster at 8192 (14.70
+   * vs 15.80, run 26). D=64: vector faster at 512 and 2048–6144, cuDNN at 256 and 1024 by 0.29 and
+   * 0.15 µs and at 8192 by 0.91. One bound for both: the gains below it outweigh those two small
+   * losses.
+   */
+  public static final int DEFAULT_VECTOR_DECODE_MAX_KEYS = 6144;
+
   /** The fused rungs {@code forceFused} allows. */
   public static final Set<String> FUSED = Set.of(CUDNN, VECTOR);
 
@@ -90,6 +110,18 @@ public final class SdpaOp {
           OP,
           List.of(
               new Ladder.Rung<>(CUDNN, SdpaOp::cudnnRejects),
+              new Ladder.Rung<>(VECTOR, SdpaOp::vectorRejects),
+              new Ladder.Rung<>(FALLBACK, SdpaOp::fallbackRejects)));
+
+  /**
+   * The ladder for {@value #RUNG_PROPERTY}: the same rungs without the speed preference of {@link
+   * #vectorPreferred}, so that a benchmark can time cuDNN where the op would not choose it.
+   */
+  private static final Ladder<Call> ONE_RUNG_LADDER =
+      new Ladder<>(
+          OP,
+          List.of(
+              new Ladder.Rung<>(CUDNN, SdpaOp::cudnnCapabilityRejects),
               new Ladder.Rung<>(VECTOR, SdpaOp::vectorRejects),
               new Ladder.Rung<>(FALLBACK, SdpaOp::fallbackRejects)));
 
@@ -144,11 +176,44 @@ public final class SdpaOp {
   // ---- the rungs' predicates ----
 
   /**
-   * The cuDNN rung: the op's policy (never 1 < Lq < 16), no sinks (cuDNN's graph has no sink
-   * logit), then the cuDNN path's own rules (library present and enabled, cc ≥ 8, f16/bf16, head
-   * dims, masks, strides).
+   * The cuDNN rung: {@link #cudnnCapabilityRejects}, then short single-query calls the vector
+   * kernel takes ({@link #vectorPreferred}).
    */
   static String cudnnRejects(Call c) {
+    String cannot = cudnnCapabilityRejects(c);
+    return cannot != null ? cannot : vectorPreferred(c);
+  }
+
+  /**
+   * Why the vector kernel, not cuDNN, should run {@code c}: a single query row over at most {@link
+   * #vectorDecodeMaxKeys()} keys that the vector rung accepts; null otherwise.
+   */
+  static String vectorPreferred(Call c) {
+    int max = vectorDecodeMaxKeys();
+    if (c.qLen() != 1 || c.kvLen() > max || vectorRejects(c) != null) {
+      return null;
+    }
+    return "the vector kernel is faster for Lq = 1 over at most "
+        + max
+        + " keys (Lkv = "
+        + c.kvLen()
+        + "; -D"
+        + VECTOR_DECODE_MAX_KEYS_PROPERTY
+        + ")";
+  }
+
+  /** {@value #VECTOR_DECODE_MAX_KEYS_PROPERTY}, else {@link #DEFAULT_VECTOR_DECODE_MAX_KEYS}. */
+  static int vectorDecodeMaxKeys() {
+    return Math.max(
+        0, Integer.getInteger(VECTOR_DECODE_MAX_KEYS_PROPERTY, DEFAULT_VECTOR_DECODE_MAX_KEYS));
+  }
+
+  /**
+   * Whether cuDNN may and can run {@code c}: the op's policy (never 1 < Lq < 16), no sinks (cuDNN's
+   * graph has no sink logit), then the cuDNN path's own rules (library present and enabled, cc ≥ 8,
+   * f16/bf16, head dims, masks, strides).
+   */
+  static String cudnnCapabilityRejects(Call c) {
     String policy = cudnnPolicyRejects(c.qLen());
     if (policy != null) {
       return policy;
@@ -235,13 +300,13 @@ public final class SdpaOp {
     if (c.empty()) {
       return bridge.empty(rt, c.dtype(), c.outShape());
     }
-    // -Dsirocco.attention.rung=NAME restricts the ladder to one rung (benchmarks, diagnosis); it
-    // throws
-    // with the reasons when that rung cannot run the call.
+    // -Dsirocco.attention.rung=NAME restricts the ladder to one rung (benchmarks, diagnosis),
+    // without the op's speed preferences; it throws with the reasons when that rung cannot run the
+    // call.
     String only = System.getProperty(RUNG_PROPERTY);
     Decision d =
         only != null && !only.isBlank()
-            ? LADDER.chooseAmong(c, Set.of(only.trim()))
+            ? ONE_RUNG_LADDER.chooseAmong(c, Set.of(only.trim()))
             : forceFused ? LADDER.chooseAmong(c, FUSED) : LADDER.choose(c);
     if (!d.chosen().equals(CUDNN) && !d.chosen().equals(VECTOR)) {
       // A cuDNN decision is reported once the graph has run (or was refused), a vector one once

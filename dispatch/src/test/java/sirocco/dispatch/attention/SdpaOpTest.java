@@ -29,6 +29,21 @@ class SdpaOpTest {
   }
 
   @Test
+  void vectorDecodeBoundReadsItsPropertyAtEveryCall() {
+    String p = SdpaOp.VECTOR_DECODE_MAX_KEYS_PROPERTY;
+    try {
+      System.clearProperty(p);
+      assertEquals(SdpaOp.DEFAULT_VECTOR_DECODE_MAX_KEYS, SdpaOp.vectorDecodeMaxKeys());
+      System.setProperty(p, "1024");
+      assertEquals(1024, SdpaOp.vectorDecodeMaxKeys());
+      System.setProperty(p, "-5");
+      assertEquals(0, SdpaOp.vectorDecodeMaxKeys(), "a negative bound means none");
+    } finally {
+      System.clearProperty(p);
+    }
+  }
+
+  @Test
   void broadcastingFollowsMlxRules() {
     long[] target = {2, 4, 3, 7};
     assertArrayEquals(
