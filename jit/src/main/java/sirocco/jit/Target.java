@@ -8,9 +8,10 @@ package sirocco.jit;
  * compiler that validates it in CI. JCuda 12.6.0's statically linked nvPTXCompiler reports version
  * 12.0 and accepts ISA 8.0 at most ({@code .version 8.5} fails with "Unsupported .version 8.5;
  * current version is '8.0'"), while the H200's driver 580 (CUDA 13) accepts newer ones. Nothing the
- * compiler emits needs more than ISA 7.0, so {@link #sm90()} and {@link #sm80()} use 8.0, and
- * {@link #forDevice} picks the lowest ISA that supports the architecture but at least 8.0, capped
- * by what the installed driver understands.
+ * compiler emits needs more than ISA 7.0 ({@code cp.async}, for {@code Vec.copyAsync}, needs 7.0
+ * and sm_80, which every target is), so {@link #sm90()} and {@link #sm80()} use 8.0, and {@link
+ * #forDevice} picks the lowest ISA that supports the architecture but at least 8.0, capped by what
+ * the installed driver understands.
  *
  * @param smMajor compute capability major (9 for sm_90)
  * @param smMinor compute capability minor

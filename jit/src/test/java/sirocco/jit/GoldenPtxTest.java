@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import sirocco.jit.testkernels.AsyncCopyKernels;
 import sirocco.jit.testkernels.AtomicKernels;
 import sirocco.jit.testkernels.GoldenKernels;
 import sirocco.jit.testkernels.MemoryKernels;
@@ -194,6 +195,71 @@ class GoldenPtxTest {
     assertTrue(
         body(ptx(AtomicKernels.class, "lastBlockSum", Target.sm80()))
             .contains("fence.acq_rel.gpu;"));
+  }
+
+  /**
+   * The asynchronous-copy and memory events of a PTX body, one token each, in program order: {@code
+   * cg16}/{@code ca8}/{@code ca4} copies, {@code commit}, {@code waitN}, {@code bar}, {@code ld}
+   * (scalar ld.shared), {@code ld4} (ld.shared.v4), {@code st} (st.global); anything else ({@code
+   * ld.global}, other spaces) as the whole line, so that it fails the comparison.
+   */
+  private static String asyncEvents(String p) {
+    Pattern copy =
+        Pattern.compile(
+            "cp\\.async\\.(cg|ca)\\.shared\\.global \\[%r\\d+(\\+\\d+)?\\],"
+                + " \\[%rd\\d+(\\+\\d+)?\\], (\\d+)");
+    List<String> out = new ArrayList<>();
+    for (String line : p.lines().map(String::strip).toList()) {
+      Matcher m = copy.matcher(line);
+      if (m.lookingAt()) {
+        out.add(m.group(1) + m.group(4));
+      } else if (line.startsWith("cp.async.commit_group;")) {
+        out.add("commit");
+      } else if (line.startsWith("cp.async.wait_group ")) {
+        out.add("wait" + line.substring(20, line.length() - 1));
+      } else if (line.startsWith("cp.async") || line.startsWith("ld.global")) {
+        out.add(line);
+      } else if (line.startsWith("bar.sync 0;")) {
+        out.add("bar");
+      } else if (line.startsWith("ld.shared.v4.")) {
+        out.add("ld4");
+      } else if (line.startsWith("ld.shared.")) {
+        out.add("ld");
+      } else if (line.startsWith("st.")) {
+        out.add(line.startsWith("st.global.") ? "st" : line);
+      }
+    }
+    return String.join(" ", out);
+  }
+
+  @Test
+  void asyncCopiesCommitsAndWaitsKeepProgramOrder() {
+    // asyncPipeline, tiles = 7, 4 stages: three tiles in the prologue, then per tile a wait for
+    // all but the 2 newest groups, the barrier, the three shared loads of that tile, the copies
+    // of the tile 3 ahead (while there is one) and a commit. Nothing moves across a wait.
+    StringBuilder want = new StringBuilder("cg16 ca4 commit cg16 ca4 commit cg16 ca4 commit");
+    for (int k = 0; k < 7; k++) {
+      want.append(" wait2 bar ld ld ld").append(k + 3 < 7 ? " cg16 ca4" : "").append(" commit");
+    }
+    want.append(" st");
+    for (Target t : List.of(Target.sm90(), Target.sm80())) {
+      String p = body(ptx(AsyncCopyKernels.class, "asyncPipeline", t));
+      assertEquals(want.toString(), asyncEvents(p), p);
+      // Parameters are global addresses (cvta.to.global), shared arrays 32-bit window addresses.
+      assertTrue(p.contains("cvta.to.global.u64"), p);
+      assertTrue(Pattern.compile("mov\\.u32 %r\\d+, smem\\d+;").matcher(p).find(), p);
+    }
+    // asyncOwnPipeline, tiles = 5, 3 stages, no barrier: the 16-byte shared load (Vec.load4) and
+    // the short loads (Vec.ldg and a plain one, both ld.shared on a shared array) of tile k come
+    // after the wait that covers it, and before the copies that reuse a stage.
+    want = new StringBuilder("ca8 ca8 cg16 commit ca8 ca8 cg16 commit");
+    for (int k = 0; k < 5; k++) {
+      want.append(" wait1 ld4 ld ld").append(k + 2 < 5 ? " ca8 ca8 cg16" : "").append(" commit");
+    }
+    want.append(" st");
+    String own = body(ptx(AsyncCopyKernels.class, "asyncOwnPipeline"));
+    assertEquals(want.toString(), asyncEvents(own), own);
+    assertFalse(own.contains(".nc"), own);
   }
 
   @Test

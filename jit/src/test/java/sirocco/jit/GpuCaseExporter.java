@@ -60,6 +60,12 @@ public final class GpuCaseExporter {
         yield Geometry.oneD(tile * tile, Inputs.THREADS * Inputs.THREADS);
       }
       case "contextFields3d" -> new Geometry(4, 3, 2, 3, 2, 4);
+      // Written for blocks of 32; 4 blocks (tiles of up to 4 * 7 * 128 ints and 4 * 7 * 64 shorts,
+      // or 128 threads' own slices, all within the inputs' 8192 elements).
+      case "asyncPipeline", "asyncOwnPipeline" ->
+          Geometry.oneD(
+              sirocco.jit.testkernels.AsyncCopyKernels.BLOCK,
+              4 * sirocco.jit.testkernels.AsyncCopyKernels.BLOCK);
       default -> Geometry.oneD(Inputs.BLOCK, Inputs.THREADS);
     };
   }

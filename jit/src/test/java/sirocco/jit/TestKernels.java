@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import sirocco.api.Kernel;
 import sirocco.jit.testkernels.ArithKernels;
+import sirocco.jit.testkernels.AsyncCopyKernels;
 import sirocco.jit.testkernels.AtomicKernels;
 import sirocco.jit.testkernels.ControlKernels;
 import sirocco.jit.testkernels.ConvKernels;
@@ -34,6 +35,7 @@ final class TestKernels {
           MemoryKernels.class,
           WarpKernels.class,
           AtomicKernels.class,
+          AsyncCopyKernels.class,
           VectorKernels.class,
           RecordKernels.class,
           MathKernels.class,

@@ -14,6 +14,30 @@ package sirocco.api;
  * <p>Narrow elements are packed little-endian: {@code ldg4(short[] a, i)} returns {@code x} holding
  * {@code a[i]} in its low 16 bits and {@code a[i+1]} in its high 16 bits, {@code y} holding {@code
  * a[i+2]} and {@code a[i+3]}, and so on.
+ *
+ * <p>{@link #copyAsync(int[], int, int[], int, int) copyAsync}, {@link #commitAsync()} and {@link
+ * #waitAsync(int)} copy global memory to shared memory asynchronously ({@code cp.async}, sm_80+): a
+ * thread can keep many loads in flight without holding a register for each, which is what a
+ * latency-bound kernel needs. A multi-stage pipeline with {@code S} shared buffers of {@code T}
+ * ints (4 per thread), thread {@code t} copying 16 bytes of each tile and committing one group per
+ * step:
+ *
+ * <pre>{@code
+ * for (int s = 0; s < S - 1; s++) { // prologue: tiles 0 .. S-2
+ *   Vec.copyAsync(buf, s * T + 4 * t, src, base + s * T + 4 * t, 16);
+ *   Vec.commitAsync();
+ * }
+ * for (int k = 0; k < tiles; k++) {
+ *   Vec.waitAsync(S - 2); // this thread's copies of tile k have landed
+ *   ctx.localBarrier();   // ... and every thread's; nobody reads stage (k - 1) % S any more
+ *   ... read tile k from buf[(k % S) * T ...] ...
+ *   int n = k + S - 1;
+ *   if (n < tiles) {
+ *     Vec.copyAsync(buf, (n % S) * T + 4 * t, src, base + n * T + 4 * t, 16);
+ *   }
+ *   Vec.commitAsync();    // empty at the end: the count stays the same on every step
+ * }
+ * }</pre>
  */
 public final class Vec {
   private Vec() {}
@@ -116,6 +140,101 @@ public final class Vec {
         pack(a[i + 2], a[i + 3]),
         pack(a[i + 4], a[i + 5]),
         pack(a[i + 6], a[i + 7]));
+  }
+
+  // ---- asynchronous global -> shared copies (cp.async) ----
+
+  /**
+   * 16/8/4-byte asynchronous copy global -> shared: starts copying {@code bytes / 4} ints from
+   * {@code src[srcIndex...]} to {@code dst[dstIndex...]} and returns at once ({@code cp.async}); no
+   * register holds the data while it is in flight.
+   *
+   * <ul>
+   *   <li>{@code dst} must be a block-shared array ({@code ctx.allocateIntLocalArray}) and {@code
+   *       src} a kernel parameter: the instruction only copies global to shared memory.
+   *   <li>{@code bytes} must be 4, 8 or 16, and a compile-time constant after specialization (a
+   *       literal, a {@code static final}, an expression of {@code @Specialize} parameters): it is
+   *       an immediate of the instruction. 16 becomes {@code cp.async.cg} (cached in L2 only, for
+   *       streamed data that should not evict L1), 4 and 8 {@code cp.async.ca} ({@code .cg} exists
+   *       only for 16 bytes).
+   *   <li>Both addresses must be multiples of {@code bytes} ({@code dstIndex} and {@code srcIndex}
+   *       multiples of {@code bytes / 4}; arrays start 16-byte aligned): the GPU faults on a
+   *       misaligned address, so the Java body throws {@link IllegalArgumentException} for one.
+   *   <li>The copied data is defined in {@code dst} for this thread once a {@link #waitAsync(int)}
+   *       covering the copy's group has returned, and for the other threads of the block after a
+   *       {@code ctx.localBarrier()} that follows that wait. Until then neither read nor write that
+   *       part of {@code dst}.
+   * </ul>
+   *
+   * <p>The compiler never moves, merges or removes a copy, a commit or a wait, and never moves a
+   * load or store across them. On the Java backend the copy happens at once.
+   */
+  public static void copyAsync(int[] dst, int dstIndex, int[] src, int srcIndex, int bytes) {
+    System.arraycopy(src, srcIndex, dst, dstIndex, asyncElements(dstIndex, srcIndex, bytes, 4));
+  }
+
+  /**
+   * 16/8/4-byte asynchronous copy global -> shared of {@code bytes / 2} shorts, as {@link
+   * #copyAsync(int[], int, int[], int, int)} ({@code dst} from {@code ctx.allocateShortLocalArray};
+   * the indexes multiples of {@code bytes / 2}).
+   */
+  public static void copyAsync(short[] dst, int dstIndex, short[] src, int srcIndex, int bytes) {
+    System.arraycopy(src, srcIndex, dst, dstIndex, asyncElements(dstIndex, srcIndex, bytes, 2));
+  }
+
+  /**
+   * Closes the group of copies this thread issued since the last commit ({@code
+   * cp.async.commit_group}). Groups belong to the issuing thread. A commit with no copies makes an
+   * empty group, which counts as complete: committing on every pipeline step, copies or not, keeps
+   * {@link #waitAsync(int)}'s count the same for every step. A no-op on the Java backend.
+   */
+  public static void commitAsync() {}
+
+  /**
+   * Waits until at most {@code pendingGroups} of this thread's committed groups are still in flight
+   * ({@code cp.async.wait_group N}): every older group is complete, and its data defined for this
+   * thread. {@code pendingGroups} must be a compile-time constant from 0 to 7 (an immediate of the
+   * instruction; the Java body throws {@link IllegalArgumentException} outside that range). Copies
+   * not yet committed belong to no group and no wait covers them, not even {@code waitAsync(0)}:
+   * commit before waiting (PTX's {@code cp.async.wait_all} is a commit followed by {@code
+   * wait_group 0}). Other threads of the block see the data only after a {@code ctx.localBarrier()}
+   * that follows the wait. A no-op on the Java backend, where copies complete when issued.
+   */
+  public static void waitAsync(int pendingGroups) {
+    if (pendingGroups < 0 || pendingGroups > 7) {
+      throw new IllegalArgumentException(
+          "waitAsync: pendingGroups must be 0 to 7, got " + pendingGroups);
+    }
+  }
+
+  /**
+   * Elements of a {@code bytes}-byte copy of {@code size}-byte elements; checks as the GPU needs.
+   */
+  private static int asyncElements(int dstIndex, int srcIndex, int bytes, int size) {
+    if (bytes != 4 && bytes != 8 && bytes != 16) {
+      throw new IllegalArgumentException("copyAsync: bytes must be 4, 8 or 16, got " + bytes);
+    }
+    int n = bytes / size;
+    asyncAligned("dstIndex", dstIndex, n, bytes);
+    asyncAligned("srcIndex", srcIndex, n, bytes);
+    return n;
+  }
+
+  private static void asyncAligned(String name, int index, int elements, int bytes) {
+    if (index < 0 || index % elements != 0) {
+      throw new IllegalArgumentException(
+          "copyAsync: "
+              + name
+              + " "
+              + index
+              + " is not a non-negative multiple of "
+              + elements
+              + " ("
+              + bytes
+              + "-byte copies must start at a multiple of "
+              + bytes
+              + " bytes)");
+    }
   }
 
   // ---- 16-byte stores (global or shared) ----

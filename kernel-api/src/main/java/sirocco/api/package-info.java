@@ -28,8 +28,12 @@
  *       {@code Long.bitCount}, {@code Float.intBitsToFloat}, {@code floatToRawIntBits}, {@code
  *       float16ToFloat}, {@code floatToFloat16}, {@code Math.fma max min abs sqrt exp}, and the
  *       intrinsics of this package ({@link sirocco.api.Intrinsics}, {@link sirocco.api.Vec}, {@link
- *       sirocco.api.Bf16}, {@link sirocco.api.F16}, the context's barriers, shuffles, atomics and
- *       tensor-core products);
+ *       sirocco.api.Bf16}, {@link sirocco.api.F16}, the context's barriers, fence, shuffles,
+ *       atomics and tensor-core products);
+ *   <li>asynchronous global-to-shared copies ({@link sirocco.api.Vec#copyAsync(int[], int, int[],
+ *       int, int) Vec.copyAsync}, {@code commitAsync}, {@code waitAsync}: {@code cp.async}) from a
+ *       parameter array into a shared array, with a constant size of 4, 8 or 16 bytes and a
+ *       constant wait count of 0 to 7;
  *   <li>the value records {@link sirocco.api.Int4}, {@link sirocco.api.Int2}, {@link
  *       sirocco.api.Float4}, kept in registers.
  * </ul>
@@ -53,6 +57,11 @@
  *       {@code fastDivide}) are correctly rounded on the CPU and within their documented bound on
  *       the GPU.
  *   <li>Float atomics accumulate in an unspecified order on both backends.
+ *   <li>{@code Vec.copyAsync} copies at once on the Java backend, while on the GPU the data is
+ *       defined only after a {@code Vec.waitAsync} covering it (and, for other threads, a barrier
+ *       after that): a kernel that reads too early passes on the CPU and fails on the GPU, so the
+ *       GPU differential tests matter for such kernels. Misaligned copies fault on the GPU and
+ *       throw on the Java backend.
  * </ul>
  */
 package sirocco.api;

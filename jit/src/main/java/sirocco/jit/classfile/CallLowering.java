@@ -435,8 +435,7 @@ final class CallLowering {
   }
 
   private void vec(String name, String desc, Value[] a, String key) {
-    Value arr = a[0];
-    Elem e = arr.type().elem;
+    Elem e = a.length == 0 || !a[0].type().isArray() ? null : a[0].type().elem;
     Value r =
         switch (name) {
           case "ldg" -> b.append(Op.LOAD, e.valueType(), MemFlavor.NC, a);
@@ -445,6 +444,11 @@ final class CallLowering {
           case "load4" -> vload(4, false, e, a);
           case "store4" ->
               b.append(Op.STORE_VEC, Type.VOID, new VecAccess(4, false, e == Elem.FLOAT), a);
+          // Checked by legalize once specialization and folding have run: constant bytes and
+          // group counts, a shared dst and a global src.
+          case "copyAsync" -> b.append(Op.COPY_ASYNC, Type.VOID, null, a);
+          case "commitAsync" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.ASYNC_COMMIT);
+          case "waitAsync" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.ASYNC_WAIT, a);
           default -> throw unsupported("Vec." + name + " is not supported by the kernel compiler");
         };
     pushResult(r);

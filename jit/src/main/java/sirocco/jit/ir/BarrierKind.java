@@ -1,6 +1,6 @@
 package sirocco.jit.ir;
 
-/** Barrier scope. */
+/** What a BARRIER instruction is: a barrier, a fence, or an asynchronous-copy group operation. */
 public enum BarrierKind {
   /** {@code bar.sync 0}. */
   BLOCK,
@@ -11,5 +11,18 @@ public enum BarrierKind {
    * not a barrier. Kept as a BARRIER instruction so that it has side effects: never moved, merged
    * or removed by the passes.
    */
-  FENCE_GPU
+  FENCE_GPU,
+  /**
+   * {@code cp.async.commit_group} ({@code Vec.commitAsync()}): closes this thread's group of
+   * asynchronous copies. A BARRIER instruction for the same reason as {@link #FENCE_GPU}: the
+   * grouping, and so the meaning of every later wait, depends on its place among the copies.
+   */
+  ASYNC_COMMIT,
+  /**
+   * {@code cp.async.wait_group N} ({@code Vec.waitAsync(N)}; args = [N], a constant 0..7 by {@code
+   * legalize}): shared memory written by the copies it covers may be read only after it. No pass
+   * reorders the instructions of a block, moves a load or store to another block or merges loads
+   * (CSE takes pure instructions only), so accesses stay on their side of it.
+   */
+  ASYNC_WAIT
 }

@@ -104,12 +104,12 @@ public final class Inst extends Value {
   }
 
   /**
-   * True when removing an unused instance would change the program (stores, atomics, barriers,
-   * volatile loads, control flow, calls).
+   * True when removing an unused instance would change the program (stores, atomics, asynchronous
+   * copies, barriers, volatile loads, control flow, calls).
    */
   public boolean hasSideEffects() {
     return switch (op) {
-      case STORE, STORE_VEC, ATOMIC, BARRIER, CALL, BR, CBR, SWITCH, RET, TRAP -> true;
+      case STORE, STORE_VEC, ATOMIC, COPY_ASYNC, BARRIER, CALL, BR, CBR, SWITCH, RET, TRAP -> true;
       case LOAD -> aux == MemFlavor.VOLATILE;
       default -> false;
     };

@@ -45,13 +45,22 @@ public enum Op {
   STORE_VEC,
   /** Atomic read-modify-write; aux = {@link AtomicOp}; args = [array, index, value(s)]. */
   ATOMIC,
+  /**
+   * {@code Vec.copyAsync}: asynchronous global-to-shared copy ({@code cp.async}); args = [dst,
+   * dstIndex, src, srcIndex, bytes]. A side effect writing {@code dst} and reading {@code src},
+   * ordered like a store; {@code bytes} must be a constant 4, 8 or 16 by {@code legalize}.
+   */
+  COPY_ASYNC,
   /** new Int4(...) etc.; args = components. */
   NEW_RECORD,
   /** Record accessor; aux = Integer component index. */
   GET_FIELD,
   /** Component of a tuple-producing instruction (LOAD_VEC, MMA); aux = Integer index. */
   EXTRACT,
-  /** Barrier; aux = {@link BarrierKind}. */
+  /**
+   * Barrier, fence or asynchronous-copy group operation; aux = {@link BarrierKind}; args = [] or,
+   * for {@link BarrierKind#ASYNC_WAIT}, [pendingGroups].
+   */
   BARRIER,
   /** Warp shuffle; aux = {@link ShflMode}; args = [value, lane/delta/mask]. */
   SHFL,

@@ -1,16 +1,35 @@
 package sirocco.jit.pass;
 
+import sirocco.jit.ir.BarrierKind;
 import sirocco.jit.ir.Block;
+import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Errors;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
 import sirocco.jit.ir.MathFn;
+import sirocco.jit.ir.Space;
+import sirocco.jit.ir.Value;
 
 /**
  * Rejects what is still unsupported after specialization and dead-code elimination: reachable traps
- * (unsupported constructs found by the front end) and functions with no PTX mapping.
+ * (unsupported constructs found by the front end), functions with no PTX mapping, and asynchronous
+ * copies whose operands {@code cp.async} cannot take (checked here because constants and address
+ * spaces are known only now).
  */
 public final class Legalize implements Pass {
+  /**
+   * Largest {@code Vec.waitAsync} count (8 groups in flight). The PTX ISA says only that N is "an
+   * integer constant", and ptxas 12.0 (JCuda's nvPTXCompiler) accepted every value tried, up to
+   * 1000, for sm_80 and sm_90; what the hardware's dependency counter does with large counts has
+   * not been checked (no disassembler here), so the API keeps to a range that deep pipelines need
+   * and {@code Vec.waitAsync}'s Java body enforces the same.
+   */
+  public static final int MAX_PENDING_GROUPS = 7;
+
+  private static final String CONSTANT =
+      "a compile-time constant after specialization (a literal, a static final constant, or an"
+          + " expression of @Specialize parameters)";
+
   @Override
   public String name() {
     return "legalize";
@@ -33,9 +52,111 @@ public final class Legalize implements Pass {
                       + " Intrinsics.exp2(x * 1.442695f) (approximate)");
             }
           }
+          case COPY_ASYNC -> copyAsync(i);
+          case BARRIER -> {
+            if (i.aux == BarrierKind.ASYNC_WAIT) {
+              waitAsync(i);
+            }
+          }
           default -> {}
         }
       }
+    }
+  }
+
+  private static void copyAsync(Inst i) {
+    String elem = i.args[0].type().elem.javaName();
+    String call =
+        "Vec.copyAsync(" + elem + "[] dst, dstIndex, " + elem + "[] src, srcIndex, bytes)";
+    if (!(i.args[4] instanceof Const c)) {
+      throw Errors.at(
+          i.pos, "the bytes argument of " + call + " must be " + CONSTANT + ": 4, 8 or 16");
+    }
+    int bytes = c.asInt();
+    if (bytes != 4 && bytes != 8 && bytes != 16) {
+      throw Errors.at(
+          i.pos, call + " copies 4, 8 or 16 bytes (cp.async cp-size), not " + bytes + " bytes");
+    }
+    Space dst = space(i.args[0]);
+    if (dst != Space.SHARED) {
+      throw Errors.at(
+          i.pos,
+          "the dst array of "
+              + call
+              + " must be a shared array from ctx.allocate"
+              + (elem.equals("int") ? "Int" : "Short")
+              + "LocalArray (cp.async copies global to shared memory), but it is "
+              + describe(dst));
+    }
+    Space src = space(i.args[2]);
+    if (src != Space.GLOBAL) {
+      throw Errors.at(
+          i.pos,
+          "the src array of "
+              + call
+              + " must be a kernel parameter array (cp.async copies global to shared memory), but"
+              + " it is "
+              + describe(src));
+    }
+    int size = i.args[0].type().elem.size;
+    aligned(i, call, "dstIndex", i.args[1], size, bytes);
+    aligned(i, call, "srcIndex", i.args[3], size, bytes);
+  }
+
+  /** A constant index that is not a multiple of the copy (the GPU would fault). */
+  private static void aligned(Inst i, String call, String name, Value index, int size, int bytes) {
+    if (index instanceof Const c && ((long) c.asInt() * size) % bytes != 0) {
+      throw Errors.at(
+          i.pos,
+          "the "
+              + name
+              + " of "
+              + call
+              + " is "
+              + c.asInt()
+              + ", not a multiple of "
+              + bytes / size
+              + ": "
+              + bytes
+              + "-byte copies must start at a multiple of "
+              + bytes
+              + " bytes");
+    }
+  }
+
+  private static Space space(Value arr) {
+    return arr instanceof Inst x && x.space != null ? x.space : Space.GLOBAL;
+  }
+
+  private static String describe(Space s) {
+    return switch (s) {
+      case GLOBAL -> "a kernel parameter (global memory)";
+      case SHARED -> "a shared array";
+      case GENERIC -> "a merge of a parameter and a shared array (generic address)";
+    };
+  }
+
+  private static void waitAsync(Inst i) {
+    String call = "Vec.waitAsync(pendingGroups)";
+    if (!(i.args[0] instanceof Const c)) {
+      throw Errors.at(
+          i.pos,
+          "the pendingGroups argument of "
+              + call
+              + " must be "
+              + CONSTANT
+              + ": 0 to "
+              + MAX_PENDING_GROUPS);
+    }
+    int n = c.asInt();
+    if (n < 0 || n > MAX_PENDING_GROUPS) {
+      throw Errors.at(
+          i.pos,
+          call
+              + " takes 0 to "
+              + MAX_PENDING_GROUPS
+              + " pending groups (cp.async.wait_group N), not "
+              + n);
     }
   }
 }

@@ -518,6 +518,7 @@ public final class PtxEmitter {
       case STORE_VEC -> PtxMemory.storeVec(this, i);
       case ATOMIC -> PtxMemory.atomic(this, i);
       case EXTRACT -> names[i.id] = tuples.get((Inst) i.args[0])[i.auxInt()];
+      case COPY_ASYNC -> PtxMemory.copyAsync(this, i);
       case BARRIER ->
           line(
               switch ((BarrierKind) i.aux) {
@@ -525,6 +526,9 @@ public final class PtxEmitter {
                 case WARP -> "bar.warp.sync -1";
                 case FENCE_GPU ->
                     "fence.acq_rel.gpu"; // PTX ISA 6.0, sm_70+; the JIT targets >= 8.0
+                // cp.async*: PTX ISA 7.0, sm_80+, which every Target is
+                case ASYNC_COMMIT -> "cp.async.commit_group";
+                case ASYNC_WAIT -> "cp.async.wait_group " + ((Const) i.args[0]).asInt();
               });
       case SHFL -> {
         ShflMode m = (ShflMode) i.aux;

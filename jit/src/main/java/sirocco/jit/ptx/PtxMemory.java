@@ -190,6 +190,21 @@ final class PtxMemory {
         "}");
   }
 
+  /**
+   * {@code cp.async}: the shared destination as a 32-bit shared-window address, the source as the
+   * 64-bit global address of the converted parameter ({@code cvta.to.global}), both as every other
+   * access in those spaces computes them; legalize checked the spaces and the size. 16 bytes go
+   * through L2 only ({@code .cg}, allowed only for 16), 4 and 8 through L1 too ({@code .ca}).
+   */
+  static void copyAsync(PtxEmitter em, Inst i) {
+    int size = i.args[0].type().elem.size;
+    int bytes = ((Const) i.args[4]).asInt();
+    String dst = address(em, i.args[0], i.args[1], size);
+    String src = address(em, i.args[2], i.args[3], size);
+    em.line(
+        "cp.async.", (bytes == 16 ? "cg" : "ca"), ".shared.global ", dst, ", ", src, ", ", bytes);
+  }
+
   static void atomic(PtxEmitter em, Inst i) {
     AtomicOp a = (AtomicOp) i.aux;
     Value arr = i.args[0];

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import sirocco.api.Intrinsics;
 import sirocco.jit.ir.AtomicOp;
+import sirocco.jit.ir.BarrierKind;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Elem;
@@ -21,7 +22,8 @@ import sirocco.jit.ptx.ExpF32;
  * Runs the compiler's final IR on the CPU, one thread at a time, with the semantics the PTX emitter
  * implements (Java semantics, and the GPU's exp sequence for {@code (float) Math.exp}). Comparing
  * its results with the Java kernel tests the front end and every pass by execution. Threads must
- * not communicate (barriers, shuffles and mma are refused).
+ * not communicate (barriers, fences, shuffles and mma are refused); asynchronous copies complete
+ * when issued, as on the Java backend.
  */
 public final class IrInterpreter {
   private final Function fn;
@@ -191,7 +193,21 @@ public final class IrInterpreter {
           }
           return math((MathFn) i.aux, a);
         }
-      case BARRIER, SHFL, MMA, CALL, PHI, NEW_RECORD, GET_FIELD:
+      case COPY_ASYNC:
+        {
+          // The copy happens at once (as Vec's Java body); commit and wait are then no-ops.
+          Object dst = get(i.args[0], v);
+          int n = c(i.args[4], v).asInt() / i.args[0].type().elem.size;
+          System.arraycopy(
+              get(i.args[2], v), c(i.args[3], v).asInt(), dst, c(i.args[1], v).asInt(), n);
+          return null;
+        }
+      case BARRIER:
+        if (i.aux == BarrierKind.ASYNC_COMMIT || i.aux == BarrierKind.ASYNC_WAIT) {
+          return null;
+        }
+        throw new UnsupportedOperationException(i.aux + " barrier in the IR interpreter");
+      case SHFL, MMA, CALL, PHI, NEW_RECORD, GET_FIELD:
         throw new UnsupportedOperationException(i.op + " in the IR interpreter");
       default:
         {
