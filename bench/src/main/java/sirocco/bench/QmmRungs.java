@@ -3,6 +3,7 @@ package sirocco.bench;
 import java.util.ArrayList;
 import java.util.List;
 import sirocco.dispatch.quant.QmmOp;
+import sirocco.kernels.quant.AffineQmvAsyncKernel;
 import sirocco.kernels.quant.AffineQmvRowsKernel;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.LaunchPlan;
@@ -42,9 +43,10 @@ final class QmmRungs {
    * per warp), {@code qmm-mma@MTxNTxWNxKSxD} gives {@code {mt, nt, wn, ks, depth}}, {@code
    * qmm-mma-splitk@KSxMTxBPS[xD]} gives {@code {warps splitting k, 16-feature tiles per warp,
    * blocks per SM[, batches of words in flight per warp]}}, {@code qmv-splitk@BPSxFB} gives {@code
-   * {blocks per SM, features per batch}}, {@code qmv-rows@RxF} gives {@code {rows of x per block,
-   * features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block,
-   * 16-feature tiles, 8-row tiles per warp}}.
+   * {blocks per SM, features per batch}}, {@code qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks
+   * (the whole grid), features per batch, stages}}, {@code qmv-rows@RxF} gives {@code {rows of x
+   * per block, features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per
+   * block, 16-feature tiles, 8-row tiles per warp}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -60,8 +62,10 @@ final class QmmRungs {
                 ? parts.length == 3 || parts.length == 4
                 : base.equals(QmmOp.QMM_TILED)
                     ? parts.length == 4
-                    : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
-                        && parts.length == 2;
+                    : base.equals(QmmOp.QMV_ASYNC)
+                        ? parts.length == 3
+                        : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
+                            && parts.length == 2;
     if (!ok) {
       return null;
     }
@@ -87,6 +91,13 @@ final class QmmRungs {
     }
     if (base.equals(QmmOp.QMM_TILED)) {
       return QmmTiledKernel.plan(s, t[0], t[1], t[2], t[3]); // checks the tiling, names the bad one
+    }
+    if (base.equals(QmmOp.QMV_ASYNC)) {
+      if (t[0] < 1) {
+        throw new IllegalArgumentException(
+            "qmv-async@BLOCKSxFBxSTAGES needs BLOCKS >= 1, got " + t[0] + "x" + t[1] + "x" + t[2]);
+      }
+      return AffineQmvAsyncKernel.plan(s, t[0], t[1], t[2]); // checks FB and STAGES
     }
     if (base.equals(QmmOp.QMV_ROWS)) {
       return AffineQmvRowsKernel.plan(s, t[0], t[1]); // checks R in 1..8 and F in 1, 2

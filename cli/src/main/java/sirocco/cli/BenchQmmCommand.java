@@ -72,7 +72,9 @@ final class BenchQmmCommand implements Callable<Integer> {
               + " qmm-mma-splitk@KSxMTxBPSxD also sets D, the batches of words in flight per"
               + " warp (1, or 2 with MT 1),"
               + " qmv-splitk@BPSxFB the split-K kernel with BPS blocks per SM and FB features per"
-              + " batch, and qmv-rows@RxF the multi-row vector kernel with R rows of x per block"
+              + " batch, qmv-async@BLOCKSxFBxSTAGES the asynchronous-copy split-K kernel with"
+              + " BLOCKS blocks in all, FB features per batch and STAGES batches in shared memory,"
+              + " and qmv-rows@RxF the multi-row vector kernel with R rows of x per block"
               + " (1-8) and F features per warp (1 or 2) (default: auto).")
   String kernel = "auto";
 

@@ -13,6 +13,7 @@ import sirocco.dispatch.Decision;
 import sirocco.dispatch.Explain;
 import sirocco.dispatch.Ladder;
 import sirocco.dispatch.OccupancyHints;
+import sirocco.kernels.quant.AffineQmvAsyncKernel;
 import sirocco.kernels.quant.AffineQmvKernel;
 import sirocco.kernels.quant.AffineQmvPersistentKernel;
 import sirocco.kernels.quant.AffineQmvRowsKernel;
@@ -51,12 +52,12 @@ import sirocco.runtime.KernelLaunch;
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link
  *       QmmPolicy#FP_MMA_MIN_ROWS} (3) rows.
- *   <li>{@value #QMV_WARP}, {@value #QMV_PERSISTENT}, {@value #QMV_SPLITK}: the faster vector-path
- *       variants ({@link AffineQmvWarpKernel}, {@link AffineQmvPersistentKernel}, {@link
- *       AffineQmvSplitKKernel}: transposed affine 2/4/8-bit (split-K: 4/8), bf16/f16) — then the
- *       policy, which uses one of them, {@link QmmPolicy#QMV_VARIANT} ({@value #QMV_SPLITK} by
- *       default, the fastest measured at 1 row on the H200); widths and dtypes it does not take
- *       fall through.
+ *   <li>{@value #QMV_WARP}, {@value #QMV_PERSISTENT}, {@value #QMV_SPLITK}, {@value #QMV_ASYNC}:
+ *       the faster vector-path variants ({@link AffineQmvWarpKernel}, {@link
+ *       AffineQmvPersistentKernel}, {@link AffineQmvSplitKKernel}, {@link AffineQmvAsyncKernel}:
+ *       transposed affine 2/4/8-bit (split-K and async: 4/8), bf16/f16) — then the policy, which
+ *       uses one of them, {@link QmmPolicy#QMV_VARIANT} ({@value #QMV_SPLITK} by default, the
+ *       fastest measured at 1 row on the H200); widths and dtypes it does not take fall through.
  *   <li>{@value #QMV_ROWS}: {@link AffineQmvRowsKernel} — transposed affine weights, any width,
  *       group and dtype, up to 8 rows of x per pass over the weights (CUDA cores); then the policy:
  *       from {@link QmmPolicy#QMV_ROWS_MIN_ROWS} (2) rows. It takes the 2+-row shapes the rungs
@@ -94,6 +95,7 @@ public final class QmmOp {
   public static final String QMV_WARP = "qmv-warp";
   public static final String QMV_PERSISTENT = "qmv-persistent";
   public static final String QMV_SPLITK = "qmv-splitk";
+  public static final String QMV_ASYNC = "qmv-async";
   public static final String QMV_ROWS = "qmv-rows";
   public static final String QMV = "qmv";
   public static final String FP_QMV = "fp-qmv";
@@ -125,6 +127,7 @@ public final class QmmOp {
               new Ladder.Rung<>(QMV_WARP, s -> variant(QMV_WARP, s)),
               new Ladder.Rung<>(QMV_PERSISTENT, s -> variant(QMV_PERSISTENT, s)),
               new Ladder.Rung<>(QMV_SPLITK, s -> variant(QMV_SPLITK, s)),
+              new Ladder.Rung<>(QMV_ASYNC, s -> variant(QMV_ASYNC, s)),
               new Ladder.Rung<>(
                   QMV_ROWS,
                   s -> {
@@ -162,6 +165,7 @@ public final class QmmOp {
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.supports(s);
       case QMV_SPLITK -> AffineQmvSplitKKernel.supports(s);
+      case QMV_ASYNC -> AffineQmvAsyncKernel.supports(s);
       case QMV_ROWS -> AffineQmvRowsKernel.supports(s);
       case QMV -> AffineQmvKernel.supports(s);
       case FP_QMV -> FpQmvKernel.supports(s);
@@ -195,6 +199,7 @@ public final class QmmOp {
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
       case QMV_SPLITK -> AffineQmvSplitKKernel.plan(s, smCount, OccupancyHints.enabled());
+      case QMV_ASYNC -> AffineQmvAsyncKernel.plan(s, smCount);
       case QMV_ROWS -> AffineQmvRowsKernel.plan(s);
       case QMV -> AffineQmvKernel.plan(s);
       case FP_QMV -> FpQmvKernel.plan(s);
@@ -267,7 +272,7 @@ public final class QmmOp {
       case QMM_TILED ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
-      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMM_MMA_SPLITK ->
+      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMV_ASYNC, QMM_MMA_SPLITK ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV_ROWS ->
           QuantKernels.launch(

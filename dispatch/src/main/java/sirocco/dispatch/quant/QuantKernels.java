@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import sirocco.api.KernelContext;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.quant.AffineDequantizeKernel;
+import sirocco.kernels.quant.AffineQmvAsyncKernel;
 import sirocco.kernels.quant.AffineQmvKernel;
 import sirocco.kernels.quant.AffineQmvPersistentKernel;
 import sirocco.kernels.quant.AffineQmvRowsKernel;
@@ -48,6 +49,7 @@ final class QuantKernels {
           AffineQmvWarpKernel.class,
           AffineQmvPersistentKernel.class,
           AffineQmvSplitKKernel.class,
+          AffineQmvAsyncKernel.class,
           AffineQmvRowsKernel.class,
           FpQmvKernel.class,
           QmmMmaKernel.class,

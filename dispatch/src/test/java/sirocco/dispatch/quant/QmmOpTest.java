@@ -76,7 +76,8 @@ class QmmOpTest {
   void qmvVariantPolicy() {
     assertEquals("qmv-splitk", QmmPolicy.QMV_VARIANT);
     try {
-      for (String v : new String[] {"qmv", "qmv-warp", "qmv-persistent", "qmv-splitk"}) {
+      for (String v :
+          new String[] {"qmv", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv-async"}) {
         System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, v);
         assertEquals(v, QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
         assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 3)).chosen());
@@ -177,6 +178,7 @@ class QmmOpTest {
             "qmv-warp",
             "qmv-persistent",
             "qmv-splitk",
+            "qmv-async",
             "qmv-rows",
             "qmv"),
         QmmOp.candidates(affine(4, Quant.BF16, 1)));
@@ -196,6 +198,7 @@ class QmmOpTest {
             "qmv-warp",
             "qmv-persistent",
             "qmv-splitk",
+            "qmv-async",
             "qmv-rows",
             "qmv",
             "fp-qmv",

@@ -8,6 +8,7 @@ import sirocco.kernels.diff.Prepared.Out;
 import sirocco.kernels.diff.Prepared.Spec;
 import sirocco.kernels.diff.Prepared.Tolerance;
 import sirocco.kernels.quant.AffineDequantizeKernel;
+import sirocco.kernels.quant.AffineQmvAsyncKernel;
 import sirocco.kernels.quant.AffineQmvKernel;
 import sirocco.kernels.quant.AffineQmvPersistentKernel;
 import sirocco.kernels.quant.AffineQmvRowsKernel;
@@ -360,6 +361,24 @@ final class QuantCases {
             : "AffineQmvSplitKKernel.plan(s, sm, 1, " + fb + ")",
         s,
         d);
+  }
+
+  static Prepared affineQmvAsync(Method m, Spec sp) {
+    int bits = sp.i("bits");
+    int warps = sp.i("warps");
+    int fb = sp.i("fb");
+    int stages = sp.i("stages");
+    // As the split-K case: k one chunk-row short of `warps` full warps (an even group count).
+    int e = 128 / bits;
+    int k = (warps * 32 - 16) * e;
+    QmmShape s = QmmShape.affine(bits, sp.i("groupSize"), sp.i("dtype"), 2, 22, k);
+    Prepared.supported(AffineQmvAsyncKernel.supports(s));
+    QmmData d = data(sp.rnd(), s);
+    // Two blocks: each walks 3 (fb = 4) or 6 (fb = 2) batches, so the stages wrap around and the
+    // last refills fall past the end.
+    LaunchPlan p = AffineQmvAsyncKernel.plan(s, 2, fb, stages);
+    return affineRowsCase(
+        m, p, "AffineQmvAsyncKernel.plan(s, 2, " + fb + ", " + stages + ")", s, d);
   }
 
   static Prepared fpQmv(Method m, Spec sp) {

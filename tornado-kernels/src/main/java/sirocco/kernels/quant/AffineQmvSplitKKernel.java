@@ -266,52 +266,78 @@ public final class AffineQmvSplitKKernel {
         b3 = Vec.ldg(biases, g3 * groups + gi);
       }
 
-      // Transposed warp reduction: lane l ends with the warp's sum of feature (l >> sh) & (fb-1).
-      float v;
-      int sh;
-      if (fb == 4) {
-        boolean h16 = (lane & 16) != 0;
-        float ra = ctx.shuffleXor(h16 ? q0 : q2, 16);
-        float rb = ctx.shuffleXor(h16 ? q1 : q3, 16);
-        float k0 = (h16 ? q2 : q0) + ra; // feature 2*h16
-        float k1 = (h16 ? q3 : q1) + rb; // feature 2*h16 + 1
-        boolean h8 = (lane & 8) != 0;
-        float r = ctx.shuffleXor(h8 ? k0 : k1, 8);
-        v = (h8 ? k1 : k0) + r;
-        v += ctx.shuffleXor(v, 4);
-        v += ctx.shuffleXor(v, 2);
-        v += ctx.shuffleXor(v, 1);
-        sh = 3;
-      } else if (fb == 2) {
-        boolean h16 = (lane & 16) != 0;
-        float r = ctx.shuffleXor(h16 ? q0 : q1, 16);
-        v = (h16 ? q1 : q0) + r;
-        v += ctx.shuffleXor(v, 8);
-        v += ctx.shuffleXor(v, 4);
-        v += ctx.shuffleXor(v, 2);
-        v += ctx.shuffleXor(v, 1);
-        sh = 4;
-      } else {
-        v = QmvChunks.warpSum(ctx, q0);
-        sh = 5;
-      }
-      if ((lane & ((1 << sh) - 1)) == 0) {
-        red[buf + warp * fb + (lane >> sh)] = v;
-      }
-      ctx.localBarrier();
-      if (tid < fb) {
-        float total = 0f;
-        for (int w = 0; w < warps; w++) {
-          total += red[buf + w * fb + tid];
-        }
-        int f = bt * fb + tid;
-        if (f < n) {
-          out[row * n + f] = QuantMath.floatToHalf(total, dtype);
-        }
-      }
+      reduceAndStore(ctx, red, buf, q0, q1, q2, q3, out, row, n, bt, fb, warps, dtype);
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = warps * fb - buf;
       bt = nbt;
+    }
+  }
+
+  /**
+   * The batch's cross-thread sum and store: a <em>transposed</em> warp reduction (lane l ends with
+   * the warp's sum of feature {@code (l >> sh) & (fb-1)}), one value per (warp, feature) into half
+   * {@code buf} of the double-buffered slab {@code red}, one barrier, then threads {@code t < fb}
+   * add the warps' values and store feature {@code bt·fb + t} of {@code row}.
+   */
+  static void reduceAndStore(
+      KernelContext ctx,
+      float[] red, // [2, warps, fb] (shared)
+      int buf,
+      float q0,
+      float q1,
+      float q2,
+      float q3,
+      short[] out, // [m, n] bf16/f16 bits
+      int row,
+      int n,
+      int bt,
+      int fb,
+      int warps,
+      int dtype) {
+    int tid = ctx.localIdx;
+    int lane = ctx.laneId();
+    int warp = ctx.warpId();
+    float v;
+    int sh;
+    if (fb == 4) {
+      boolean h16 = (lane & 16) != 0;
+      float ra = ctx.shuffleXor(h16 ? q0 : q2, 16);
+      float rb = ctx.shuffleXor(h16 ? q1 : q3, 16);
+      float k0 = (h16 ? q2 : q0) + ra; // feature 2*h16
+      float k1 = (h16 ? q3 : q1) + rb; // feature 2*h16 + 1
+      boolean h8 = (lane & 8) != 0;
+      float r = ctx.shuffleXor(h8 ? k0 : k1, 8);
+      v = (h8 ? k1 : k0) + r;
+      v += ctx.shuffleXor(v, 4);
+      v += ctx.shuffleXor(v, 2);
+      v += ctx.shuffleXor(v, 1);
+      sh = 3;
+    } else if (fb == 2) {
+      boolean h16 = (lane & 16) != 0;
+      float r = ctx.shuffleXor(h16 ? q0 : q1, 16);
+      v = (h16 ? q1 : q0) + r;
+      v += ctx.shuffleXor(v, 8);
+      v += ctx.shuffleXor(v, 4);
+      v += ctx.shuffleXor(v, 2);
+      v += ctx.shuffleXor(v, 1);
+      sh = 4;
+    } else {
+      v = QmvChunks.warpSum(ctx, q0);
+      sh = 5;
+    }
+    if ((lane & ((1 << sh) - 1)) == 0) {
+      red[buf + warp * fb + (lane >> sh)] = v;
+    }
+    ctx.localBarrier();
+    if (tid < fb) {
+      float total = 0f;
+      for (int w = 0; w < warps; w++) {
+        total += red[buf + w * fb + tid];
+      }
+      int f = bt * fb + tid;
+      if (f < n) {
+        out[row * n + f] = QuantMath.floatToHalf(total, dtype);
+      }
     }
   }
 

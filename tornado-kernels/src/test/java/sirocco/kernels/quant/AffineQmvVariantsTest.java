@@ -66,6 +66,13 @@ class AffineQmvVariantsTest {
           AffineQmvSplitKKernel::supports,
           s -> AffineQmvSplitKKernel.plan(s, SMS));
 
+  static final Variant ASYNC =
+      new V(
+          "async",
+          AffineQmvAsyncKernel.class,
+          AffineQmvAsyncKernel::supports,
+          s -> AffineQmvAsyncKernel.plan(s, SMS));
+
   static float[] run(QmmCase c, Class<?> owner, LaunchPlan plan) {
     Object out = c.outArg();
     TestSupport.run(
@@ -251,6 +258,71 @@ class AffineQmvVariantsTest {
     p = AffineQmvSplitKKernel.plan(s, 1, 3, 2);
     assertTrue(p.grid().x() <= 3, p.describe());
     check(s, seed++, AffineQmvSplitKKernel.class, p);
+  }
+
+  // ---- D: split-K with asynchronous copies ----
+
+  /**
+   * Bits 4/8 × bf16/f16 × groups 32/64 (k = 1152: 36 and 18 groups); groups of 128 give 9 groups,
+   * an odd count the kernel rejects (scales are copied in aligned pairs).
+   */
+  @Test
+  void asyncEveryWidthAndDtype() {
+    long seed = 300;
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      for (int bits : new int[] {4, 8}) {
+        for (int g : new int[] {32, 64, 128}) {
+          QmmShape s = QmmShape.affine(bits, g, dtype, 1, 37, 1152);
+          if (g == 128) {
+            String why = AffineQmvAsyncKernel.supports(s);
+            assertTrue(why != null && why.startsWith("k/groupSize must be even"), why);
+            continue;
+          }
+          check(ASYNC, s, seed++);
+        }
+      }
+    }
+  }
+
+  /**
+   * Many batches per block (1–3 blocks) for every batch size and stage count, so stages wrap around
+   * and the last refills are past the end; rows on grid.y; one-chunk rows.
+   */
+  @Test
+  void asyncWalksBatchesThroughEveryStage() {
+    long seed = 320;
+    for (int fb : new int[] {1, 2, 4}) {
+      for (int stages : new int[] {2, 3, 4}) {
+        for (int blocks : new int[] {1, 3}) {
+          QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 1, 29, 512);
+          check(
+              s,
+              seed++,
+              AffineQmvAsyncKernel.class,
+              AffineQmvAsyncKernel.plan(s, blocks, fb, stages));
+        }
+      }
+    }
+    QmmShape s = QmmShape.affine(8, 32, Quant.F16, 3, 22, 320);
+    check(s, seed++, AffineQmvAsyncKernel.class, AffineQmvAsyncKernel.plan(s, 2, 4, 3));
+    check(ASYNC, QmmShape.affine(4, 32, Quant.BF16, 2, 9, 64), seed++);
+    LaunchPlan p =
+        AffineQmvAsyncKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 1, 12288, 4096), SMS);
+    System.out.println("async plan at 12288x4096: " + p.describe());
+    assertEquals(4, p.get("warps"));
+    assertEquals(AffineQmvAsyncKernel.FB, p.get("fb"));
+    assertEquals(AffineQmvAsyncKernel.STAGES, p.get("stages"));
+  }
+
+  /** Plans refuse stage counts that do not fit the static shared-memory limit. */
+  @Test
+  void asyncPlanKeepsToSharedMemory() {
+    QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 1, 64, 4096);
+    assertEquals(36992, AffineQmvAsyncKernel.plan(s, 1, 4, 3).sharedBytes());
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> AffineQmvAsyncKernel.plan(s, 1, 4, 4));
+    assertTrue(e.getMessage().startsWith("stages must be >= 2"), e.getMessage());
   }
 
   /** The occupancy hint of the split-K plan: where it is asked for and what the grid assumes. */
