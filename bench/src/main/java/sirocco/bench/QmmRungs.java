@@ -7,6 +7,7 @@ import sirocco.kernels.quant.AffineQmvAsyncKernel;
 import sirocco.kernels.quant.AffineQmvRowsKernel;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
@@ -44,9 +45,10 @@ final class QmmRungs {
    * qmm-mma-splitk@KSxMTxBPS[xD]} gives {@code {warps splitting k, 16-feature tiles per warp,
    * blocks per SM[, batches of words in flight per warp]}}, {@code qmv-splitk@BPSxFB} gives {@code
    * {blocks per SM, features per batch}}, {@code qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks
-   * (the whole grid), features per batch, stages}}, {@code qmv-rows@RxF} gives {@code {rows of x
-   * per block, features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per
-   * block, 16-feature tiles, 8-row tiles per warp}}.
+   * (the whole grid), features per batch, stages}}, {@code qmm-mma-async@KSxSTAGES} gives {@code
+   * {warps splitting k, stages}}, {@code qmv-rows@RxF} gives {@code {rows of x per block, features
+   * per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature
+   * tiles, 8-row tiles per warp}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -64,8 +66,10 @@ final class QmmRungs {
                     ? parts.length == 4
                     : base.equals(QmmOp.QMV_ASYNC)
                         ? parts.length == 3
-                        : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
-                            && parts.length == 2;
+                        : base.equals(QmmOp.QMM_MMA_ASYNC)
+                            ? parts.length == 2
+                            : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
+                                && parts.length == 2;
     if (!ok) {
       return null;
     }
@@ -91,6 +95,9 @@ final class QmmRungs {
     }
     if (base.equals(QmmOp.QMM_TILED)) {
       return QmmTiledKernel.plan(s, t[0], t[1], t[2], t[3]); // checks the tiling, names the bad one
+    }
+    if (base.equals(QmmOp.QMM_MMA_ASYNC)) {
+      return QmmMmaAsyncKernel.plan(s, smCount, t[0], t[1]); // checks KS and STAGES
     }
     if (base.equals(QmmOp.QMV_ASYNC)) {
       if (t[0] < 1) {

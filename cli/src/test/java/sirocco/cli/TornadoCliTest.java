@@ -186,7 +186,7 @@ class TornadoCliTest {
         assertTrue(c.get("median").asDouble() <= 1.0, c.toString());
       }
     }
-    assertEquals(16, timed, "all eight affine 4-bit bf16 kernels at both row counts");
+    assertEquals(18, timed, "all nine affine 4-bit bf16 kernels at both row counts");
     assertEquals(2, auto, "the op's choice at each row count");
   }
 
@@ -227,7 +227,7 @@ class TornadoCliTest {
             "3",
             "--kernel",
             "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x3,qmm-mma-splitk@4x2x1,qmv-splitk,qmv-splitk@3x2,"
-                + "qmv-async,qmv-async@3x2x2");
+                + "qmv-async,qmv-async@3x2x2,qmm-mma-async,qmm-mma-async@2x2");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
     for (String k :
@@ -238,7 +238,9 @@ class TornadoCliTest {
           "qmv-splitk",
           "qmv-splitk@3x2",
           "qmv-async",
-          "qmv-async@3x2x2"
+          "qmv-async@3x2x2",
+          "qmm-mma-async",
+          "qmm-mma-async@2x2"
         }) {
       assertTrue(r.out().lines().anyMatch(l -> l.matches(".* 3 " + k + " .*")), k + r.out());
     }

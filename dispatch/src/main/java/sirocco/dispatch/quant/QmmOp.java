@@ -21,6 +21,7 @@ import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.AffineQmvWarpKernel;
 import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
@@ -42,6 +43,10 @@ import sirocco.runtime.KernelLaunch;
  *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
  *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): off,
  *       measured slower than {@value #QMM_MMA} (run 22).
+ *   <li>{@value #QMM_MMA_ASYNC}: {@link QmmMmaAsyncKernel} (the split-K tensor-core kernel with its
+ *       weights streamed through a cp.async pipeline in shared memory) — the shapes {@value
+ *       #QMM_MMA_SPLITK} takes with at least 2 groups per warp slice; then the same policy, used
+ *       only when it names this variant ({@code -Dsirocco.qmm.mmaVariant=qmm-mma-async}).
  *   <li>{@value #QMM_MMA_SPLITK}: {@link QmmMmaSplitKKernel} (tensor cores, k split across a
  *       block's warps with x held in registers, persistent blocks) — transposed affine 4-bit,
  *       bf16/f16, k splitting evenly into slices of at most 256; then the policy: the tensor-core
@@ -90,6 +95,7 @@ public final class QmmOp {
   public static final String OP = "quantizedMatmul";
 
   public static final String QMM_MMA_SPLITK = "qmm-mma-splitk";
+  public static final String QMM_MMA_ASYNC = "qmm-mma-async";
   public static final String QMM_TILED = "qmm-tiled";
   public static final String QMM_MMA = "qmm-mma";
   public static final String QMV_WARP = "qmv-warp";
@@ -110,6 +116,13 @@ public final class QmmOp {
                   s -> {
                     String why = QmmTiledKernel.supports(s);
                     return why != null ? why : QmmPolicy.tiledRejects(s);
+                  }),
+              new Ladder.Rung<>(
+                  QMM_MMA_ASYNC,
+                  s -> {
+                    String why = QmmPolicy.mmaVariantRejects(QMM_MMA_ASYNC, s);
+                    why = why != null ? why : QmmMmaAsyncKernel.supports(s);
+                    return why != null ? why : QmmPolicy.mmaRejects(s);
                   }),
               new Ladder.Rung<>(
                   QMM_MMA_SPLITK,
@@ -160,6 +173,7 @@ public final class QmmOp {
   public static String kernelRejects(String rung, QmmShape s) {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.supports(s);
+      case QMM_MMA_ASYNC -> QmmMmaAsyncKernel.supports(s);
       case QMM_TILED -> QmmTiledKernel.supports(s);
       case QMM_MMA -> QmmMmaKernel.supports(s);
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
@@ -194,6 +208,7 @@ public final class QmmOp {
   public static LaunchPlan plan(String rung, QmmShape s, int smCount) {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.plan(s, smCount);
+      case QMM_MMA_ASYNC -> QmmMmaAsyncKernel.plan(s, smCount);
       case QMM_TILED -> QmmTiledKernel.plan(s);
       case QMM_MMA -> QmmMmaKernel.plan(s);
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
@@ -272,7 +287,7 @@ public final class QmmOp {
       case QMM_TILED ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
-      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMV_ASYNC, QMM_MMA_SPLITK ->
+      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMV_ASYNC, QMM_MMA_SPLITK, QMM_MMA_ASYNC ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV_ROWS ->
           QuantKernels.launch(

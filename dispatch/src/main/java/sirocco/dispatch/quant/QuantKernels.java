@@ -18,6 +18,7 @@ import sirocco.kernels.quant.FpDequantizeKernel;
 import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.FpQuantizeKernel;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmTiledKernel;
@@ -54,6 +55,7 @@ final class QuantKernels {
           FpQmvKernel.class,
           QmmMmaKernel.class,
           QmmMmaSplitKKernel.class,
+          QmmMmaAsyncKernel.class,
           QmmTiledKernel.class,
           QvmKernel.class,
           StridedCopy.class,

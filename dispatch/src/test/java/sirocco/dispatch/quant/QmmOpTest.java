@@ -131,7 +131,8 @@ class QmmOpTest {
     assertEquals(16, QmmPolicy.MMA_SPLITK_MAX_ROWS);
     assertEquals(
         "quantizedMatmul -> qmm-mma-splitk (rejected: qmm-tiled: fewer than 64 rows (a block tile"
-            + " is 64-256 rows of x; fewer rows use qmm-mma))",
+            + " is 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: tensor cores"
+            + " use qmm-mma-splitk (-Dsirocco.qmm.mmaVariant))",
         QmmOp.decide(affine(4, Quant.BF16, 4)).explain());
     for (int rows : new int[] {2, 8, 16}) {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
@@ -153,9 +154,15 @@ class QmmOpTest {
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA);
       assertEquals(
           "quantizedMatmul -> qmm-mma (rejected: qmm-tiled: fewer than 64 rows (a block tile is"
-              + " 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-splitk: policy: tensor cores"
+              + " 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: tensor cores"
+              + " use qmm-mma (-Dsirocco.qmm.mmaVariant); qmm-mma-splitk: policy: tensor cores"
               + " use qmm-mma (-Dsirocco.qmm.mmaVariant))",
           QmmOp.decide(affine(4, Quant.BF16, 4)).explain());
+      // The pipelined variant by property, with the split-K row limit; 8-bit falls through.
+      System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_ASYNC);
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 8)).chosen());
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+      assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.BF16, 4)).chosen());
     } finally {
       System.clearProperty(QmmPolicy.MMA_VARIANT_PROPERTY);
       System.clearProperty(QmmPolicy.AFFINE_PROPERTY);
@@ -173,6 +180,7 @@ class QmmOpTest {
   void candidatesLeaveThePolicyOut() {
     assertEquals(
         List.of(
+            "qmm-mma-async",
             "qmm-mma-splitk",
             "qmm-mma",
             "qmv-warp",
@@ -193,6 +201,7 @@ class QmmOpTest {
     assertEquals(
         List.of(
             "qmm-tiled",
+            "qmm-mma-async",
             "qmm-mma-splitk",
             "qmm-mma",
             "qmv-warp",

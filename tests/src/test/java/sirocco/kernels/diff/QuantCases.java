@@ -19,6 +19,7 @@ import sirocco.kernels.quant.FpDequantizeKernel;
 import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.FpQuantizeKernel;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
@@ -379,6 +380,34 @@ final class QuantCases {
     LaunchPlan p = AffineQmvAsyncKernel.plan(s, 2, fb, stages);
     return affineRowsCase(
         m, p, "AffineQmvAsyncKernel.plan(s, 2, " + fb + ", " + stages + ")", s, d);
+  }
+
+  static Prepared qmmMmaAsync(Method m, Spec sp) {
+    int ks = sp.i("ks");
+    int wps = sp.i("wps");
+    int g = sp.i("groupSize");
+    int stages = sp.i("stages");
+    // k = ks warps of wps words per lane (4 lanes x 8 codes per word); 9 rows = two row tiles;
+    // n = 100 is 7 batches, walked by 2 blocks so the stages wrap around.
+    int k = ks * wps * 32;
+    QmmShape s = QmmShape.affine(sp.i("bits"), g, sp.i("dtype"), 9, 100, k);
+    Prepared.supported(QmmMmaAsyncKernel.supports(s));
+    QmmData d = data(sp.rnd(), s);
+    LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, stages);
+    return fromPlan(
+        m,
+        p,
+        "QmmMmaAsyncKernel.plan(s, 2, " + ks + ", " + stages + ")",
+        s,
+        List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
+        d.wq(),
+        d.scales(),
+        d.biases(),
+        d.x(),
+        d.out(),
+        s.rows(),
+        s.n(),
+        s.k());
   }
 
   static Prepared fpQmv(Method m, Spec sp) {

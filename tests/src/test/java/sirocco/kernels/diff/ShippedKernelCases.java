@@ -52,6 +52,7 @@ final class ShippedKernelCases {
     t.put("AffineQmvPersistentKernel.qmv", QuantCases::affineQmvPersistent);
     t.put("AffineQmvSplitKKernel.qmv", QuantCases::affineQmvSplitK);
     t.put("AffineQmvAsyncKernel.qmv", QuantCases::affineQmvAsync);
+    t.put("QmmMmaAsyncKernel.qmm", QuantCases::qmmMmaAsync);
     t.put("FpQmvKernel.qmv", QuantCases::fpQmv);
     t.put("FpQmvKernel.qmvF32", QuantCases::fpQmv);
     t.put("QvmKernel.qvm", QuantCases::qvm);

@@ -46,6 +46,13 @@ import sirocco.runtime.Dim3;
  * SMs: ≈ 1.8 µs of the 128 B/clock shared pipe, overlapped). Predicted 10–11 µs if the in-flight
  * bytes were the limit; not faster than split-K (14.0) if instruction issue or the per-batch
  * barrier is.
+ *
+ * <p><b>Measured</b> (run 29, H200): 13.75 µs at 3 blocks per SM (split-K in the same run 16.72,
+ * p10 14.88; 14.0 in run 26), 15.27 at the 6 that fit; 64 registers, 37 KiB of shared memory. The
+ * in-flight bytes were not the whole limit: Nsight at 6 blocks per SM shows DRAM at 39%, 7.44 M
+ * instructions (4.7 per code), stall cycles per issued instruction not-selected 1.53, long
+ * scoreboard 1.40, selected 1.00, math pipe 0.85 — issue-bound now. 8-bit (fb = 2 to fit 48 KiB
+ * with 8 warps) is slower than split-K: 20.87 against 17.79 µs.
  */
 public final class AffineQmvAsyncKernel {
   private AffineQmvAsyncKernel() {}
@@ -389,14 +396,21 @@ public final class AffineQmvAsyncKernel {
   }
 
   /**
-   * Blocks of {@code warps} warps resident per SM: registers ({@link #REGISTERS}) and shared
-   * memory.
+   * Blocks the default plan launches per SM: {@link #PLANNED_BLOCKS_PER_SM}, or fewer where fewer
+   * fit (registers at {@link #REGISTERS}, shared memory).
    */
   static int blocksPerSm(int warps, int fb, int stages) {
     int byRegs = AffineQmvSplitKKernel.residentBlocks(REGISTERS, warps);
     int byShared = (228 * 1024) / (sharedBytes(warps, fb, stages) + 1024);
-    return Math.max(1, Math.min(byRegs, byShared));
+    return Math.max(1, Math.min(PLANNED_BLOCKS_PER_SM, Math.min(byRegs, byShared)));
   }
+
+  /**
+   * Blocks per SM of the default plan. Measured (run 29, 12288×4096 4-bit g64 bf16, 1 row, 4-warp
+   * blocks, 4 features, 3 stages): 1 per SM 18.43 µs, 2: 14.29, 3: 13.75, 4: 14.02, 6 (all that
+   * fit): 15.27; more resident blocks than 3 add barrier and issue contention, not bandwidth.
+   */
+  static final int PLANNED_BLOCKS_PER_SM = 3;
 
   /**
    * One wave of persistent blocks (see {@link AffineQmvSplitKKernel#plan(QmmShape, int, int,

@@ -1,0 +1,406 @@
+package sirocco.kernels.quant;
+
+import sirocco.api.Float4;
+import sirocco.api.Int2;
+import sirocco.api.Int4;
+import sirocco.api.Kernel;
+import sirocco.api.KernelContext;
+import sirocco.api.Specialize;
+import sirocco.api.Vec;
+
+/**
+ * Split-K quantized matmul on tensor cores with the weights streamed through a <b>multi-stage
+ * asynchronous-copy pipeline in shared memory</b> (rung {@code qmm-mma-async}): the mapping,
+ * fragments and folding of {@link QmmMmaSplitKKernel} (ks warps splitting k, x held as B fragments
+ * in registers for the whole kernel, 16 features per batch, persistent blocks, one barrier per
+ * batch for the cross-warp reduction), with the words, scales and biases of the next {@code stages
+ * - 1} batches requested by {@link Vec#copyAsync} instead of held in registers.
+ *
+ * <h2>Why</h2>
+ *
+ * The register version is latency-bound (run 25 Nsight at 1 row: DRAM 40%, long-scoreboard and
+ * barrier stalls ~2 cycles each per issued instruction): a warp's next batch is requested only
+ * while the current one is consumed, one batch (2 KiB per warp, 32 KiB per SM) ahead, and holding a
+ * second batch in registers (depth 2, 128 registers) was slower. Copies into shared memory hold no
+ * registers while in flight: at 3 stages each SM has two batches (64 KiB) requested while it
+ * computes a third.
+ *
+ * <h2>Staging</h2>
+ *
+ * A warp stages its own slice only: per batch, 16 rows × {@code 4·wps} words (the warp's k slice of
+ * each of the 16 features), copied as 16-byte chunks spread over the warp's lanes, and the {@code
+ * cpw} scales and biases of each row (one copy of {@code 2·cpw} bytes per lane: lanes 0–15 the
+ * scales of rows 0–15, lanes 16–31 the biases). Rows are padded to {@code 4·wps + 8} words so that
+ * the lanes' 8-byte reads (lane (g, t) reads rows g and g+8 at word {@code t·wpl + 4·wpl·c}) fall
+ * in distinct banks. Since lanes read words other lanes copied, each stage's {@code waitAsync} is
+ * followed by a warp barrier; a stage is refilled only after the block barrier of the batch that
+ * read it, so no read can see a later copy.
+ *
+ * <p>Shared memory: {@code stages · ks · (16·(4·wps + 8)·4 + 64·cpw)} bytes of stages (45 056 per
+ * stage at ks = 16, wps = 8, g64), the reduction slab {@code 2·ks·128·4} and the x sums: about 152
+ * KiB at 3 stages, more than the 48 KiB of static shared memory, so the JIT declares it as dynamic
+ * shared memory (sm_80: ≤ 163 KiB, sm_90: ≤ 227 KiB). One 512-thread block per SM.
+ *
+ * <h2>Limits</h2>
+ *
+ * As {@link QmmMmaSplitKKernel} (affine 4-bit, bf16/f16, transposed, the same k splits), one
+ * 16-feature tile per warp, and 2, 4 or 8 groups per warp slice (a row's scales are one copy of 4,
+ * 8 or 16 bytes).
+ */
+public final class QmmMmaAsyncKernel {
+  private QmmMmaAsyncKernel() {}
+
+  /** Default stages (batches in shared memory: one consumed, the rest in flight). */
+  public static final int STAGES = 3;
+
+  /** Shared memory one block may use on sm_90 (227 KiB opt-in); sm_80 allows 163 KiB. */
+  static final int SHARED_LIMIT = 227 * 1024;
+
+  @Kernel(
+      validateWith = {
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=3",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=3",
+        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2",
+        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2",
+        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=4"
+      })
+  public static void qmm(
+      KernelContext ctx,
+      int[] wq, // [n, k/8] packed u32 (4-bit codes)
+      short[] scales, // [n, k/groupSize] bf16/f16 bits
+      short[] biases, // [n, k/groupSize] bf16/f16 bits
+      short[] x, // [rows, k] bf16/f16 bits
+      short[] out, // [rows, n] bf16/f16 bits
+      int rows,
+      int n,
+      int k,
+      @Specialize int bits,
+      @Specialize int groupSize,
+      @Specialize int dtype,
+      @Specialize int ks,
+      @Specialize int wps,
+      @Specialize int stages) {
+    int lane = ctx.laneId();
+    int g = lane >> 2;
+    int t = lane & 3;
+    int warp = ctx.warpId();
+    int wpl = groupSize / 32; // words per lane of one group's row segment
+    int cpw = wps / wpl; // groups per warp slice
+    int rs = 4 * wps + 8; // padded words per staged row
+    int batches = (n + 15) / 16;
+    int wpr = k / 8;
+    int groups = k / groupSize;
+    int lw = warp * 4 * wps; // the warp's first word of a row
+    int gw = warp * cpw; // the warp's first group of a row
+    float offset = QmmMmaFragments.affineOffset(bits, dtype);
+    int slab = ks * 128;
+    int[] wsh = ctx.allocateIntLocalArray(stages * ks * 16 * rs); // [stages, ks, 16, rs] words
+    short[] ssh = ctx.allocateShortLocalArray(stages * ks * 32 * cpw); // [stages, ks, 2, 16, cpw]
+    float[] red = ctx.allocateFloatLocalArray(2 * slab); // [2, ks, 128] reduction slab
+    float[] xsum = ctx.allocateFloatLocalArray(ks * cpw * 8); // [ks, cpw, 8] x sums
+    int step = ctx.groupCountX;
+
+    // The first stages - 1 batches, before x.
+    int bt = ctx.groupIdx;
+    for (int s = 0; s < stages - 1; s++) {
+      request(
+          wq,
+          scales,
+          biases,
+          wsh,
+          ssh,
+          bt + s * step,
+          s,
+          batches,
+          n,
+          ks,
+          wps,
+          cpw,
+          rs,
+          lane,
+          warp,
+          lw,
+          gw,
+          wpr,
+          groups);
+      Vec.commitAsync();
+    }
+
+    // The warp's slice of x as B fragments (steps h = 0, 1 of slot j in xf_j), for the whole
+    // kernel, and the per-group sums X of x (rows 2t, 2t+1: group c at xsum[warp, c, 2t + r]).
+    int xr = ctx.groupIdy * 8 + g < rows ? (ctx.groupIdy * 8 + g) * k : -1;
+    Float4 zf = new Float4(0f, 0f, 0f, 0f);
+    Int4 zi = new Int4(0, 0, 0, 0);
+    Int4 ones = QmmMmaFragments.onesFragment(dtype);
+    Int4 xf0 = zi;
+    Int4 xf1 = zi;
+    Int4 xf2 = zi;
+    Int4 xf3 = zi;
+    Int4 xf4 = zi;
+    Int4 xf5 = zi;
+    Int4 xf6 = zi;
+    Int4 xf7 = zi;
+    int lanew = lw + t * wpl; // the lane's first word of a row; group c adds 4*wpl*c
+    int xsAt = warp * cpw * 8 + 2 * t;
+    for (int c = 0; c < cpw; c++) {
+      Float4 o = zf;
+      for (int i = 0; i < wpl; i++) {
+        int j = c * wpl + i;
+        Int4 p = QmmMmaKernel.loadX(x, xr, (lanew + 4 * wpl * c + i) * 8, bits);
+        Int2 b0 = QmmMmaFragments.fragB(p, 0, bits);
+        Int2 b1 = QmmMmaFragments.fragB(p, 1, bits);
+        o = QmmMmaKernel.mma(ctx, ones, b0, o, dtype);
+        o = QmmMmaKernel.mma(ctx, ones, b1, o, dtype);
+        Int4 fr = new Int4(b0.x(), b0.y(), b1.x(), b1.y());
+        if (j == 0) {
+          xf0 = fr;
+        } else if (j == 1) {
+          xf1 = fr;
+        } else if (j == 2) {
+          xf2 = fr;
+        } else if (j == 3) {
+          xf3 = fr;
+        } else if (j == 4) {
+          xf4 = fr;
+        } else if (j == 5) {
+          xf5 = fr;
+        } else if (j == 6) {
+          xf6 = fr;
+        } else {
+          xf7 = fr;
+        }
+      }
+      if (g == 0) {
+        xsum[xsAt + 8 * c] = o.x();
+        xsum[xsAt + 8 * c + 1] = o.y();
+      }
+    }
+    ctx.warpBarrier();
+
+    int tid = ctx.localIdx;
+    int mBase = ctx.groupIdy * 8;
+    int buf = 0;
+    int slot = 0; // the stage holding batch bt
+    while (bt < batches) {
+      // Refill the stage read last batch (its readers passed that batch's block barrier) with the
+      // batch stages - 1 ahead; one group per iteration, empty past the end, so the wait below
+      // always covers batch bt. Lanes read words other lanes copied: a warp barrier after it.
+      int refill = slot == 0 ? stages - 1 : slot - 1;
+      request(
+          wq,
+          scales,
+          biases,
+          wsh,
+          ssh,
+          bt + (stages - 1) * step,
+          refill,
+          batches,
+          n,
+          ks,
+          wps,
+          cpw,
+          rs,
+          lane,
+          warp,
+          lw,
+          gw,
+          wpr,
+          groups);
+      Vec.commitAsync();
+      Vec.waitAsync(stages - 1);
+      ctx.warpBarrier();
+
+      int rowA = ((slot * ks + warp) * 16 + g) * rs + t * wpl; // the lane's words of row g
+      int rowB = rowA + 8 * rs; // and of row g + 8
+      int sc = ((slot * ks + warp) * 32 + g) * cpw; // scales of row g; +8·cpw row g+8
+      int bi = sc + 16 * cpw; // biases
+      Float4 acc = zf;
+      for (int c = 0; c < cpw; c++) {
+        Float4 d = zf;
+        for (int i = 0; i < wpl; i++) {
+          int j = c * wpl + i;
+          Int4 xf = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
+          int wa = wsh[rowA + 4 * wpl * c + i];
+          int wb = wsh[rowB + 4 * wpl * c + i];
+          d =
+              QmmMmaKernel.mma(
+                  ctx,
+                  QmmMmaSplitKKernel.fragA(wa, wb, 0, dtype),
+                  new Int2(xf.x(), xf.y()),
+                  d,
+                  dtype);
+          d =
+              QmmMmaKernel.mma(
+                  ctx,
+                  QmmMmaSplitKKernel.fragA(wa, wb, 1, dtype),
+                  new Int2(xf.z(), xf.w()),
+                  d,
+                  dtype);
+        }
+        float a = QuantMath.halfToFloat(ssh[sc + c], dtype);
+        float b = QuantMath.halfToFloat(ssh[sc + 8 * cpw + c], dtype);
+        float za = QuantMath.halfToFloat(ssh[bi + c], dtype) - offset * a;
+        float zb = QuantMath.halfToFloat(ssh[bi + 8 * cpw + c], dtype) - offset * b;
+        float xa = xsum[xsAt + 8 * c];
+        float xb = xsum[xsAt + 8 * c + 1];
+        acc =
+            new Float4(
+                Math.fma(a, d.x(), Math.fma(za, xa, acc.x())),
+                Math.fma(a, d.y(), Math.fma(za, xb, acc.y())),
+                Math.fma(b, d.z(), Math.fma(zb, xa, acc.z())),
+                Math.fma(b, d.w(), Math.fma(zb, xb, acc.w())));
+      }
+
+      Vec.store4(red, buf + warp * 128 + lane * 4, acc);
+      ctx.localBarrier();
+      QmmMmaSplitKKernel.reduceBatch(red, out, buf, tid, bt, 16, mBase, rows, n, ks, 1, dtype);
+      // The other half of the slab is next; its last readers finished before this barrier.
+      buf = slab - buf;
+      slot = slot == stages - 1 ? 0 : slot + 1;
+      bt += step;
+    }
+    Vec.waitAsync(0); // nothing may be in flight into shared memory when the block exits
+  }
+
+  /**
+   * The warp's copies of batch {@code batch} into stage {@code stage}: 16 rows (features {@code
+   * batch·16 + r}, clamped to the last) × {@code wps} 16-byte chunks of the warp's k slice, spread
+   * over the lanes, then lane l copies the scales (l < 16) or biases (l ≥ 16) of row {@code l &
+   * 15}. Nothing past the last batch.
+   */
+  static void request(
+      int[] wq, // [n, wpr] packed u32
+      short[] scales, // [n, groups]
+      short[] biases, // [n, groups]
+      int[] wsh, // [stages, ks, 16, rs] (shared)
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
+      int batch,
+      int stage,
+      int batches,
+      int n,
+      int ks,
+      int wps,
+      int cpw,
+      int rs,
+      int lane,
+      int warp,
+      int lw,
+      int gw,
+      int wpr,
+      int groups) {
+    if (batch < batches) {
+      int base = (stage * ks + warp) * 16;
+      int chunks = 16 * wps;
+      for (int u = 0; u < (chunks + 31) / 32; u++) {
+        int q = lane + 32 * u;
+        if (q < chunks) {
+          int r = q / wps;
+          int part = q - r * wps;
+          int f = Math.min(batch * 16 + r, n - 1);
+          Vec.copyAsync(wsh, (base + r) * rs + 4 * part, wq, f * wpr + lw + 4 * part, 16);
+        }
+      }
+      int r = lane & 15;
+      int f = Math.min(batch * 16 + r, n - 1);
+      int dst = ((stage * ks + warp) * 32 + lane) * cpw;
+      if (lane < 16) {
+        Vec.copyAsync(ssh, dst, scales, f * groups + gw, 2 * cpw);
+      } else {
+        Vec.copyAsync(ssh, dst, biases, f * groups + gw, 2 * cpw);
+      }
+    }
+  }
+
+  // ---- dispatch helpers ----
+
+  /** Float64 reference: see {@link QmmReference#affine}. */
+  public static QmmReference.Result reference(
+      int[] wq, float[] scales, float[] biases, float[] x, QmmShape s) {
+    return QmmReference.affine(wq, scales, biases, x, s);
+  }
+
+  /** Shared bytes of a block: the stages, the reduction slab, the x sums. */
+  static int sharedBytes(int ks, int wps, int cpw, int stages) {
+    int stage = ks * (16 * (4 * wps + 8) * 4 + 64 * cpw);
+    return stages * stage + 2 * ks * 128 * 4 + ks * cpw * 8 * 4;
+  }
+
+  /** Whether a row's {@code cpw} scales make one asynchronous copy (4, 8 or 16 bytes). */
+  static boolean copyableGroups(int cpw) {
+    return cpw == 2 || cpw == 4 || cpw == 8;
+  }
+
+  /** Why this kernel cannot compute {@code s}, or null. */
+  public static String supports(QmmShape s) {
+    String bad = QmmMmaSplitKKernel.supports(s);
+    if (bad != null) {
+      return bad;
+    }
+    int ks = QmmMmaSplitKKernel.defaultKs(s);
+    int wpl = QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
+    int wps = s.k() / s.groupSize() / ks * wpl;
+    if (!copyableGroups(wps / wpl)) {
+      return "2, 4 or 8 groups per warp slice (each row's scales are one 4/8/16-byte copy), got "
+          + wps / wpl;
+    }
+    if (sharedBytes(ks, wps, wps / wpl, 2) > SHARED_LIMIT) {
+      return "two stages need " + sharedBytes(ks, wps, wps / wpl, 2) + " B of shared memory";
+    }
+    return null;
+  }
+
+  /** The default plan: {@link QmmMmaSplitKKernel}'s k split, {@link #STAGES} stages. */
+  public static LaunchPlan plan(QmmShape s, int smCount) {
+    int ks = QmmMmaSplitKKernel.defaultKs(s);
+    int wps = s.k() / s.groupSize() / ks * QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
+    int stages = STAGES;
+    int cpw = wps / QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
+    while (stages > 2 && sharedBytes(ks, wps, cpw, stages) > SHARED_LIMIT) {
+      stages--;
+    }
+    return plan(s, smCount, ks, stages);
+  }
+
+  /**
+   * An explicit plan: {@code ks} warps splitting k (as {@link QmmMmaSplitKKernel#plan(QmmShape,
+   * int, int, int, int)}), {@code stages} ≥ 2, one block per SM, persistent.
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount, int ks, int stages) {
+    // Validates ks (and the shape) the way the register version does.
+    LaunchPlan base = QmmMmaSplitKKernel.plan(s, smCount, ks, 1, 1, 1);
+    int wps = base.get("wps");
+    int cpw = wps / QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
+    if (!copyableGroups(cpw)) {
+      throw new IllegalArgumentException(
+          "ks must leave 2, 4 or 8 groups per warp slice, got " + cpw + " at ks=" + ks);
+    }
+    int shared = sharedBytes(ks, wps, cpw, stages);
+    if (stages < 2 || shared > SHARED_LIMIT) {
+      throw new IllegalArgumentException(
+          "stages must be >= 2 with the block's shared memory within "
+              + SHARED_LIMIT
+              + " B, got stages="
+              + stages
+              + " ("
+              + shared
+              + " B)");
+    }
+    return LaunchPlan.of(
+        "QmmMmaAsyncKernel.qmm",
+        base.grid(),
+        base.block(),
+        shared,
+        "bits",
+        s.bits(),
+        "groupSize",
+        s.groupSize(),
+        "dtype",
+        s.dtype(),
+        "ks",
+        ks,
+        "wps",
+        wps,
+        "stages",
+        stages);
+  }
+}

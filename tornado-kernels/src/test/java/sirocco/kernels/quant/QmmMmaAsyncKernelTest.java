@@ -1,0 +1,111 @@
+package sirocco.kernels.quant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pipelined split-K tensor-core kernel ({@link QmmMmaAsyncKernel}) on the Java backend (copies
+ * done at once, mma simulated in float, lanes as threads) against the float64 reference with the
+ * bound of the other quant kernels ({@link QmmCase#check}); outputs are poisoned with NaN before
+ * every run, so an unwritten element fails.
+ */
+class QmmMmaAsyncKernelTest {
+  static final int SMS = 132;
+
+  static void check(QmmShape s, long seed, LaunchPlan p) {
+    QmmCase c = QmmCase.random(s, seed);
+    Object out = c.outArg();
+    TestSupport.run(
+        QmmMmaAsyncKernel.class,
+        p,
+        c.wq,
+        c.scalesArg(),
+        c.biasesArg(),
+        c.xArg(),
+        out,
+        c.s.rows(),
+        c.s.n(),
+        c.s.k());
+    c.check(c.outValues(out), p.describe());
+  }
+
+  static void check(QmmShape s, long seed) {
+    assertNull(QmmMmaAsyncKernel.supports(s), s.toString());
+    check(s, seed, QmmMmaAsyncKernel.plan(s, SMS));
+  }
+
+  /**
+   * The default plan over groups 32/64/128 (k = 512: 2 warps of 8, 4 and 2 groups), bf16/f16 and
+   * rows 1, 3, 8 and 12 (two row tiles, the second partial); n = 40 is 2.5 batches.
+   */
+  @Test
+  void defaultPlanGroupsDtypesRows() {
+    long seed = 1;
+    for (int g : new int[] {32, 64, 128}) {
+      for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+        for (int rows : new int[] {1, 3, 8, 12}) {
+          check(QmmShape.affine(4, g, dtype, rows, 40, 512), seed++);
+        }
+      }
+    }
+  }
+
+  /** The benchmarked k: 16 warps of 256 k, 3 stages, rows 1 and 8. */
+  @Test
+  void k4096() {
+    for (int rows : new int[] {1, 8}) {
+      QmmShape s = QmmShape.affine(4, 64, Quant.BF16, rows, 24, 4096);
+      LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
+      assertEquals(16, p.get("ks"));
+      assertEquals(8, p.get("wps"));
+      assertEquals(QmmMmaAsyncKernel.STAGES, p.get("stages"));
+      check(s, 70 + rows, p);
+    }
+  }
+
+  /**
+   * Few persistent blocks walking many batches for 2, 3 and 4 stages, so the stages wrap around and
+   * the last refills fall past the end; k splits of 2 and 4 warps (8 and 4 words per lane).
+   */
+  @Test
+  void stagesWrapAroundInPersistentBlocks() {
+    long seed = 100;
+    for (int stages : new int[] {2, 3, 4}) {
+      for (int ks : new int[] {2, 4}) {
+        for (int sms : new int[] {1, 3}) {
+          QmmShape s = QmmShape.affine(4, 64, ks == 4 ? Quant.F16 : Quant.BF16, 5, 120, 512);
+          LaunchPlan p = QmmMmaAsyncKernel.plan(s, sms, ks, stages);
+          assertEquals(sms, p.grid().x(), p.describe());
+          check(s, seed++, p);
+        }
+      }
+    }
+  }
+
+  /** n smaller than one batch, and a single feature. */
+  @Test
+  void tinyN() {
+    check(QmmShape.affine(4, 64, Quant.BF16, 4, 9, 512), 200);
+    check(QmmShape.affine(4, 64, Quant.F16, 1, 1, 512), 201);
+  }
+
+  /** Shapes whose warp slices hold 1 or 3 groups are refused with the reason; bad plans too. */
+  @Test
+  void rejectsWithReasons() {
+    String why = QmmMmaAsyncKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 1, 24, 1088));
+    assertTrue(why != null && why.startsWith("2, 4 or 8 groups per warp slice"), why);
+    why = QmmMmaAsyncKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 1, 24, 1152));
+    assertTrue(why != null && why.contains("got 3"), why);
+    assertTrue(QmmMmaAsyncKernel.supports(QmmShape.affine(8, 64, Quant.BF16, 1, 24, 512)) != null);
+    QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 1, 24, 4096);
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 1));
+    assertTrue(e.getMessage().startsWith("stages must be >= 2"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 9));
+    assertTrue(e.getMessage().startsWith("stages must be >= 2"), e.getMessage());
+  }
+}
