@@ -68,7 +68,12 @@ def run_case(path):
     # Extents are [x, y, z] lists (older exports wrote one number for a 1-D launch).
     grid = tuple(meta["grid"]) if isinstance(meta["grid"], list) else (meta["grid"],)
     block = tuple(meta["block"]) if isinstance(meta["block"], list) else (meta["block"],)
-    fn(grid, block, tuple(args))
+    # Kernels whose shared arrays exceed 48 KiB keep them in dynamic shared memory: opt in, then
+    # launch with that many bytes (older exports have no "dynamicShared": 0).
+    dyn = int(meta.get("dynamicShared", 0))
+    if dyn > 48 * 1024:
+        fn.max_dynamic_shared_size_bytes = dyn
+    fn(grid, block, tuple(args), shared_mem=dyn)
     cp.cuda.Device().synchronize()
     problems, infos = [], []
     for p, dev in arrays:

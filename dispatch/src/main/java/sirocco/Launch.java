@@ -45,7 +45,11 @@ public final class Launch {
     return this;
   }
 
-  /** Dynamic shared memory per block, in bytes. */
+  /**
+   * Dynamic shared memory per block, in bytes: reserved on the GPU (fewer blocks per SM), not
+   * addressable by the kernel. The kernel's own {@code ctx.allocate*LocalArray} arrays need nothing
+   * here, even above 48 KiB in all (they are added to these bytes). Ignored by the Java backend.
+   */
   public Launch sharedBytes(int bytes) {
     if (bytes < 0) {
       throw new IllegalArgumentException("sharedBytes must be >= 0, got " + bytes);

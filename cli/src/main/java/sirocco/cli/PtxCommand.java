@@ -125,13 +125,15 @@ final class PtxCommand implements Callable<Integer> {
       }
       PtxResources r = PtxValidator.validate(k.ptx(), arch);
       out.printf(
-          "// resources (%s): %d registers, %d B spill stores, %d B spill loads, %d B stack, %d B shared%n",
+          "// resources (%s): %d registers, %d B spill stores, %d B spill loads, %d B stack, %d B shared%s%n",
           arch,
           r.registers(),
           r.spillStoreBytes(),
           r.spillLoadBytes(),
           r.stackFrameBytes(),
-          r.sharedBytes());
+          r.sharedBytes(),
+          // ptxas sees static shared memory only; arrays over 48 KiB are dynamic (launch-sized).
+          k.dynamicSharedBytes() > 0 ? " (+ " + k.dynamicSharedBytes() + " B dynamic)" : "");
     }
     return 0;
   }

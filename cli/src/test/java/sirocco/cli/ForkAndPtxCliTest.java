@@ -268,26 +268,47 @@ class ForkAndPtxCliTest {
 
   @Test
   void ptxCompilesAUserKernelFromTheClassPathOption(@TempDir Path dir) throws Exception {
+    Path classes =
+        compileUserKernels(
+            dir,
+            """
+            package usr;
+
+            import sirocco.api.KernelContext;
+
+            public final class UserKernels {
+              private UserKernels() {}
+
+              public static void addOne(KernelContext ctx, float[] a, int n) {
+                int i = ctx.globalIdx;
+                if (i < n) {
+                  a[i] = a[i] + 1f;
+                }
+              }
+            }
+            """);
+
+    // Not on the test class path: without --class-path the class is not found.
+    Run without = run("ptx", "usr.UserKernels::addOne");
+    assertEquals(2, without.code(), without.out());
+    assertTrue(without.err().contains("class usr.UserKernels not found"), without.err());
+
+    Run r = run("ptx", "usr.UserKernels::addOne", "--class-path", classes.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains(".target sm_90"), r.out());
+    assertTrue(
+        Pattern.compile("\\.entry UserKernels_addOne_[0-9a-f]+\\(").matcher(r.out()).find(),
+        r.out());
+    // The kernel's one float addition, with Java's rounding and no fused multiply-add.
+    assertTrue(r.out().contains("add.rn.f32"), r.out());
+    assertFalse(r.out().contains("fma"), r.out());
+  }
+
+  /** Compiles {@code source} (class usr.UserKernels) against kernel-api; returns the classes. */
+  private static Path compileUserKernels(Path dir, String source) throws Exception {
     Path src = dir.resolve("src/usr/UserKernels.java");
     Files.createDirectories(src.getParent());
-    Files.writeString(
-        src,
-        """
-        package usr;
-
-        import sirocco.api.KernelContext;
-
-        public final class UserKernels {
-          private UserKernels() {}
-
-          public static void addOne(KernelContext ctx, float[] a, int n) {
-            int i = ctx.globalIdx;
-            if (i < n) {
-              a[i] = a[i] + 1f;
-            }
-          }
-        }
-        """);
+    Files.writeString(src, source);
     Path classes = dir.resolve("classes");
     Files.createDirectories(classes);
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
@@ -311,20 +332,55 @@ class ForkAndPtxCliTest {
             .call();
     assertTrue(compiled, log.toString());
     assertTrue(Files.isRegularFile(classes.resolve("usr/UserKernels.class")));
+    return classes;
+  }
 
-    // Not on the test class path: without --class-path the class is not found.
-    Run without = run("ptx", "usr.UserKernels::addOne");
-    assertEquals(2, without.code(), without.out());
-    assertTrue(without.err().contains("class usr.UserKernels not found"), without.err());
+  @Test
+  void ptxResourcesAddTheDynamicSharedMemoryPtxasDoesNotSee(@TempDir Path dir) throws Exception {
+    Path classes =
+        compileUserKernels(
+            dir,
+            """
+            package usr;
 
-    Run r = run("ptx", "usr.UserKernels::addOne", "--class-path", classes.toString());
-    assertEquals(0, r.code(), r.err());
-    assertTrue(r.out().contains(".target sm_90"), r.out());
-    assertTrue(
-        Pattern.compile("\\.entry UserKernels_addOne_[0-9a-f]+\\(").matcher(r.out()).find(),
-        r.out());
-    // The kernel's one float addition, with Java's rounding and no fused multiply-add.
-    assertTrue(r.out().contains("add.rn.f32"), r.out());
-    assertFalse(r.out().contains("fma"), r.out());
+            import sirocco.api.KernelContext;
+
+            public final class UserKernels {
+              private UserKernels() {}
+
+              public static void big(KernelContext ctx, float[] a, int[] b) {
+                float[] f = ctx.allocateFloatLocalArray(12 * 1024); // 48 KiB
+                int[] k = ctx.allocateIntLocalArray(12 * 1024); // 48 KiB more
+                int t = ctx.localIdx;
+                f[t] = a[t];
+                k[t] = b[t];
+                ctx.localBarrier();
+                a[t] = f[255 - t];
+                b[t] = k[255 - t];
+              }
+            }
+            """);
+    for (String arch : List.of("sm_80", "sm_90")) {
+      Run r =
+          run(
+              "ptx",
+              "usr.UserKernels::big",
+              "--class-path",
+              classes.toString(),
+              "--arch",
+              arch,
+              "--resources");
+      assertEquals(0, r.code(), r.err());
+      assertTrue(r.out().contains(".extern .shared .align 16 .b8 dsmem[];"), r.out());
+      assertTrue(
+          Pattern.compile(
+                  "// resources \\("
+                      + arch
+                      + "\\): \\d+ registers, .*, 0 B shared \\(\\+ 98304 B"
+                      + " dynamic\\)\n")
+              .matcher(r.out())
+              .find(),
+          r.out());
+    }
   }
 }

@@ -414,6 +414,7 @@ class TornadoCliTest {
     assertTrue(
         r.out().matches("(?s).*// resources \\(sm_90\\): \\d+ registers, 0 B spill stores.*"),
         r.out());
+    assertTrue(r.out().contains(" B shared\n"), "static shared only: no dynamic part " + r.out());
     Run sm80 =
         run(
             "ptx",

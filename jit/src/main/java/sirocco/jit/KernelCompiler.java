@@ -153,7 +153,9 @@ public final class KernelCompiler {
     bindParameters(kernel, desc, found.id(), specializations, params, consts, keyValues);
     KernelKey key = new KernelKey(kernel, keyValues, target, bounds);
 
-    PassContext ctx = new PassContext(classes, consts, options.unroll());
+    PassContext ctx =
+        new PassContext(
+            classes, consts, options.unroll(), target.maxSharedBytesPerBlock(), target.arch());
     // build, inline and records do not depend on the specialization values: their result is
     // cached per kernel method and copied (unless their IR is to be dumped).
     boolean cacheable =
@@ -245,12 +247,19 @@ public final class KernelCompiler {
     if (bounds != null) {
       comment.add("launch bounds: " + bounds);
     }
+    if (ctx.dynamicShared) {
+      comment.add(
+          "dynamic shared memory: "
+              + ctx.sharedTotal
+              + " bytes (the shared arrays exceed 48 KiB; launch with at least this much)");
+    }
     String ptx =
         PtxEmitter.emit(
             fn,
             entry,
             ptxParams,
             ctx.sharedBytes,
+            ctx.dynamicShared ? ctx.sharedOffsets : null,
             target.isa(),
             target.arch(),
             options.lineInfo(),
@@ -264,11 +273,16 @@ public final class KernelCompiler {
           .dumpSink()
           .accept(String.format(Locale.ROOT, "ptx: %.3f ms", (System.nanoTime() - t) / 1e6));
     }
-    long shared = 0;
-    for (Long b : ctx.sharedBytes.values()) {
-      shared = ((shared + 15) & ~15L) + b; // each array is .align 16, laid out in order
-    }
-    return new WithIr(new CompiledKernel(entry, ptx, params, shared, key), fn);
+    long shared = ctx.sharedTotal; // each array is .align 16, laid out in order
+    return new WithIr(
+        new CompiledKernel(
+            entry,
+            ptx,
+            params,
+            ctx.dynamicShared ? 0 : shared,
+            ctx.dynamicShared ? shared : 0,
+            key),
+        fn);
   }
 
   /**

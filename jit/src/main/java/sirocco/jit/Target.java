@@ -124,6 +124,28 @@ public record Target(int smMajor, int smMinor, int ptxMajor, int ptxMinor) {
     return 60;
   }
 
+  /** Largest static shared memory a kernel may declare, and the default per-block limit: 48 KiB. */
+  public static final int STATIC_SHARED_LIMIT = 48 * 1024;
+
+  /**
+   * The most shared memory one block may use on this architecture once a kernel opts in ({@code
+   * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES}); above {@link #STATIC_SHARED_LIMIT} it must
+   * be dynamic shared memory. Per the CUDA C++ Programming Guide (Compute Capabilities, "Shared
+   * Memory" of 8.x, 9.0, 10.0 and 12.0): a block may address 163 KB on 8.0 and 8.7, 99 KB on 8.6,
+   * 8.9 and 12.0, 227 KB on 9.0 and 10.0 (1 KB of each SM's carveout is reserved for the system).
+   * Other architectures get the 48 KiB every device allows: a kernel compiled for one of them never
+   * relies on an opt-in the guide does not promise. The device's own figure ({@code
+   * CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN}) is checked again before a launch.
+   */
+  public int maxSharedBytesPerBlock() {
+    return switch (smMajor * 10 + smMinor) {
+      case 80, 87 -> 163 * 1024;
+      case 86, 89, 120 -> 99 * 1024;
+      case 90, 100 -> 227 * 1024;
+      default -> STATIC_SHARED_LIMIT;
+    };
+  }
+
   /** "sm_90". */
   public String arch() {
     return "sm_" + smMajor + smMinor;

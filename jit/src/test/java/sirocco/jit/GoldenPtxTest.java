@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import sirocco.jit.testkernels.AsyncCopyKernels;
 import sirocco.jit.testkernels.AtomicKernels;
 import sirocco.jit.testkernels.GoldenKernels;
+import sirocco.jit.testkernels.LargeSharedKernels;
 import sirocco.jit.testkernels.MemoryKernels;
 import sirocco.jit.testkernels.MmaKernels;
 import sirocco.jit.testkernels.SpecializeKernels;
@@ -167,6 +168,51 @@ class GoldenPtxTest {
     String g = body(ptx(MemoryKernels.class, "arrayRefs"));
     assertTrue(g.contains("cvta.shared.u64"), "shared and global merged: generic address " + g);
     assertTrue(Pattern.compile("\\bld\\.f32").matcher(g).find(), g);
+  }
+
+  @Test
+  void sharedArraysOver48KiBShareOneDynamicWindow() {
+    for (Target t : List.of(Target.sm80(), Target.sm90())) {
+      var m = TestKernels.method(LargeSharedKernels.class, "largeShared");
+      CompiledKernel k = KernelCompiler.compile(m, Map.of(), t);
+      String p = k.ptx();
+      int entry = p.indexOf(".visible .entry");
+      // One unsized window at module scope, before the entry; no static array declarations.
+      assertEquals(1, count(p, ".extern .shared"), p);
+      int extern = p.indexOf("\n.extern .shared .align 16 .b8 dsmem[];\n");
+      assertTrue(extern > 0 && extern < entry, p);
+      assertFalse(Pattern.compile("\\.shared \\.align 16 \\.b8 smem\\d*\\[").matcher(p).find(), p);
+      assertFalse(Pattern.compile("^\\s*\\.shared ", Pattern.MULTILINE).matcher(p).find(), p);
+      assertTrue(p.contains("// dynamic shared memory: 81920 bytes"), p);
+      assertEquals(0, k.staticSharedBytes());
+      assertEquals(2L * LargeSharedKernels.WORDS * 4, k.dynamicSharedBytes());
+      // Each array's base is the window plus its offset: the float array at 0, the int array
+      // right after its 40960 bytes (both 16-byte aligned); no other base exists.
+      Matcher bases = Pattern.compile("mov\\.u32 %r\\d+, dsmem(\\+(\\d+))?;").matcher(body(p));
+      Set<Long> offsets = new java.util.TreeSet<>();
+      while (bases.find()) {
+        offsets.add(bases.group(2) == null ? 0L : Long.parseLong(bases.group(2)));
+      }
+      assertEquals(Set.of(0L, 40960L), offsets, p);
+      long bytes = LargeSharedKernels.WORDS * 4L;
+      long previousEnd = 0;
+      for (long off : offsets) {
+        assertEquals(0, off % 16, "aligned");
+        assertTrue(off >= previousEnd, "arrays do not overlap: " + offsets);
+        previousEnd = off + bytes;
+      }
+      assertTrue(previousEnd <= k.dynamicSharedBytes());
+      assertFalse(Pattern.compile("dsmem[^+\\[;]").matcher(body(p)).find(), "only as a base: " + p);
+      // Stores, cp.async copies and loads address the window through those bases.
+      assertTrue(p.contains("st.shared.f32"), p);
+      assertTrue(p.contains("cp.async.cg.shared.global"), p);
+      assertTrue(p.contains("ld.shared.u32") || p.contains("ld.shared.s32"), p);
+      assertTrue(p.contains("bar.sync 0;"), p);
+    }
+    // At or under 48 KiB nothing changes: static arrays, no window, no comment.
+    String small = ptx(MemoryKernels.class, "sharedSmallTypes");
+    assertTrue(small.contains("\t.shared .align 16 .b8 smem0[64];"), small);
+    assertFalse(small.contains(".extern") || small.contains("dsmem"), small);
   }
 
   @Test

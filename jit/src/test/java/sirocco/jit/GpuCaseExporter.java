@@ -66,6 +66,13 @@ public final class GpuCaseExporter {
           Geometry.oneD(
               sirocco.jit.testkernels.AsyncCopyKernels.BLOCK,
               4 * sirocco.jit.testkernels.AsyncCopyKernels.BLOCK);
+      // 80 KiB of shared arrays (dynamic shared memory); written for blocks of 128, 2 blocks
+      // writing 4096 outputs each.
+      case "largeShared" ->
+          Geometry.oneD(
+              sirocco.jit.testkernels.LargeSharedKernels.BLOCK,
+              sirocco.jit.testkernels.LargeSharedKernels.BLOCKS
+                  * sirocco.jit.testkernels.LargeSharedKernels.BLOCK);
       default -> Geometry.oneD(Inputs.BLOCK, Inputs.THREADS);
     };
   }
@@ -213,6 +220,8 @@ public final class GpuCaseExporter {
             + ", "
             + l.gridZ()
             + "]"
+            + ",\n  \"dynamicShared\": "
+            + k.dynamicSharedBytes()
             + ",\n  \"params\": [\n    "
             + String.join(",\n    ", params)
             + "\n  ]\n}\n";

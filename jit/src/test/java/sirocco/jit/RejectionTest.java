@@ -150,20 +150,47 @@ class RejectionTest {
   }
 
   @org.junit.jupiter.api.Test
-  void sharedMemoryIsLimitedTo48KiB() {
+  void sharedMemoryIsLimitedByTheTarget() {
+    // 32768 bytes, then `extra` floats after 16-byte alignment. Past 48 KiB the arrays are dynamic
+    // shared memory, up to the architecture's opt-in limit; unknown architectures keep 48 KiB.
     Method m = TestKernels.method(Rejected.class, "sharedLimit");
-    CompiledKernel k = KernelCompiler.compile(m, Map.of("extra", 4096), Target.sm90());
-    assertEquals(48 * 1024, k.staticSharedBytes());
-    String msg = reject("sharedLimit", Map.of("extra", 4097)).getMessage();
-    assertTrue(msg.startsWith(CLASS + ".sharedLimit ("), msg);
-    assertTrue(msg.contains("Rejected.java:line " + LINES.get("sharedLimit") + ","), msg);
-    assertTrue(Pattern.compile("bytecode offset \\d+").matcher(msg).find(), msg);
-    // 32768 bytes, then 4097 floats after 16-byte alignment: 32768 + 16388.
-    assertTrue(
-        msg.contains(
-            "the kernel's shared arrays need 49156 bytes, more than the 49152 bytes of static"
-                + " shared memory a kernel may declare"),
-        msg);
+    String dynamicNote =
+        " (arrays above 48 KiB in all are dynamic shared memory, opted in up to this limit)";
+    Object[][] limits = {
+      {Target.sm80(), 33536, 166912, dynamicNote}, // 163 KiB
+      {new Target(8, 6, 8, 0), 17152, 101376, dynamicNote}, // 99 KiB
+      {Target.sm90(), 49920, 232448, dynamicNote}, // 227 KiB
+      {new Target(11, 0, 9, 0), 4096, 49152, " (48 KiB: no larger opt-in limit is known for it)"},
+    };
+    for (Object[] l : limits) {
+      Target t = (Target) l[0];
+      int fits = (Integer) l[1];
+      int max = (Integer) l[2];
+      CompiledKernel k = KernelCompiler.compile(m, Map.of("extra", fits), t);
+      assertEquals(max, k.sharedBytes(), t.arch());
+      String msg =
+          assertThrows(
+                  KernelCompileException.class,
+                  () -> KernelCompiler.compile(m, Map.of("extra", fits + 1), t))
+              .getMessage();
+      assertTrue(msg.startsWith(CLASS + ".sharedLimit ("), msg);
+      assertTrue(msg.contains("Rejected.java:line " + LINES.get("sharedLimit") + ","), msg);
+      assertTrue(Pattern.compile("bytecode offset \\d+").matcher(msg).find(), msg);
+      assertTrue(
+          msg.endsWith(
+              "the kernel's shared arrays need "
+                  + (max + 4)
+                  + " bytes, more than the "
+                  + max
+                  + " bytes of shared memory a block may use on "
+                  + t.arch()
+                  + l[3]),
+          msg);
+    }
+    // sm_80's refusal is sm_80's: sm_90 takes the same arrays.
+    assertEquals(
+        166916,
+        KernelCompiler.compile(m, Map.of("extra", 33537), Target.sm90()).dynamicSharedBytes());
   }
 
   @org.junit.jupiter.api.Test

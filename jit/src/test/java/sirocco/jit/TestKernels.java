@@ -13,6 +13,7 @@ import sirocco.jit.testkernels.AtomicKernels;
 import sirocco.jit.testkernels.ControlKernels;
 import sirocco.jit.testkernels.ConvKernels;
 import sirocco.jit.testkernels.GoldenKernels;
+import sirocco.jit.testkernels.LargeSharedKernels;
 import sirocco.jit.testkernels.MathKernels;
 import sirocco.jit.testkernels.MemoryKernels;
 import sirocco.jit.testkernels.MmaKernels;
@@ -36,6 +37,7 @@ final class TestKernels {
           WarpKernels.class,
           AtomicKernels.class,
           AsyncCopyKernels.class,
+          LargeSharedKernels.class,
           VectorKernels.class,
           RecordKernels.class,
           MathKernels.class,

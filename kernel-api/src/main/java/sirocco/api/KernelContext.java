@@ -120,7 +120,10 @@ public abstract class KernelContext {
   /**
    * Returns a {@code float} array in block-shared memory ({@code .shared}). Every thread of a block
    * gets the same array for the same allocation site; {@code length} must be a compile-time
-   * constant (or a {@link Specialize} parameter). Contents are undefined on entry, as on the GPU.
+   * constant (or a {@link Specialize} parameter). Contents are undefined on entry, as on the GPU. A
+   * kernel's arrays may take 48 KiB in all on any GPU; above that Sirocco's compiler places them in
+   * dynamic shared memory (the CUDA backend launches with it), up to the architecture's per-block
+   * limit: 163 KiB on sm_80, 99 KiB on sm_86/sm_89, 227 KiB on sm_90.
    */
   public abstract float[] allocateFloatLocalArray(int length);
 

@@ -12,6 +12,12 @@ import sirocco.api.Specialize;
  * scalar parameters take the boxed value. Values of {@link Specialize} parameters select the
  * compiled variant on the GPU.
  *
+ * <p>{@code dynamicSharedBytes} reserves shared memory per block on the GPU (which limits how many
+ * blocks share an SM); kernels cannot address it. A kernel's own shared arrays need nothing here:
+ * when they exceed 48 KiB in all the compiler puts them in dynamic shared memory and the CUDA
+ * backend adds their size to these bytes, the arrays first (see {@code CudaKernels}). The Java
+ * backend ignores it.
+ *
  * <p>{@code minBlocksPerSm} is an occupancy hint for the GPU compiler (0, the default: none): with
  * {@code n > 0} the CUDA backend compiles a variant for this block size that tells NVIDIA's PTX
  * compiler at least {@code n} blocks of it should fit one SM ({@code .maxntid} and {@code

@@ -15,7 +15,11 @@ import sirocco.jit.ir.Value;
 /**
  * Decides the address space of every array reference (parameters are global, {@code
  * ctx.allocate*LocalArray} results shared, and a phi mixing both is generic) and lays out the
- * shared arrays, whose lengths must be constants by now.
+ * shared arrays, whose lengths must be constants by now: in the order they are met, each at the
+ * next 16-byte boundary. Up to 48 KiB in all they are static {@code .shared} arrays; above that
+ * (ptxas refuses more static shared memory) they are placed at those offsets in one dynamic shared
+ * window, up to the target's opt-in limit ({@code Target.maxSharedBytesPerBlock}), and the kernel
+ * must be launched with that many dynamic bytes.
  */
 public final class Memory implements Pass {
   /** Largest static shared memory a kernel may declare (48 KiB, the limit without opt-in). */
@@ -30,6 +34,7 @@ public final class Memory implements Pass {
   public void run(Function fn, PassContext ctx) {
     Map<SharedSite, Long> lengths = new HashMap<>();
     long total = 0;
+    Inst over = null; // the allocation whose array first ends past the target's limit
     for (int k = 0, m = fn.blocks.size(); k < m; k++) {
       Block b = fn.blocks.get(k);
       for (int j = 0, len = b.insts.size(); j < len; j++) {
@@ -74,21 +79,34 @@ public final class Memory implements Pass {
           }
           if (prev == null) {
             long bytes = (long) n * site.elem().size;
+            long offset = (total + 15) & ~15L;
             ctx.sharedBytes.put(site, bytes);
-            total = ((total + 15) & ~15L) + bytes;
-            if (total > MAX_STATIC_SHARED) {
-              throw Errors.at(
-                  i.pos,
-                  "the kernel's shared arrays need "
-                      + total
-                      + " bytes, more than the "
-                      + MAX_STATIC_SHARED
-                      + " bytes of static shared memory a kernel may declare");
+            ctx.sharedOffsets.put(site, offset);
+            total = offset + bytes;
+            if (over == null && total > ctx.maxSharedBytes) {
+              over = i;
             }
           }
         }
       }
     }
+    if (over != null) {
+      // Reported at the first array that does not fit, with what all of them need.
+      throw Errors.at(
+          over.pos,
+          "the kernel's shared arrays need "
+              + total
+              + " bytes, more than the "
+              + ctx.maxSharedBytes
+              + " bytes of shared memory a block may use on "
+              + ctx.arch
+              + (ctx.maxSharedBytes > MAX_STATIC_SHARED
+                  ? " (arrays above 48 KiB in all are dynamic shared memory, opted in up to this"
+                      + " limit)"
+                  : " (48 KiB: no larger opt-in limit is known for it)"));
+    }
+    ctx.sharedTotal = total;
+    ctx.dynamicShared = total > MAX_STATIC_SHARED;
     // Phis of arrays: join the spaces of their arguments until nothing changes.
     boolean changed = true;
     while (changed) {

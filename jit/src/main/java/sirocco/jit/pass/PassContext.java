@@ -23,12 +23,42 @@ public final class PassContext {
   /** Shared-memory arrays after the memory pass: site to byte size, in layout order. */
   public final Map<SharedSite, Long> sharedBytes = new LinkedHashMap<>();
 
+  /**
+   * Byte offset of each shared array from the start of the kernel's shared memory (16-byte aligned,
+   * in layout order), after the memory pass.
+   */
+  public final Map<SharedSite, Long> sharedOffsets = new LinkedHashMap<>();
+
+  /** Bytes from the first shared array's start to the last one's end, after the memory pass. */
+  public long sharedTotal;
+
+  /**
+   * Whether the shared arrays live in dynamic shared memory (one {@code .extern .shared} window),
+   * because together they exceed the 48 KiB a kernel may declare statically.
+   */
+  public boolean dynamicShared;
+
+  /**
+   * The most shared memory a block may use on the target ({@code Target.maxSharedBytesPerBlock}).
+   */
+  public final long maxSharedBytes;
+
+  /** The target architecture ("sm_90"), for messages. */
+  public final String arch;
+
   /** Whether loops with small constant trip counts are fully unrolled. */
   public final boolean unroll;
 
-  public PassContext(ClassFiles classes, Map<Integer, Const> specializations, boolean unroll) {
+  public PassContext(
+      ClassFiles classes,
+      Map<Integer, Const> specializations,
+      boolean unroll,
+      long maxSharedBytes,
+      String arch) {
     this.classes = classes;
     this.specializations = specializations;
     this.unroll = unroll;
+    this.maxSharedBytes = maxSharedBytes;
+    this.arch = arch;
   }
 }

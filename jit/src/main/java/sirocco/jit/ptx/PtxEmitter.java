@@ -87,6 +87,8 @@ public final class PtxEmitter {
    * @param isa PTX ISA version ("8.0")
    * @param arch target ("sm_90")
    * @param shared shared arrays (site to bytes) in layout order
+   * @param dynamicOffsets when the arrays live in dynamic shared memory, each one's byte offset in
+   *     it; null for static {@code .shared} arrays
    * @param comment lines for the header comment
    * @param directives performance-tuning directives between the parameter list and the body, one
    *     per line with its newline ({@code ".maxntid 128, 1, 1\n.minnctapersm 4\n"}); empty for none
@@ -96,19 +98,24 @@ public final class PtxEmitter {
       String entryName,
       List<Param> params,
       Map<SharedSite, Long> shared,
+      Map<SharedSite, Long> dynamicOffsets,
       String isa,
       String arch,
       boolean lineInfo,
       List<String> comment,
       String directives) {
     PtxEmitter e = new PtxEmitter(fn, lineInfo);
-    return e.run(entryName, params, shared, isa, arch, comment, directives);
+    return e.run(entryName, params, shared, dynamicOffsets, isa, arch, comment, directives);
   }
+
+  /** The module's one {@code .extern .shared} array when the shared arrays are dynamic. */
+  public static final String DYNAMIC_SHARED = "dsmem";
 
   private String run(
       String entryName,
       List<Param> params,
       Map<SharedSite, Long> shared,
+      Map<SharedSite, Long> dynamicOffsets,
       String isa,
       String arch,
       List<String> comment,
@@ -116,7 +123,15 @@ public final class PtxEmitter {
     splitCriticalEdges();
     int n = 0;
     for (SharedSite s : shared.keySet()) {
-      sharedNames.put(s, "smem" + n++);
+      if (dynamicOffsets == null) {
+        sharedNames.put(s, "smem" + n++);
+      } else {
+        // An array's base is the window's address plus its constant offset, one mov with an
+        // address expression (PTX "mov.u32 d, avar+imm"), so element addresses and their folded
+        // index offsets are formed exactly as for a static array.
+        long off = dynamicOffsets.get(s);
+        sharedNames.put(s, off == 0 ? DYNAMIC_SHARED : DYNAMIC_SHARED + "+" + off);
+      }
     }
     List<Block> order = fn.reversePostOrder();
     for (int i = 0; i < order.size(); i++) {
@@ -153,6 +168,10 @@ public final class PtxEmitter {
     if (!files.isEmpty()) {
       out.append('\n');
     }
+    if (dynamicOffsets != null) {
+      // Module scope, as nvcc declares extern __shared__ arrays; its size is the launch's.
+      out.append(".extern .shared .align 16 .b8 ").append(DYNAMIC_SHARED).append("[];\n\n");
+    }
     out.append(".visible .entry ").append(entryName).append("(");
     boolean first = true;
     for (Param p : params) {
@@ -176,12 +195,14 @@ public final class PtxEmitter {
             .append(">;\n");
       }
     }
-    for (Map.Entry<SharedSite, Long> s : shared.entrySet()) {
-      out.append("\t.shared .align 16 .b8 ")
-          .append(sharedNames.get(s.getKey()))
-          .append('[')
-          .append(s.getValue())
-          .append("];\n");
+    if (dynamicOffsets == null) {
+      for (Map.Entry<SharedSite, Long> s : shared.entrySet()) {
+        out.append("\t.shared .align 16 .b8 ")
+            .append(sharedNames.get(s.getKey()))
+            .append('[')
+            .append(s.getValue())
+            .append("];\n");
+      }
     }
     out.append('\n');
     out.append(body);

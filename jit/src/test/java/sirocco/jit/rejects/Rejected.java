@@ -162,7 +162,11 @@ public final class Rejected {
     out[0] = new Scaler().twice(out[1]); // reject: instanceHelperNew
   }
 
-  /** 8192 floats (32 KiB) plus {@code extra} floats: 4096 fill the 48 KiB exactly, 4097 do not. */
+  /**
+   * 8192 floats (32 KiB) plus {@code extra} floats: 4096 fill the 48 KiB of static shared memory
+   * exactly, 4097 make both arrays dynamic shared memory, 33536 fill sm_80's 163 KiB and 49920
+   * sm_90's 227 KiB, one more does not.
+   */
   public static void sharedLimit(KernelContext ctx, float[] out, @Specialize int extra) {
     float[] a = ctx.allocateFloatLocalArray(8192);
     float[] b = ctx.allocateFloatLocalArray(extra); // reject: sharedLimit

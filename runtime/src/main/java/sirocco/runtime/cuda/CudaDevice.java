@@ -36,6 +36,7 @@ public final class CudaDevice extends Device {
   private final MemorySegment context;
   private final MemorySegment pool;
   private final DeviceInfo info;
+  private final int sharedOptInLimit;
   private final CudaStream defaultStream;
   private final List<CudaStream> streams = new ArrayList<>();
   private final ConcurrentLinkedDeque<CudaEvent> markers = new ConcurrentLinkedDeque<>();
@@ -70,6 +71,7 @@ public final class CudaDevice extends Device {
             Cu.deviceAttribute(handle, Cu.ATTR_L2_CACHE_SIZE),
             Cu.deviceAttribute(handle, Cu.ATTR_CLOCK_RATE),
             Cu.driverVersion());
+    this.sharedOptInLimit = Cu.deviceAttribute(handle, Cu.ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     // Process-lifetime stream: deliberately never destroyed.
     this.defaultStream = new CudaStream(this, Cu.streamCreate(Cu.STREAM_NON_BLOCKING));
     streams.add(defaultStream);
@@ -85,6 +87,14 @@ public final class CudaDevice extends Device {
 
   public int ordinal() {
     return ordinal;
+  }
+
+  /**
+   * The most shared memory (static plus dynamic) one block may use once a kernel opts in ({@code
+   * CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN}: 232448 bytes on an H100/H200).
+   */
+  public int maxSharedBytesPerBlockOptIn() {
+    return sharedOptInLimit;
   }
 
   /**

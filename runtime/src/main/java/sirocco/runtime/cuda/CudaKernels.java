@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import sirocco.api.Specialize;
 import sirocco.jit.CompiledKernel;
 import sirocco.jit.KernelCompiler;
@@ -30,13 +31,42 @@ import sirocco.runtime.lifecycle.Lifecycle;
  * module is unloaded only once every stream has passed the work queued before the eviction, and
  * never once the JVM is exiting.
  *
+ * <p>A kernel whose shared arrays exceed 48 KiB in all keeps them in dynamic shared memory ({@link
+ * CompiledKernel#dynamicSharedBytes()}): before loading it the cache checks that it fits the
+ * device's opt-in limit, after loading it opts the function in to that many dynamic bytes ({@code
+ * cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)}, once), and every launch
+ * passes them plus the launch's own dynamic bytes to {@code cuLaunchKernel} (see {@link
+ * LaunchSharedMemory}); a launch needing more than the function was opted in to raises the opt-in
+ * first.
+ *
  * <p>{@code -Dsirocco.printKernel=true} prints each kernel's PTX when it is first compiled; {@code
  * -Dsirocco.threadInfo=true} prints every launch's geometry and resources.
  */
 public final class CudaKernels {
-  /** A compiled, loaded kernel. */
+  /**
+   * A compiled, loaded kernel.
+   *
+   * @param dynamicSharedLimit the function's {@code
+   *     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES} as Sirocco last set it (0 before any set):
+   *     a launch with more dynamic bytes raises it first
+   */
   public record Loaded(
-      CompiledKernel compiled, MemorySegment module, CudaFunction function, long compileNanos) {}
+      CompiledKernel compiled,
+      MemorySegment module,
+      CudaFunction function,
+      long compileNanos,
+      AtomicInteger dynamicSharedLimit) {
+
+    /**
+     * Resident blocks per multiprocessor at this block size with {@code launchDynamicBytes} of the
+     * launch's own dynamic shared memory, from the driver's occupancy calculator: the kernel's
+     * dynamic shared arrays are counted too, as the launch passes them.
+     */
+    public int blocksPerMultiprocessor(int blockSize, int launchDynamicBytes) {
+      return function.blocksPerMultiprocessor(
+          blockSize, compiled.dynamicSharedBytes() + launchDynamicBytes);
+    }
+  }
 
   /** Which parameters (after the context) are specialized, computed once per method. */
   private record Shape(boolean[] specialized, int launchArgs) {}
@@ -169,10 +199,46 @@ public final class CudaKernels {
               + " us)");
       System.out.println(compiled.ptx());
     }
+    // Before loading: a kernel whose arrays cannot fit this device fails here, by name, not as a
+    // driver error at its first launch.
+    LaunchSharedMemory.dynamicBytes(
+        key.method(),
+        compiled.staticSharedBytes(),
+        compiled.dynamicSharedBytes(),
+        0,
+        device.maxSharedBytesPerBlockOptIn());
     device.makeCurrent();
     Cu.LoadedModule module = Cu.moduleLoadPtx(compiled.ptx(), true);
     CudaFunction f = CudaFunction.lookup(module.module(), compiled.entryName(), module.infoLog());
-    return new Loaded(compiled, module.module(), f, compileNanos);
+    // The opt-in is tracked here, not read back from the driver: 0 until Sirocco sets it, then
+    // raised by launches that need more (setting a value under the driver's default is as valid).
+    int limit = (int) compiled.dynamicSharedBytes();
+    if (limit > 0) {
+      // Dynamic shared arrays (over 48 KiB) need the opt-in: once per loaded function.
+      try {
+        Cu.functionSetAttribute(f.handle(), Cu.FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, limit);
+      } catch (RuntimeException e) {
+        Cu.moduleUnload(module.module());
+        throw e;
+      }
+    }
+    return new Loaded(compiled, module.module(), f, compileNanos, new AtomicInteger(limit));
+  }
+
+  /** Raises {@code k}'s dynamic shared memory opt-in to {@code bytes} where it is lower. */
+  private void optIn(Loaded k, int bytes) {
+    if (bytes <= k.dynamicSharedLimit().get()) {
+      return;
+    }
+    synchronized (k) {
+      // Only ever raised, so a launch that checked a higher limit keeps it.
+      if (bytes > k.dynamicSharedLimit().get()) {
+        device.makeCurrent();
+        Cu.functionSetAttribute(
+            k.function().handle(), Cu.FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+        k.dynamicSharedLimit().set(bytes);
+      }
+    }
   }
 
   void launch(KernelLaunch launch, CudaStream stream) {
@@ -186,6 +252,13 @@ public final class CudaKernels {
         launchArgs[j++] = args[i];
       }
     }
+    int dynamic =
+        LaunchSharedMemory.dynamicBytes(
+            launch.kernel(),
+            k.function().staticSharedBytes(),
+            k.compiled().dynamicSharedBytes(),
+            launch.dynamicSharedBytes(),
+            device.maxSharedBytesPerBlockOptIn());
     if (Boolean.getBoolean("sirocco.threadInfo")) {
       System.out.println(
           "sirocco launch "
@@ -196,26 +269,17 @@ public final class CudaKernels {
               + launch.block()
               + (launch.minBlocksPerSm() > 0 ? " min blocks/SM " + launch.minBlocksPerSm() : "")
               + " shared "
-              + (k.compiled().staticSharedBytes() + launch.dynamicSharedBytes())
-              + " B, "
+              + (k.compiled().staticSharedBytes() + dynamic)
+              + " B"
+              + (dynamic > 0 ? " (" + dynamic + " B dynamic)" : "")
+              + ", "
               + k.function().registers()
               + " registers, "
               + k.function().localBytes()
               + " B local");
     }
-    if (launch.dynamicSharedBytes() > 48 * 1024) {
-      Cu.functionSetAttribute(
-          k.function().handle(),
-          Cu.FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-          launch.dynamicSharedBytes());
-    }
-    device.launchFunction(
-        k.function(),
-        launch.grid(),
-        launch.block(),
-        launch.dynamicSharedBytes(),
-        stream,
-        launchArgs);
+    optIn(k, dynamic);
+    device.launchFunction(k.function(), launch.grid(), launch.block(), dynamic, stream, launchArgs);
   }
 
   /** Evicted modules wait until every stream has passed the work queued so far. */
