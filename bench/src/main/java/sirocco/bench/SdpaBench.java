@@ -85,15 +85,6 @@ public final class SdpaBench {
    *
    * @throws IllegalArgumentException for any other {@code kernel}
    */
-  /**
-   * The vector rung with {@code -Dsirocco.sdpa.fusedCombine=true} (split-K in one launch) for its
-   * cells, whatever the property says outside them.
-   */
-  public static final String VECTOR_FUSED = "vector-fused";
-
-  /** {@link SdpaOp#VECTOR} then {@link #VECTOR_FUSED} in every cell (an A/B of the combine). */
-  public static final String VECTOR_AB = "vector-ab";
-
   public static List<String> kernels(String kernel, boolean prefill) {
     List<String> both = List.of(SdpaOp.CUDNN, SdpaOp.FALLBACK);
     if (kernel == null) {
@@ -102,18 +93,11 @@ public final class SdpaBench {
     if (kernel.equals("all")) {
       return prefill ? both : List.of("auto", SdpaOp.VECTOR, SdpaOp.CUDNN);
     }
-    if (kernel.equals("auto") || SdpaOp.rungs().contains(kernel) || kernel.equals(VECTOR_FUSED)) {
+    if (kernel.equals("auto") || SdpaOp.rungs().contains(kernel)) {
       return List.of(kernel);
     }
-    if (kernel.equals(VECTOR_AB)) {
-      return List.of(SdpaOp.VECTOR, VECTOR_FUSED);
-    }
     throw new IllegalArgumentException(
-        "--kernel must be auto, all, "
-            + VECTOR_FUSED
-            + ", "
-            + VECTOR_AB
-            + " or one of "
+        "--kernel must be auto, all or one of "
             + String.join(", ", SdpaOp.rungs())
             + ", got '"
             + kernel
@@ -187,13 +171,9 @@ public final class SdpaBench {
         String graphLine = null;
         String previousRung = System.getProperty(SdpaOp.RUNG_PROPERTY);
         String previousCudnn = System.getProperty(CudnnSdpa.DISABLE_PROPERTY);
-        String previousFused = System.getProperty(SdpaOp.FUSED_COMBINE_PROPERTY);
         List<String> chosen = new ArrayList<>();
         try (AutoCloseable listen = Explain.listen(dec -> chosen.add(dec.chosen()))) {
-          if (k.equals(VECTOR_FUSED)) {
-            System.setProperty(SdpaOp.RUNG_PROPERTY, SdpaOp.VECTOR);
-            System.setProperty(SdpaOp.FUSED_COMBINE_PROPERTY, "true");
-          } else if (!k.equals("auto")) {
+          if (!k.equals("auto")) {
             System.setProperty(SdpaOp.RUNG_PROPERTY, k);
           }
           Tensor first = rt.scaledDotProductAttention(q, kv.get(0)[0], kv.get(0)[1], scale, mask);
@@ -234,7 +214,6 @@ public final class SdpaBench {
         } finally {
           restore(SdpaOp.RUNG_PROPERTY, previousRung);
           restore(CudnnSdpa.DISABLE_PROPERTY, previousCudnn);
-          restore(SdpaOp.FUSED_COMBINE_PROPERTY, previousFused);
         }
         double gbs = kvBytes / (t.median() * 1e-6) / 1e9;
         double floorPct =

@@ -19,8 +19,6 @@ class SdpaBenchKernelsTest {
     assertEquals(List.of("auto"), SdpaBench.kernels("auto", true));
     assertEquals(List.of("fallback"), SdpaBench.kernels("fallback", true));
     assertEquals(List.of("vector"), SdpaBench.kernels("vector", false));
-    assertEquals(List.of("vector-fused"), SdpaBench.kernels("vector-fused", false));
-    assertEquals(List.of("vector", "vector-fused"), SdpaBench.kernels("vector-ab", false));
     assertEquals(List.of("cudnn", "fallback"), SdpaBench.kernels("all", true));
     assertEquals(List.of("auto", "vector", "cudnn"), SdpaBench.kernels("all", false));
   }
@@ -30,8 +28,7 @@ class SdpaBenchKernelsTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> SdpaBench.kernels("flash", true));
     assertEquals(
-        "--kernel must be auto, all, vector-fused, vector-ab or one of cudnn, vector, fallback,"
-            + " got 'flash'",
+        "--kernel must be auto, all or one of cudnn, vector, fallback, got 'flash'",
         e.getMessage());
   }
 }

@@ -43,9 +43,8 @@ final class BenchSdpaCommand implements Callable<Integer> {
   @Option(
       names = "--kernel",
       description =
-          "auto (the ladder), a rung (cudnn, vector, fallback), vector-fused (the vector rung"
-              + " with its split-K combine fused into pass 1), vector-ab (vector, then"
-              + " vector-fused), or all (default: auto; with --prefill both cudnn and fallback).")
+          "auto (the ladder), a rung (cudnn, vector, fallback), or all (default: auto; with"
+              + " --prefill both cudnn and fallback).")
   String kernel;
 
   @Option(

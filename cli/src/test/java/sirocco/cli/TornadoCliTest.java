@@ -374,9 +374,7 @@ class TornadoCliTest {
     assertEquals(2, bad.code());
     assertTrue(
         bad.err()
-            .contains(
-                "--kernel must be auto, all, vector-fused, vector-ab or one of cudnn, vector,"
-                    + " fallback, got 'flash'"),
+            .contains("--kernel must be auto, all or one of cudnn, vector, fallback, got 'flash'"),
         bad.err());
   }
 

@@ -8,10 +8,8 @@ import java.util.List;
  * @param op the op, e.g. "quantizedMatmul"
  * @param chosen the variant that runs, or null when none could
  * @param rejected the variants tried before it, each with its reason
- * @param note how the chosen variant runs, when it has an opt-in form (e.g. the vector rung's fused
- *     combine), or null
  */
-public record Decision(String op, String chosen, List<Rejection> rejected, String note) {
+public record Decision(String op, String chosen, List<Rejection> rejected) {
   /** A variant that could not run the call, and why. */
   public record Rejection(String variant, String reason) {}
 
@@ -19,23 +17,10 @@ public record Decision(String op, String chosen, List<Rejection> rejected, Strin
     rejected = List.copyOf(rejected);
   }
 
-  /** A decision without a note. */
-  public Decision(String op, String chosen, List<Rejection> rejected) {
-    this(op, chosen, rejected, null);
-  }
-
-  /** This decision with {@code note} (null: none). */
-  public Decision withNote(String note) {
-    return new Decision(op, chosen, rejected, note);
-  }
-
-  /** One line: {@code op → chosen [note] (rejected: a: why; b: why)}. */
+  /** One line: {@code op → chosen (rejected: a: why; b: why)}. */
   public String explain() {
     StringBuilder sb =
         new StringBuilder(op).append(" -> ").append(chosen == null ? "(none)" : chosen);
-    if (note != null) {
-      sb.append(" [").append(note).append(']');
-    }
     if (!rejected.isEmpty()) {
       sb.append(" (rejected: ");
       for (int i = 0; i < rejected.size(); i++) {

@@ -9,13 +9,10 @@ import sirocco.DType;
 import sirocco.Sirocco;
 import sirocco.Tensor;
 import sirocco.api.KernelContext;
-import sirocco.dispatch.Decision;
-import sirocco.dispatch.Explain;
 import sirocco.dispatch.Internal;
 import sirocco.dispatch.OccupancyHints;
 import sirocco.dispatch.attention.SdpaOp.Call;
 import sirocco.kernels.attention.Sdpa;
-import sirocco.kernels.attention.SdpaFusedCombine;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaSplitK;
 import sirocco.kernels.attention.SdpaStrides;
@@ -40,8 +37,7 @@ import sirocco.runtime.Stream;
 final class SdpaLaunches {
   private SdpaLaunches() {}
 
-  static Tensor runVector(Launcher l, Call c, Decision d) {
-    boolean fuse = fusedCombine(); // a bad value fails before anything is queued
+  static Tensor runVector(Launcher l, Call c) {
     SdpaShape shape = c.shape();
     Inputs in = l.inputs(c);
     DeviceBuffer qb = in.q;
@@ -58,8 +54,6 @@ final class SdpaLaunches {
             10 * info.computeMajor() + info.computeMinor(),
             c.kernelDtype(),
             c.maskKind());
-    boolean fused = fuse && p.partial();
-    Explain.report(fuse ? d.withNote(fused ? FUSED_NOTE : ONE_PASS_NOTE) : d);
     Tensor out = l.output(c.dtype(), c.outShape());
     DeviceBuffer ob = l.bridge.buffer(out);
     DeviceBuffer partO = l.dummy(ElementType.F32);
@@ -92,14 +86,6 @@ final class SdpaLaunches {
             c.maskKind(),
             hasSinks,
             p);
-    if (fused) {
-      DeviceBuffer counters =
-          FusedCounters.forStream(l.device, l.stream, SdpaFusedCombine.counters(p));
-      l.launch(
-          KernelLaunch.of(FUSED, p.grid(), p.block(), SdpaFusedCombine.decodeArgs(args, counters))
-              .withMinBlocksPerSm(p.minBlocksPerSm()));
-      return l.done(out);
-    }
     l.launch(decodeLaunch(p, args));
     if (cp != null) {
       l.launch(
@@ -155,35 +141,6 @@ final class SdpaLaunches {
     }
     throw new IllegalArgumentException(
         "-D" + SPLITS_PROPERTY + " must be a positive integer (key splits), got '" + v + "'");
-  }
-
-  /**
-   * Opt-in: {@code -Dsirocco.sdpa.fusedCombine=true} runs split-K decode attention (a vector plan
-   * with more than one split) as one launch, {@link SdpaFusedCombine#decode} (the block that
-   * finishes a row group last combines it), instead of pass 1 plus {@link SdpaSplitK#combine}.
-   * Default false; read at every call. One-pass plans are unchanged.
-   */
-  static final String FUSED_COMBINE_PROPERTY = SdpaOp.FUSED_COMBINE_PROPERTY;
-
-  static final String FUSED_NOTE =
-      "split-K, combine fused into pass 1 (-D" + FUSED_COMBINE_PROPERTY + "=true)";
-
-  static final String ONE_PASS_NOTE =
-      "one pass: -D" + FUSED_COMBINE_PROPERTY + "=true has no combine to fuse";
-
-  /** {@link #FUSED_COMBINE_PROPERTY}'s value: false when unset or blank. */
-  static boolean fusedCombine() {
-    String v = System.getProperty(FUSED_COMBINE_PROPERTY);
-    if (v == null || v.isBlank()) {
-      return false;
-    }
-    return switch (v.strip().toLowerCase(java.util.Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default ->
-          throw new IllegalArgumentException(
-              "-D" + FUSED_COMBINE_PROPERTY + " must be true or false, got '" + v + "'");
-    };
   }
 
   /** The launch of {@link SdpaVector#decode} a plan describes, with the plan's occupancy hint. */
@@ -464,7 +421,6 @@ final class SdpaLaunches {
 
   private static final Method DECODE = kernel(SdpaVector.class, "decode");
   private static final Method COMBINE = kernel(SdpaSplitK.class, "combine");
-  private static final Method FUSED = kernel(SdpaFusedCombine.class, "decode");
   private static final Method SCORES16 = kernel(SdpaUnfused.class, "scores16");
   private static final Method SCORES32 = kernel(SdpaUnfused.class, "scores32");
   private static final Method SOFTMAX = kernel(SdpaUnfused.class, "softmax");

@@ -39,11 +39,9 @@ import sirocco.runtime.DeviceInfo;
  *       there, {@link #vectorPreferred}); when cuDNN cannot build or plan a graph at run time the
  *       reason is recorded and the next rung runs.
  *   <li>{@value #VECTOR}: {@link SdpaVector} (one pass, or split-K pass 1 plus {@link
- *       SdpaSplitK#combine}, or with {@code -Dsirocco.sdpa.fusedCombine=true} split-K in one
- *       launch, {@link sirocco.kernels.attention.SdpaFusedCombine}; the decision's note says
- *       which); {@link SdpaVector#supports} decides (bf16/f16, D = Dv ∈ {64, 96, 128, 256, 512}, Lq
- *       ≤ 3, Lkv ≥ 1, k/v rows contiguous and 8-element aligned), plus the CUDA grid limit on
- *       {@code B·Hkv}.
+ *       SdpaSplitK#combine}); {@link SdpaVector#supports} decides (bf16/f16, D = Dv ∈ {64, 96, 128,
+ *       256, 512}, Lq ≤ 3, Lkv ≥ 1, k/v rows contiguous and 8-element aligned), plus the CUDA grid
+ *       limit on {@code B·Hkv}.
  *   <li>{@value #FALLBACK}: {@link SdpaUnfused} (scores, softmax, P·v over a float32 score buffer);
  *       takes every validated call.
  * </ol>
@@ -77,12 +75,6 @@ public final class SdpaOp {
 
   /** System property naming the only rung the ladder may choose (for benchmarks and diagnosis). */
   public static final String RUNG_PROPERTY = "sirocco.attention.rung";
-
-  /**
-   * System property ({@code true}/{@code false}, default false, read at every call): the vector
-   * rung runs split-K with the combine fused into pass 1 ({@code SdpaFusedCombine}).
-   */
-  public static final String FUSED_COMBINE_PROPERTY = "sirocco.sdpa.fusedCombine";
 
   /**
    * System property (an int, read at every call): the longest K/V length at which a single-query
@@ -308,10 +300,8 @@ public final class SdpaOp {
         only != null && !only.isBlank()
             ? ONE_RUNG_LADDER.chooseAmong(c, Set.of(only.trim()))
             : forceFused ? LADDER.chooseAmong(c, FUSED) : LADDER.choose(c);
-    if (!d.chosen().equals(CUDNN) && !d.chosen().equals(VECTOR)) {
-      // A cuDNN decision is reported once the graph has run (or was refused), a vector one once
-      // its plan says whether the combine is fused.
-      Explain.report(d);
+    if (!d.chosen().equals(CUDNN)) {
+      Explain.report(d); // a cuDNN decision is reported once the graph has run (or was refused)
     }
     try (Launcher l = new Launcher(rt, bridge)) {
       if (d.chosen().equals(CUDNN)) {
@@ -330,12 +320,10 @@ public final class SdpaOp {
         Decision next =
             LADDER.chooseAmong(c, forceFused ? Set.of(VECTOR) : Set.of(VECTOR, FALLBACK));
         d = new Decision(OP, next.chosen(), rejected);
-        if (!d.chosen().equals(VECTOR)) {
-          Explain.report(d);
-        }
+        Explain.report(d);
       }
       return switch (d.chosen()) {
-        case VECTOR -> SdpaLaunches.runVector(l, c, d);
+        case VECTOR -> SdpaLaunches.runVector(l, c);
         case FALLBACK -> SdpaLaunches.runFallback(l, c);
         default -> throw new IllegalStateException("no launcher for rung " + d.chosen());
       };

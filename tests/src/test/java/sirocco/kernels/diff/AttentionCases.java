@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import sirocco.kernels.attention.Sdpa;
-import sirocco.kernels.attention.SdpaFusedCombine;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaSplitK;
 import sirocco.kernels.attention.SdpaStrides;
@@ -246,24 +245,12 @@ final class AttentionCases {
   // ---- vector decode and split-K combine ----
 
   static Prepared decode(Method m, Spec sp) {
-    return decode(m, sp, false);
-  }
-
-  /**
-   * {@link SdpaFusedCombine#decode}: the split-K case of {@link #decode(Method, Spec)} in one
-   * launch (zeroed counters); the output, the partials and the counters (0 again) are compared.
-   */
-  static Prepared fusedDecode(Method m, Spec sp) {
-    return decode(m, sp, true);
-  }
-
-  private static Prepared decode(Method m, Spec sp, boolean fused) {
     int d = sp.i("headDim");
     int dtype = sp.i("dtype");
     int rows = sp.i("rows");
     int maskKind = sp.i("maskKind");
     boolean hasSinks = sp.b("hasSinks");
-    boolean partial = fused || sp.b("partial");
+    boolean partial = sp.b("partial");
     boolean causal = maskKind == Sdpa.MASK_CAUSAL;
     // The default plan puts a GQA group's gqa*Lq rows in one block when there are at most 4, so
     // gqa*Lq = rows selects the variant; causal cases take Lq > 1 so the mask differs per query.
@@ -309,7 +296,7 @@ final class AttentionCases {
       ms = new SdpaStrides(0, hq * lkv, lkv, 0, 1);
     }
     int rowsOut = s.outputRows();
-    Object out = partial && !fused ? new short[1] : Gen.poison16(rowsOut * d);
+    Object out = partial ? new short[1] : Gen.poison16(rowsOut * d);
     float[] partO = partial ? Gen.poisonF32(rowsOut * plan.splits() * d) : new float[1];
     float[] partML = partial ? Gen.poisonF32(rowsOut * plan.splits() * 2) : new float[1];
     float[] sinks = hasSinks ? Gen.normal(r, hq, 2.0) : new float[1];
@@ -335,16 +322,7 @@ final class AttentionCases {
             hasSinks,
             plan);
     List<Out> outs = new ArrayList<>();
-    if (fused) {
-      if (!plan.partial()) {
-        throw new IllegalStateException("the fused case needs a split-K plan: " + plan);
-      }
-      args = SdpaFusedCombine.decodeArgs(args, new int[(int) SdpaFusedCombine.counters(plan)]);
-      outs.add(Out.of(6, kind(dtype), exp2Half(dtype)));
-      outs.add(Out.of(7, Kind.F32, EXP2_F32)); // the partials, as pass 1 writes them
-      outs.add(Out.of(8, Kind.F32, EXP2_F32));
-      outs.add(Out.bits(9)); // the counters: 0 again after the launch
-    } else if (partial) {
+    if (partial) {
       outs.add(Out.of(7, Kind.F32, EXP2_F32));
       outs.add(Out.of(8, Kind.F32, EXP2_F32));
     } else {

@@ -69,7 +69,6 @@ final class ShippedKernelCases {
     t.put("SdpaUnfused.widen", AttentionCases::widen);
     t.put("SdpaVector.decode", AttentionCases::decode);
     t.put("SdpaSplitK.combine", AttentionCases::combine);
-    t.put("SdpaFusedCombine.decode", AttentionCases::fusedDecode);
     t.put("MaskToBias.fromBool", UtilCases::maskToBias);
     t.put("MaskToBias.fromF32", UtilCases::maskToBias);
     t.put("MaskToBias.fromHalf", UtilCases::maskToBias);

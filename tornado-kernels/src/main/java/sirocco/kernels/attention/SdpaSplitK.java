@@ -112,25 +112,25 @@ public final class SdpaSplitK {
 
     int g = t / LANES_PER_SPLIT;
     int c = t - g * LANES_PER_SPLIT;
+    Float4 acc = Sdpa.zero4();
+    float l = 0f;
     // D need not be a multiple of 32 (kernel tests use other multiples of 8): the last block's
     // spare threads read nothing.
-    foldSplits(
-        partO,
-        partML,
-        sh,
-        base,
-        g,
-        GROUPS,
-        splits,
-        d0 + c * 4,
-        headDim,
-        mx,
-        mx != Sdpa.NEG_INF && d0 + c * 4 < headDim,
-        g * DIMS + c * 4,
-        GROUPS * DIMS + g,
-        c == 0,
-        false,
-        false);
+    if (mx != Sdpa.NEG_INF && d0 + c * 4 < headDim) {
+      for (int s = g; s < splits; s += GROUPS) {
+        int at = base + s;
+        float ms = Vec.ldg(partML, at * 2);
+        float ls = Vec.ldg(partML, at * 2 + 1);
+        Float4 x = Vec.ldg4(partO, at * headDim + d0 + c * 4);
+        float f = Intrinsics.exp2(ms - mx);
+        acc = Sdpa.fma4(f, x, acc);
+        l = Math.fma(ls, f, l);
+      }
+    }
+    Vec.store4(sh, g * DIMS + c * 4, acc);
+    if (c == 0) {
+      sh[GROUPS * DIMS + g] = l;
+    }
     ctx.localBarrier();
     if (t < DIMS && d0 + t < headDim) {
       float o = 0f;
@@ -139,115 +139,13 @@ public final class SdpaSplitK {
         o += sh[k * DIMS + t];
         sum += sh[GROUPS * DIMS + k];
       }
-      float scale = outputScale(mx, sum, sinks, (row / lq) % hq, hasSinks);
+      int h = (row / lq) % hq;
+      float sink = hasSinks ? sinks[h] : Sdpa.NEG_INF;
+      float scale =
+          SdpaVectorOps.finalScale(mx, sum, sink, hasSinks)
+              * SdpaVectorOps.finalKeep(mx, sink, hasSinks);
       out[row * headDim + d0 + t] = Sdpa.fromFloat(o * scale, dtype);
     }
-  }
-
-  // ---- the combine's math, shared with SdpaFusedCombine (inlined by the compiler) ----
-
-  /**
-   * Folds splits {@code first, first + step, …} (below {@code splits}) of one output row: {@code
-   * acc = Σ 2^(m_s - mx) O_s[col .. col + 3]} and {@code l = Σ 2^(m_s - mx) l_s}, in split order;
-   * stores {@code acc} to {@code sh[accAt .. accAt + 3]} and, when {@code writeL}, {@code l} to
-   * {@code sh[lAt]} (zeros when {@code !active}). {@code base} is the row's first partial ({@code
-   * row * splits}).
-   *
-   * @param coherent read the partials with plain loads ({@code ld.global}): needed when they were
-   *     written by other blocks of the same launch ({@link SdpaFusedCombine}); false reads them
-   *     through the read-only path ({@code ld.global.nc}), which is valid only for data written
-   *     before the launch ({@link #combine})
-   * @param quad also fold four splits per iteration (four independent loads in flight before the
-   *     first use) before the one-at-a-time loop; the same sums in the same order
-   */
-  static void foldSplits(
-      float[] partO,
-      float[] partML,
-      float[] sh,
-      int base,
-      int first,
-      int step,
-      int splits,
-      int col,
-      int headDim,
-      float mx,
-      boolean active,
-      int accAt,
-      int lAt,
-      boolean writeL,
-      boolean coherent,
-      boolean quad) {
-    Float4 acc = Sdpa.zero4();
-    float l = 0f;
-    if (active) {
-      int s = first;
-      if (quad) {
-        for (; s + 3 * step < splits; s += 4 * step) {
-          int a0 = base + s;
-          int a1 = a0 + step;
-          int a2 = a1 + step;
-          int a3 = a2 + step;
-          float m0 = loadML(partML, a0 * 2, coherent);
-          float m1 = loadML(partML, a1 * 2, coherent);
-          float m2 = loadML(partML, a2 * 2, coherent);
-          float m3 = loadML(partML, a3 * 2, coherent);
-          float l0 = loadML(partML, a0 * 2 + 1, coherent);
-          float l1 = loadML(partML, a1 * 2 + 1, coherent);
-          float l2 = loadML(partML, a2 * 2 + 1, coherent);
-          float l3 = loadML(partML, a3 * 2 + 1, coherent);
-          Float4 x0 = loadO(partO, a0 * headDim + col, coherent);
-          Float4 x1 = loadO(partO, a1 * headDim + col, coherent);
-          Float4 x2 = loadO(partO, a2 * headDim + col, coherent);
-          Float4 x3 = loadO(partO, a3 * headDim + col, coherent);
-          float f0 = Intrinsics.exp2(m0 - mx);
-          float f1 = Intrinsics.exp2(m1 - mx);
-          float f2 = Intrinsics.exp2(m2 - mx);
-          float f3 = Intrinsics.exp2(m3 - mx);
-          acc = Sdpa.fma4(f0, x0, acc);
-          l = Math.fma(l0, f0, l);
-          acc = Sdpa.fma4(f1, x1, acc);
-          l = Math.fma(l1, f1, l);
-          acc = Sdpa.fma4(f2, x2, acc);
-          l = Math.fma(l2, f2, l);
-          acc = Sdpa.fma4(f3, x3, acc);
-          l = Math.fma(l3, f3, l);
-        }
-      }
-      for (; s < splits; s += step) {
-        int at = base + s;
-        float ms = loadML(partML, at * 2, coherent);
-        float ls = loadML(partML, at * 2 + 1, coherent);
-        Float4 x = loadO(partO, at * headDim + col, coherent);
-        float f = Intrinsics.exp2(ms - mx);
-        acc = Sdpa.fma4(f, x, acc);
-        l = Math.fma(ls, f, l);
-      }
-    }
-    Vec.store4(sh, accAt, acc);
-    if (writeL) {
-      sh[lAt] = l;
-    }
-  }
-
-  /** A partial max or sum: a plain load when {@code coherent}, else {@code ld.global.nc}. */
-  static float loadML(float[] partML, int i, boolean coherent) {
-    return coherent ? partML[i] : Vec.ldg(partML, i);
-  }
-
-  /** Four partial output values: a plain 16-byte load when {@code coherent}, else {@code .nc}. */
-  static Float4 loadO(float[] partO, int i, boolean coherent) {
-    return coherent ? Vec.load4(partO, i) : Vec.ldg4(partO, i);
-  }
-
-  /**
-   * The factor a combined row's {@code Σ 2^(m_s - M) O_s} is multiplied by: {@code 1 / (sum +
-   * sink)} with the sink of head {@code h} rescaled to {@code mx} (see {@link
-   * SdpaVectorOps#finalScale}), 0 for a row with nothing to attend to.
-   */
-  static float outputScale(float mx, float sum, float[] sinks, int h, boolean hasSinks) {
-    float sink = hasSinks ? sinks[h] : Sdpa.NEG_INF;
-    return SdpaVectorOps.finalScale(mx, sum, sink, hasSinks)
-        * SdpaVectorOps.finalKeep(mx, sink, hasSinks);
   }
 
   /** A launch of {@link #combine} and the partial buffers pass 1 writes. */
