@@ -347,7 +347,15 @@ public abstract class QuantContract extends QuantMlxCases {
    */
   static final String MMA_VARIANT_OFF =
       TILED_FEW_ROWS
+          + "; qmm-mma-async: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)"
           + "; qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)";
+
+  /**
+   * The pipelined tensor-core rung's reason under the default policy (the split-K register kernel
+   * is the variant in force).
+   */
+  static final String ASYNC_OFF =
+      "qmm-mma-async: policy: tensor cores use qmm-mma-splitk (-Dsirocco.qmm.mmaVariant)";
 
   /** What the op reports when it chooses qmm-mma with the variant pinned to it. */
   static final String QMM_MMA = "quantizedMatmul -> qmm-mma (rejected: " + MMA_VARIANT_OFF + ")";
@@ -361,7 +369,8 @@ public abstract class QuantContract extends QuantMlxCases {
   static final String VARIANTS_OFF =
       "qmv-warp: policy: the vector path uses qmv (-Dsirocco.qmm.qmvVariant); qmv-persistent:"
           + " policy: the vector path uses qmv (-Dsirocco.qmm.qmvVariant); qmv-splitk: policy: the"
-          + " vector path uses qmv (-Dsirocco.qmm.qmvVariant)";
+          + " vector path uses qmv (-Dsirocco.qmm.qmvVariant); qmv-async: policy: the vector path"
+          + " uses qmv (-Dsirocco.qmm.qmvVariant)";
 
   /**
    * Runs {@code body} with the tensor-core variant pinned to qmm-mma (the {@code
@@ -392,14 +401,16 @@ public abstract class QuantContract extends QuantMlxCases {
   public void defaultTensorCoreVariantIsTheSplitKKernel() {
     QTest.Weights a4 = weights(37, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 4);
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + ")",
+        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + ASYNC_OFF + ")",
         explain(a4, DType.BF16, 2, true));
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + ")",
+        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + ASYNC_OFF + ")",
         explain(a4, DType.BF16, 16, true));
     assertEquals(
         "quantizedMatmul -> qmm-mma (rejected: "
             + TILED_FEW_ROWS
+            + "; "
+            + ASYNC_OFF
             + "; qmm-mma-splitk: policy: more than 16 rows use qmm-mma"
             + " (-Dsirocco.qmm.mmaSplitKMaxRows))",
         explain(a4, DType.BF16, 17, true));
@@ -412,6 +423,8 @@ public abstract class QuantContract extends QuantMlxCases {
             .startsWith(
                 "quantizedMatmul -> qmm-mma (rejected: "
                     + TILED_FEW_ROWS
+                    + "; "
+                    + ASYNC_OFF
                     + "; qmm-mma-splitk: affine 4-bit only"),
         "8-bit falls through to qmm-mma");
     close(a4.q());
@@ -578,6 +591,8 @@ public abstract class QuantContract extends QuantMlxCases {
           d.startsWith(
               "quantizedMatmul -> qmm-mma (rejected: "
                   + TILED_FEW_ROWS
+                  + "; "
+                  + ASYNC_OFF
                   + "; qmm-mma-splitk: affine 4-bit only"),
           d);
       close(w8.q());

@@ -45,6 +45,8 @@ class QuantJavaTest extends QuantContract {
         printed.contains(
             "sirocco dispatch quantizedMatmul -> qmv (rejected: "
                 + QuantContract.TILED_FEW_ROWS
+                + "; "
+                + QuantContract.ASYNC_OFF
                 + "; qmm-mma-splitk: policy: affine weights use the vector path below 2 rows"
                 + " (rows=1); qmm-mma: policy: affine weights"
                 + " use the vector path below 2 rows (rows=1); qmv-warp: policy:"),
