@@ -194,10 +194,27 @@ public final class SdpaOp {
         + ")";
   }
 
-  /** {@value #VECTOR_DECODE_MAX_KEYS_PROPERTY}, else {@link #DEFAULT_VECTOR_DECODE_MAX_KEYS}. */
+  /**
+   * {@value #VECTOR_DECODE_MAX_KEYS_PROPERTY} (negative: 0), else {@link
+   * #DEFAULT_VECTOR_DECODE_MAX_KEYS}.
+   *
+   * @throws IllegalArgumentException naming the property when it is not an integer
+   */
   static int vectorDecodeMaxKeys() {
-    return Math.max(
-        0, Integer.getInteger(VECTOR_DECODE_MAX_KEYS_PROPERTY, DEFAULT_VECTOR_DECODE_MAX_KEYS));
+    String v = System.getProperty(VECTOR_DECODE_MAX_KEYS_PROPERTY);
+    if (v == null || v.isBlank()) {
+      return DEFAULT_VECTOR_DECODE_MAX_KEYS;
+    }
+    try {
+      return Math.max(0, Integer.parseInt(v.trim()));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "-D"
+              + VECTOR_DECODE_MAX_KEYS_PROPERTY
+              + " must be an integer number of keys (0: cuDNN first for every Lq = 1 call), got '"
+              + v
+              + "'");
+    }
   }
 
   /**

@@ -38,6 +38,13 @@ class SdpaOpTest {
       assertEquals(1024, SdpaOp.vectorDecodeMaxKeys());
       System.setProperty(p, "-5");
       assertEquals(0, SdpaOp.vectorDecodeMaxKeys(), "a negative bound means none");
+      System.setProperty(p, "6k");
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, SdpaOp::vectorDecodeMaxKeys);
+      assertEquals(
+          "-Dsirocco.attention.vectorDecodeMaxKeys must be an integer number of keys (0: cuDNN"
+              + " first for every Lq = 1 call), got '6k'",
+          e.getMessage());
     } finally {
       System.clearProperty(p);
     }
