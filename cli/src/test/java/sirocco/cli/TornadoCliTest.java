@@ -251,6 +251,7 @@ class TornadoCliTest {
           "qmm-mma@1x1x1x8x1x1",
           "qmv-splitk@4",
           "qmm-mma-splitk@16x1",
+          "qmm-mma-splitk@16x1x1x2",
           "qmv-rows@4",
           "qmv@1x1",
           "qmv-splitk,"

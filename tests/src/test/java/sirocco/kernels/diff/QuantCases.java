@@ -507,12 +507,11 @@ final class QuantCases {
     QmmShape s = QmmShape.affine(sp.i("bits"), g, sp.i("dtype"), 5, 72, k);
     Prepared.supported(QmmMmaSplitKKernel.supports(s));
     QmmData d = data(sp.rnd(), s);
-    int depth = sp.i("depth");
-    LaunchPlan p = QmmMmaSplitKKernel.plan(s, 2, ks, mt, 1, depth);
+    LaunchPlan p = QmmMmaSplitKKernel.plan(s, 2, ks, mt, 1);
     return fromPlan(
         m,
         p,
-        "QmmMmaSplitKKernel.plan(s, 2, " + ks + ", " + mt + ", 1, " + depth + ")",
+        "QmmMmaSplitKKernel.plan(s, 2, " + ks + ", " + mt + ", 1)",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         d.wq(),

@@ -21,9 +21,9 @@ import sirocco.api.Vec;
  * The register version is latency-bound (run 25 Nsight at 1 row: DRAM 40%, long-scoreboard and
  * barrier stalls ~2 cycles each per issued instruction): a warp's next batch is requested only
  * while the current one is consumed, one batch (2 KiB per warp, 32 KiB per SM) ahead, and holding a
- * second batch in registers (depth 2, 128 registers) was slower. Copies into shared memory hold no
- * registers while in flight: at 3 stages each SM has two batches (64 KiB) requested while it
- * computes a third.
+ * second batch in registers (depth 2, 128 registers; run 27, since removed) was slower. Copies into
+ * shared memory hold no registers while in flight: at 3 stages each SM has two batches (64 KiB)
+ * requested while it computes a third.
  *
  * <h2>Staging</h2>
  *
@@ -378,7 +378,7 @@ public final class QmmMmaAsyncKernel {
    */
   public static LaunchPlan plan(QmmShape s, int smCount, int ks, int stages) {
     // Validates ks (and the shape) the way the register version does.
-    LaunchPlan base = QmmMmaSplitKKernel.plan(s, smCount, ks, 1, 1, 1);
+    LaunchPlan base = QmmMmaSplitKKernel.plan(s, smCount, ks, 1, 1);
     int wps = base.get("wps");
     int cpw = wps / QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
     if (!copyableGroups(cpw)) {

@@ -37,13 +37,9 @@ import sirocco.runtime.Dim3;
  * barrier. Per group: 2·wpl mmas per tile into a fresh accumulator D, then {@code acc += s·D + (b −
  * offset·s)·X} in float (offset 128 bf16, 64 f16).
  *
- * <p>Depth 2 ({@code depth = 2}, mt = 1): a second register set holds the batch after the current
- * one, so group c's registers receive the batch two ahead and every batch's words are requested a
- * whole batch earlier (Nsight, run 25, at depth 1 and 1 row: long-scoreboard stalls 1.98 and
- * barrier stalls 1.99 of 8.8 cycles per issued instruction). The batch loop runs the two sets as
- * two phases of a constant-trip loop, which the compiler unrolls, so each phase names its registers
- * directly. 128-134 registers (hinted to 128 at one 512-thread block per SM, as depth 1 already
- * holds the SM alone at 96-108).
+ * <p>A depth-2 variant (a second register set, each batch's words requested a batch earlier, for
+ * the long-scoreboard stalls Nsight showed at 1 row) was built, measured 25–28% slower at every row
+ * count (bench/RESULTS.md, run 27) and removed.
  *
  * <p>Per batch reduction: each warp stores its {@code 16·mt × 8} tile (4 floats per lane and tile,
  * 16-byte stores, lane-major) into one half of a double-buffered shared slab, <b>one barrier</b>,
@@ -66,13 +62,12 @@ import sirocco.runtime.Dim3;
  *       instructions per weight, ≈ 3.7 M for the matrix, ≈ 7 K issue cycles per scheduler (≈ 4 µs
  *       of the 8 µs floor: not the limit, but only 4 warps per scheduler hide it).
  *   <li>Registers (sm_90, unhinted; ptxas 12.0 / 13.0): mt = 1: 96 / 96 (g64 bf16), 94 / 94 (g64
- *       f16), 106 / 114 and 102 / 96 (g32), 72 (g128); ks = 32, wps = 4: 56–64. Since the batch
- *       loop became a phase loop (depth), ptxas 13.0 reports 98 (g64), 108 (g32), 95 (g128) and
- *       62-72 at ks = 32 for the same depth-1 code: the virtual registers are numbered in another
- *       order, nothing else in the PTX changed; {@link #registers} follows. mt = 2: 134 / 134 (g64
- *       bf16), 131 / 135 (f16), 128 (g128), 147–174 (g32): above the 128 a block of 512 threads
- *       allows, so those plans carry an occupancy hint ({@code .maxntid 512, .minnctapersm 1}) and
- *       then compile to 128 without spills (g64; g32 spills).
+ *       f16), 106 / 114 and 102 / 96 (g32), 72 (g128); ks = 32, wps = 4: 56–64. mt = 2: 134 / 134
+ *       (g64 bf16), 131 / 135 (f16), 128 (g128), 147–174 (g32): above the 128 a block of 512
+ *       threads allows, so those plans carry an occupancy hint ({@code .maxntid 512, .minnctapersm
+ *       1}) and then compile to 128 without spills (g64; g32 spills). The reduction is written out
+ *       in the batch loop: with {@link #reduceBatch} (constant rounds) ptxas 12.0 takes 98 (g64),
+ *       108 (g32), 95 (g128) and 62–72 at ks = 32 for the same work.
  *   <li><b>Predicted</b> (not measured yet): 1 row 9.5–11 µs with the default plan (16x1x1), 9–10
  *       µs with two tiles per warp (16x2x1: twice the bytes in flight, half the barriers); 8 rows
  *       within 0.5 µs of 1 row (same mmas and bytes; x and the reduction grow). Falsified if 1 row
@@ -109,13 +104,12 @@ public final class QmmMmaSplitKKernel {
   /** Affine 4-bit weights, bf16/f16 x, scales, biases and output. */
   @Kernel(
       validateWith = {
-        "bits=4,groupSize=64,dtype=0,ks=16,mt=1,wps=8,depth=1",
-        "bits=4,groupSize=64,dtype=0,ks=16,mt=1,wps=8,depth=2",
-        "bits=4,groupSize=64,dtype=0,ks=16,mt=2,wps=8,depth=1",
-        "bits=4,groupSize=64,dtype=1,ks=16,mt=1,wps=8,depth=2",
-        "bits=4,groupSize=64,dtype=0,ks=32,mt=1,wps=4,depth=1",
-        "bits=4,groupSize=128,dtype=0,ks=16,mt=1,wps=8,depth=2",
-        "bits=4,groupSize=32,dtype=1,ks=16,mt=1,wps=8,depth=1"
+        "bits=4,groupSize=64,dtype=0,ks=16,mt=1,wps=8",
+        "bits=4,groupSize=64,dtype=0,ks=16,mt=2,wps=8",
+        "bits=4,groupSize=64,dtype=1,ks=16,mt=1,wps=8",
+        "bits=4,groupSize=64,dtype=0,ks=32,mt=1,wps=4",
+        "bits=4,groupSize=128,dtype=0,ks=16,mt=1,wps=8",
+        "bits=4,groupSize=32,dtype=1,ks=16,mt=1,wps=8"
       })
   public static void qmm(
       KernelContext ctx,
@@ -132,8 +126,7 @@ public final class QmmMmaSplitKKernel {
       @Specialize int dtype,
       @Specialize int ks,
       @Specialize int mt,
-      @Specialize int wps,
-      @Specialize int depth) {
+      @Specialize int wps) {
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
@@ -201,36 +194,6 @@ public final class QmmMmaSplitKKernel {
       hB1 = loadGroups(biases, pB1 * groups + gw, cpw);
     }
 
-    // depth 2: a second set of registers holds the batch after this one, its loads issued now, so
-    // each batch's words are requested a whole batch earlier than with one set.
-    Int4 aLoN = zi;
-    Int4 aHiN = zi;
-    Int4 bLoN = zi;
-    Int4 bHiN = zi;
-    Int4 sAN = zi;
-    Int4 sBN = zi;
-    Int4 hAN = zi;
-    Int4 hBN = zi;
-    if (depth > 1) {
-      int b2 = bt + ctx.groupCountX < batches ? bt + ctx.groupCountX : bt;
-      int qA = Math.min(b2 * fpb + g, n - 1);
-      int qB = Math.min(b2 * fpb + g + 8, n - 1);
-      for (int c = 0; c < cpw; c++) {
-        int s = c * wpl;
-        int o = lw + 4 * wpl * c;
-        Int4 v = QmmMmaKernel.loadChunk(wq, qA * wpr + o, wpl);
-        aLoN = place(aLoN, 0, s, v, wpl);
-        aHiN = place(aHiN, 4, s, v, wpl);
-        v = QmmMmaKernel.loadChunk(wq, qB * wpr + o, wpl);
-        bLoN = place(bLoN, 0, s, v, wpl);
-        bHiN = place(bHiN, 4, s, v, wpl);
-      }
-      sAN = loadGroups(scales, qA * groups + gw, cpw);
-      sBN = loadGroups(scales, qB * groups + gw, cpw);
-      hAN = loadGroups(biases, qA * groups + gw, cpw);
-      hBN = loadGroups(biases, qB * groups + gw, cpw);
-    }
-
     // The warp's slice of x as B fragments (steps h = 0, 1 of slot j in xf_j), for the whole
     // kernel, and the per-group sums X of x (rows 2t, 2t+1: group c in sx_(c/2), half c%2).
     int xr = ctx.groupIdy * 8 + g < rows ? (ctx.groupIdy * 8 + g) * k : -1;
@@ -288,122 +251,115 @@ public final class QmmMmaSplitKKernel {
 
     int buf = 0;
     while (bt < batches) {
-      // depth 2 alternates the two register sets; the phase loop has a constant trip count, so
-      // the compiler unrolls it and each phase names its set directly (no moves between sets).
-      for (int ph = 0; ph < depth; ph++) {
-        if (ph == 0 || bt < batches) {
-          Int4 wALo = ph == 0 ? aLo0 : aLoN;
-          Int4 wAHi = ph == 0 ? aHi0 : aHiN;
-          Int4 wBLo = ph == 0 ? bLo0 : bLoN;
-          Int4 wBHi = ph == 0 ? bHi0 : bHiN;
-          Int4 wsA = ph == 0 ? sA0 : sAN;
-          Int4 wsB = ph == 0 ? sB0 : sBN;
-          Int4 whA = ph == 0 ? hA0 : hAN;
-          Int4 whB = ph == 0 ? hB0 : hBN;
-          // (groupCountX read where used: a special register, not one held across the loop)
-          int nbt = bt + ctx.groupCountX;
-          // The batch whose words replace these (past the last batch: this one again, cached,
-          // never computed).
-          int far = bt + depth * ctx.groupCountX;
-          int lb = far < batches ? far : bt;
-          int nf = lb * fpb + g;
-          int nA0 = Math.min(nf, n - 1);
-          int nB0 = Math.min(nf + 8, n - 1);
-          int nA1 = Math.min(nf + 16, n - 1);
-          int nB1 = Math.min(nf + 24, n - 1);
-          Float4 acc0 = zf;
-          Float4 acc1 = zf;
-          for (int c = 0; c < cpw; c++) {
-            Float4 d0 = zf;
-            Float4 d1 = zf;
-            for (int i = 0; i < wpl; i++) {
-              int j = c * wpl + i;
-              Int4 xf = pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
-              Int2 b0 = new Int2(xf.x(), xf.y());
-              Int2 b1 = new Int2(xf.z(), xf.w());
-              int wa = slot(wALo, wAHi, j);
-              int wb = slot(wBLo, wBHi, j);
-              d0 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 0, dtype), b0, d0, dtype);
-              d0 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 1, dtype), b1, d0, dtype);
-              if (mt > 1) {
-                wa = slot(aLo1, aHi1, j);
-                wb = slot(bLo1, bHi1, j);
-                d1 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 0, dtype), b0, d1, dtype);
-                d1 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 1, dtype), b1, d1, dtype);
-              }
-            }
-            float xa = xsum[xsAt + 8 * c];
-            float xb = xsum[xsAt + 8 * c + 1];
-            acc0 = fold(acc0, d0, xa, xb, wsA, whA, wsB, whB, c, offset, dtype);
-            if (mt > 1) {
-              acc1 = fold(acc1, d1, xa, xb, sA1, hA1, sB1, hB1, c, offset, dtype);
-            }
-            // Group c's words are consumed: their registers take batch lb's.
-            int s = c * wpl;
-            int o = lw + 4 * wpl * c;
-            Int4 v = QmmMmaKernel.loadChunk(wq, nA0 * wpr + o, wpl);
-            wALo = place(wALo, 0, s, v, wpl);
-            wAHi = place(wAHi, 4, s, v, wpl);
-            v = QmmMmaKernel.loadChunk(wq, nB0 * wpr + o, wpl);
-            wBLo = place(wBLo, 0, s, v, wpl);
-            wBHi = place(wBHi, 4, s, v, wpl);
-            if (mt > 1) {
-              v = QmmMmaKernel.loadChunk(wq, nA1 * wpr + o, wpl);
-              aLo1 = place(aLo1, 0, s, v, wpl);
-              aHi1 = place(aHi1, 4, s, v, wpl);
-              v = QmmMmaKernel.loadChunk(wq, nB1 * wpr + o, wpl);
-              bLo1 = place(bLo1, 0, s, v, wpl);
-              bHi1 = place(bHi1, 4, s, v, wpl);
-            }
-          }
-          wsA = loadGroups(scales, nA0 * groups + gw, cpw);
-          wsB = loadGroups(scales, nB0 * groups + gw, cpw);
-          whA = loadGroups(biases, nA0 * groups + gw, cpw);
-          whB = loadGroups(biases, nB0 * groups + gw, cpw);
+      int nbt = bt + ctx.groupCountX;
+      // The next batch's rows (past the last batch: this one again, cached, never computed).
+      int lb = nbt < batches ? nbt : bt;
+      int nf = lb * fpb + g;
+      int nA0 = Math.min(nf, n - 1);
+      int nB0 = Math.min(nf + 8, n - 1);
+      int nA1 = Math.min(nf + 16, n - 1);
+      int nB1 = Math.min(nf + 24, n - 1);
+      Float4 acc0 = zf;
+      Float4 acc1 = zf;
+      for (int c = 0; c < cpw; c++) {
+        Float4 d0 = zf;
+        Float4 d1 = zf;
+        for (int i = 0; i < wpl; i++) {
+          int j = c * wpl + i;
+          Int4 xf = pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
+          Int2 b0 = new Int2(xf.x(), xf.y());
+          Int2 b1 = new Int2(xf.z(), xf.w());
+          int wa = slot(aLo0, aHi0, j);
+          int wb = slot(bLo0, bHi0, j);
+          d0 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 0, dtype), b0, d0, dtype);
+          d0 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 1, dtype), b1, d0, dtype);
           if (mt > 1) {
-            sA1 = loadGroups(scales, nA1 * groups + gw, cpw);
-            sB1 = loadGroups(scales, nB1 * groups + gw, cpw);
-            hA1 = loadGroups(biases, nA1 * groups + gw, cpw);
-            hB1 = loadGroups(biases, nB1 * groups + gw, cpw);
+            wa = slot(aLo1, aHi1, j);
+            wb = slot(bLo1, bHi1, j);
+            d1 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 0, dtype), b0, d1, dtype);
+            d1 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 1, dtype), b1, d1, dtype);
           }
-          if (ph == 0) {
-            sA0 = wsA;
-            sB0 = wsB;
-            hA0 = whA;
-            hB0 = whB;
-            aLo0 = wALo;
-            aHi0 = wAHi;
-            bLo0 = wBLo;
-            bHi0 = wBHi;
-          } else {
-            aLoN = wALo;
-            aHiN = wAHi;
-            bLoN = wBLo;
-            bHiN = wBHi;
-            sAN = wsA;
-            sBN = wsB;
-            hAN = whA;
-            hBN = whB;
-          }
-
-          Vec.store4(red, buf + warp * mt * 128 + lane * 4, acc0);
-          if (mt > 1) {
-            Vec.store4(red, buf + (warp * mt + 1) * 128 + lane * 4, acc1);
-          }
-          ctx.localBarrier();
-          reduceBatch(red, out, buf, tid, bt, fpb, mBase, rows, n, ks, mt, dtype);
-          // The other half of the slab is next; its last readers finished before this barrier.
-          buf = slab - buf;
-          bt = nbt;
+        }
+        float xa = xsum[xsAt + 8 * c];
+        float xb = xsum[xsAt + 8 * c + 1];
+        acc0 = fold(acc0, d0, xa, xb, sA0, hA0, sB0, hB0, c, offset, dtype);
+        if (mt > 1) {
+          acc1 = fold(acc1, d1, xa, xb, sA1, hA1, sB1, hB1, c, offset, dtype);
+        }
+        // Group c's words are consumed: their registers take the next batch's.
+        int s = c * wpl;
+        int o = lw + 4 * wpl * c;
+        Int4 v = QmmMmaKernel.loadChunk(wq, nA0 * wpr + o, wpl);
+        aLo0 = place(aLo0, 0, s, v, wpl);
+        aHi0 = place(aHi0, 4, s, v, wpl);
+        v = QmmMmaKernel.loadChunk(wq, nB0 * wpr + o, wpl);
+        bLo0 = place(bLo0, 0, s, v, wpl);
+        bHi0 = place(bHi0, 4, s, v, wpl);
+        if (mt > 1) {
+          v = QmmMmaKernel.loadChunk(wq, nA1 * wpr + o, wpl);
+          aLo1 = place(aLo1, 0, s, v, wpl);
+          aHi1 = place(aHi1, 4, s, v, wpl);
+          v = QmmMmaKernel.loadChunk(wq, nB1 * wpr + o, wpl);
+          bLo1 = place(bLo1, 0, s, v, wpl);
+          bHi1 = place(bHi1, 4, s, v, wpl);
         }
       }
+      sA0 = loadGroups(scales, nA0 * groups + gw, cpw);
+      sB0 = loadGroups(scales, nB0 * groups + gw, cpw);
+      hA0 = loadGroups(biases, nA0 * groups + gw, cpw);
+      hB0 = loadGroups(biases, nB0 * groups + gw, cpw);
+      if (mt > 1) {
+        sA1 = loadGroups(scales, nA1 * groups + gw, cpw);
+        sB1 = loadGroups(scales, nB1 * groups + gw, cpw);
+        hA1 = loadGroups(biases, nA1 * groups + gw, cpw);
+        hB1 = loadGroups(biases, nB1 * groups + gw, cpw);
+      }
+
+      Vec.store4(red, buf + warp * mt * 128 + lane * 4, acc0);
+      if (mt > 1) {
+        Vec.store4(red, buf + (warp * mt + 1) * 128 + lane * 4, acc1);
+      }
+      ctx.localBarrier();
+      for (int e = tid; e < 128 * mt; e += 32 * ks) {
+        int u = e >> 7;
+        int q = e & 127;
+        int r = q & 7;
+        int i = ((q >> 3) & 1) | (((q >> 4) & 1) << 3) | ((q >> 5) << 1);
+        int feat = bt * fpb + u * 16 + i;
+        if (mBase + r < rows && feat < n) {
+          int at = buf + u * 128 + ((i & 7) * 4 + (r >> 1)) * 4 + (i >> 3) * 2 + (r & 1);
+          // Four independent chains: the reducers' adds are on every warp's path to the next
+          // barrier.
+          float s0 = 0f;
+          float s1 = 0f;
+          float s2 = 0f;
+          float s3 = 0f;
+          for (int w = 0; w < ks; w += 4) {
+            s0 += red[at + w * mt * 128];
+            if (w + 1 < ks) {
+              s1 += red[at + (w + 1) * mt * 128];
+            }
+            if (w + 2 < ks) {
+              s2 += red[at + (w + 2) * mt * 128];
+            }
+            if (w + 3 < ks) {
+              s3 += red[at + (w + 3) * mt * 128];
+            }
+          }
+          out[(mBase + r) * n + feat] = QuantMath.floatToHalf((s0 + s1) + (s2 + s3), dtype);
+        }
+      }
+      // The other half of the slab is next; its last readers finished before this barrier.
+      buf = slab - buf;
+      bt = nbt;
     }
   }
 
   /**
    * The reducers of one batch: threads (tile, feature, row) with row < rows add the ks warps'
    * values and store the output. A constant number of rounds (1 when 32·ks ≥ 128·mt), so loops
-   * around it still unroll.
+   * around it still unroll. {@link QmmMmaAsyncKernel}'s; {@link #qmm} writes the same reduction out
+   * in its batch loop, where this form costs registers (class comment, "Registers").
    */
   static void reduceBatch(
       float[] red, // [2 * ks * mt * 128] shared slab
@@ -566,18 +522,12 @@ public final class QmmMmaSplitKKernel {
    * words per lane measured 56–64 (ks = 32, the 1024-thread block that needs them ≤ 64). {@code
    * QmmMmaSplitKKernelTest} compiles the planned variants and checks them against this.
    */
-  static int registers(int groupSize, int wps, int mt, int depth) {
-    if (mt == 1 && depth > 1) {
-      // A second batch of words and scales: 128-134 (g64) without a hint; 76 at 4 words.
-      return wps <= 4 ? 80 : 136;
-    }
+  static int registers(int groupSize, int wps, int mt) {
     if (mt == 1 && wps <= 4) {
-      // 62-72 since the loop names its register set per phase (was 56-64): more than the 64 a
-      // 1024-thread block allows, so the 32-warp split is hinted (explicit plans only).
-      return 72;
+      return 64;
     }
     if (mt == 1) {
-      return groupSize == 32 ? 128 : groupSize == 64 ? 104 : 96;
+      return groupSize == 32 ? 120 : groupSize == 64 ? 96 : 72;
     }
     return groupSize == 32 ? 176 : groupSize == 64 ? 136 : 128;
   }
@@ -598,7 +548,7 @@ public final class QmmMmaSplitKKernel {
     int wpl = wordsPerLane(s.groupSize());
     for (int ks = 1; ks <= MAX_KS; ks++) {
       int wps = groups / ks * wpl;
-      if (groups % ks == 0 && wps <= MAX_WPS && fits(ks, registers(s.groupSize(), wps, 1, 1))) {
+      if (groups % ks == 0 && wps <= MAX_WPS && fits(ks, registers(s.groupSize(), wps, 1))) {
         return ks;
       }
     }
@@ -650,8 +600,8 @@ public final class QmmMmaSplitKKernel {
   public static LaunchPlan plan(QmmShape s, int smCount) {
     int ks = defaultKs(s);
     int wps = s.k() / s.groupSize() / ks * wordsPerLane(s.groupSize());
-    int regs = registers(s.groupSize(), wps, 1, 1);
-    return plan(s, smCount, ks, 1, AffineQmvSplitKKernel.residentBlocks(regs, ks), 1);
+    int regs = registers(s.groupSize(), wps, 1);
+    return plan(s, smCount, ks, 1, AffineQmvSplitKKernel.residentBlocks(regs, ks));
   }
 
   /**
@@ -661,19 +611,6 @@ public final class QmmMmaSplitKKernel {
    * so every block walks the same number of batches (±1).
    */
   public static LaunchPlan plan(QmmShape s, int smCount, int ks, int mt, int blocksPerSm) {
-    return plan(s, smCount, ks, mt, blocksPerSm, 1);
-  }
-
-  /**
-   * {@link #plan(QmmShape, int, int, int, int)} with {@code depth} batches of words in flight per
-   * warp (1, or 2 with {@code mt} = 1: a second register set loaded a batch ahead).
-   */
-  public static LaunchPlan plan(
-      QmmShape s, int smCount, int ks, int mt, int blocksPerSm, int depth) {
-    if (depth != 1 && (depth != 2 || mt != 1)) {
-      throw new IllegalArgumentException(
-          "depth must be 1, or 2 with mt = 1; got depth=" + depth + " mt=" + mt);
-    }
     int groups = s.k() / s.groupSize();
     int wpl = wordsPerLane(s.groupSize());
     if (ks < 1 || ks > MAX_KS || groups % ks != 0 || groups / ks * wpl > MAX_WPS) {
@@ -715,7 +652,7 @@ public final class QmmMmaSplitKKernel {
     blocks = (batches + per - 1) / per;
     // Where the registers ptxas would use do not fit blocksPerSm blocks (or one block at all),
     // the launch asks ptxas to fit them (.maxntid/.minnctapersm), or it would fail to launch.
-    boolean hint = !fits(ks * blocksPerSm, registers(s.groupSize(), wps, mt, depth));
+    boolean hint = !fits(ks * blocksPerSm, registers(s.groupSize(), wps, mt));
     LaunchPlan p =
         LaunchPlan.of(
             "QmmMmaSplitKKernel.qmm",
@@ -733,9 +670,7 @@ public final class QmmMmaSplitKKernel {
             "mt",
             mt,
             "wps",
-            wps,
-            "depth",
-            depth);
+            wps);
     return hint ? p.withMinBlocksPerSm(blocksPerSm) : p;
   }
 }

@@ -122,17 +122,6 @@ class QmmMmaSplitKKernelTest {
         }
       }
     }
-    // Two batches in flight per warp (depth 2): 1, 2 and 3+ batches per block, odd and even.
-    for (int ks : new int[] {2, 4, 8}) {
-      for (int sms : new int[] {1, 2, 3}) {
-        QmmShape s = QmmShape.affine(4, 64, ks == 4 ? Quant.F16 : Quant.BF16, 5, 88, 512);
-        check(s, seed++, QmmMmaSplitKKernel.plan(s, sms, ks, 1, 1, 2));
-      }
-    }
-    QmmShape one = QmmShape.affine(4, 128, Quant.BF16, 9, 16, 1024);
-    check(one, seed++, QmmMmaSplitKKernel.plan(one, 4, 8, 1, 1, 2));
-    assertMessage("depth", () -> QmmMmaSplitKKernel.plan(one, 4, 8, 2, 1, 2));
-    assertMessage("depth", () -> QmmMmaSplitKKernel.plan(one, 4, 8, 1, 1, 3));
     // Two blocks per SM, rows 2 and 16 (two full row tiles).
     QmmShape s = QmmShape.affine(4, 128, Quant.BF16, 16, 72, 1024);
     check(s, seed++, QmmMmaSplitKKernel.plan(s, 2, 4, 2, 2));
@@ -238,19 +227,13 @@ class QmmMmaSplitKKernelTest {
     Method m = TestSupport.kernel(QmmMmaSplitKKernel.class, "qmm");
     for (int g : new int[] {32, 64, 128}) {
       for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
-        // The 32-warp split (4 words per lane) is left out: 62-72 registers unhinted, above the
-        // 64 a 1024-thread block allows (hinted, g32 spills 48 B); only explicit bench plans use
-        // it.
-        for (int ks : new int[] {16}) {
-          for (int mtd : new int[] {1, 2, 3}) {
-            // mt 1 and 2 at depth 1; mtd 3 = mt 1 at depth 2.
-            int mt = mtd == 2 ? 2 : 1;
-            int depth = mtd == 3 ? 2 : 1;
-            if (g == 32 && mt == 2) {
+        for (int ks : new int[] {16, 32}) {
+          for (int mt : new int[] {1, 2}) {
+            if ((ks == 32 && mt == 2) || (g == 32 && mt == 2)) {
               continue;
             }
             QmmShape s = QmmShape.affine(4, g, dtype, 8, 12288, 4096);
-            LaunchPlan p = QmmMmaSplitKKernel.plan(s, SMS, ks, mt, 1, depth);
+            LaunchPlan p = QmmMmaSplitKKernel.plan(s, SMS, ks, mt, 1);
             Map<String, Object> specs = new LinkedHashMap<>(p.specialize());
             LaunchBounds b =
                 p.minBlocksPerSm() > 0
@@ -261,7 +244,7 @@ class QmmMmaSplitKKernelTest {
             String what = p.describe() + ": " + r.log();
             assertEquals(0, r.spillStoreBytes(), what);
             assertEquals(0, r.spillLoadBytes(), what);
-            int assumed = QmmMmaSplitKKernel.registers(g, p.get("wps"), mt, depth);
+            int assumed = QmmMmaSplitKKernel.registers(g, p.get("wps"), mt);
             assertTrue(r.registers() <= assumed || b != null, r.registers() + " > " + what);
             assertTrue(QmmMmaSplitKKernel.fits(ks, r.registers()), what);
             assertEquals(!QmmMmaSplitKKernel.fits(ks, assumed), b != null, "hinted " + what);
