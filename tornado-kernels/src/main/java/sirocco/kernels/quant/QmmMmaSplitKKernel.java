@@ -65,9 +65,9 @@ import sirocco.runtime.Dim3;
  *       f16), 106 / 114 and 102 / 96 (g32), 72 (g128); ks = 32, wps = 4: 56–64. mt = 2: 134 / 134
  *       (g64 bf16), 131 / 135 (f16), 128 (g128), 147–174 (g32): above the 128 a block of 512
  *       threads allows, so those plans carry an occupancy hint ({@code .maxntid 512, .minnctapersm
- *       1}) and then compile to 128 without spills (g64; g32 spills). The reduction is written out
- *       in the batch loop: with {@link #reduceBatch} (constant rounds) ptxas 12.0 takes 98 (g64),
- *       108 (g32), 95 (g128) and 62–72 at ks = 32 for the same work.
+ *       1}) and then compile to 128 without spills (g64; g32 spills). The reduction ({@link
+ *       #reduceBatch}) is a thread-strided loop: a constant-round form of it took 98 (g64), 108
+ *       (g32), 95 (g128) and 62–72 at ks = 32 for the same work (ptxas 12.0).
  *   <li><b>Predicted</b> (not measured yet): 1 row 9.5–11 µs with the default plan (16x1x1), 9–10
  *       µs with two tiles per warp (16x2x1: twice the bytes in flight, half the barriers); 8 rows
  *       within 0.5 µs of 1 row (same mmas and bytes; x and the reduction grow). Falsified if 1 row
@@ -320,35 +320,7 @@ public final class QmmMmaSplitKKernel {
         Vec.store4(red, buf + (warp * mt + 1) * 128 + lane * 4, acc1);
       }
       ctx.localBarrier();
-      for (int e = tid; e < 128 * mt; e += 32 * ks) {
-        int u = e >> 7;
-        int q = e & 127;
-        int r = q & 7;
-        int i = ((q >> 3) & 1) | (((q >> 4) & 1) << 3) | ((q >> 5) << 1);
-        int feat = bt * fpb + u * 16 + i;
-        if (mBase + r < rows && feat < n) {
-          int at = buf + u * 128 + ((i & 7) * 4 + (r >> 1)) * 4 + (i >> 3) * 2 + (r & 1);
-          // Four independent chains: the reducers' adds are on every warp's path to the next
-          // barrier.
-          float s0 = 0f;
-          float s1 = 0f;
-          float s2 = 0f;
-          float s3 = 0f;
-          for (int w = 0; w < ks; w += 4) {
-            s0 += red[at + w * mt * 128];
-            if (w + 1 < ks) {
-              s1 += red[at + (w + 1) * mt * 128];
-            }
-            if (w + 2 < ks) {
-              s2 += red[at + (w + 2) * mt * 128];
-            }
-            if (w + 3 < ks) {
-              s3 += red[at + (w + 3) * mt * 128];
-            }
-          }
-          out[(mBase + r) * n + feat] = QuantMath.floatToHalf((s0 + s1) + (s2 + s3), dtype);
-        }
-      }
+      reduceBatch(red, out, buf, tid, bt, fpb, mBase, rows, n, ks, mt, dtype);
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
       bt = nbt;
@@ -357,9 +329,9 @@ public final class QmmMmaSplitKKernel {
 
   /**
    * The reducers of one batch: threads (tile, feature, row) with row < rows add the ks warps'
-   * values and store the output. A constant number of rounds (1 when 32·ks ≥ 128·mt), so loops
-   * around it still unroll. {@link QmmMmaAsyncKernel}'s; {@link #qmm} writes the same reduction out
-   * in its batch loop, where this form costs registers (class comment, "Registers").
+   * values and store the output ({@link #qmm} and {@link QmmMmaAsyncKernel}). A thread-strided
+   * loop: the constant-round form this once had (for a constant-trip phase loop around it, since
+   * removed) cost {@link #qmm} 2–23 registers (class comment, "Registers").
    */
   static void reduceBatch(
       float[] red, // [2 * ks * mt * 128] shared slab
@@ -374,37 +346,33 @@ public final class QmmMmaSplitKKernel {
       int ks,
       int mt,
       int dtype) {
-    int rounds = (128 * mt + 32 * ks - 1) / (32 * ks);
-    for (int it = 0; it < rounds; it++) {
-      int e = tid + it * 32 * ks;
-      if (e < 128 * mt) {
-        int u = e >> 7;
-        int q = e & 127;
-        int r = q & 7;
-        int i = ((q >> 3) & 1) | (((q >> 4) & 1) << 3) | ((q >> 5) << 1);
-        int feat = bt * fpb + u * 16 + i;
-        if (mBase + r < rows && feat < n) {
-          int at = buf + u * 128 + ((i & 7) * 4 + (r >> 1)) * 4 + (i >> 3) * 2 + (r & 1);
-          // Four independent chains: the reducers' adds are on every warp's path to the next
-          // barrier.
-          float s0 = 0f;
-          float s1 = 0f;
-          float s2 = 0f;
-          float s3 = 0f;
-          for (int w = 0; w < ks; w += 4) {
-            s0 += red[at + w * mt * 128];
-            if (w + 1 < ks) {
-              s1 += red[at + (w + 1) * mt * 128];
-            }
-            if (w + 2 < ks) {
-              s2 += red[at + (w + 2) * mt * 128];
-            }
-            if (w + 3 < ks) {
-              s3 += red[at + (w + 3) * mt * 128];
-            }
+    for (int e = tid; e < 128 * mt; e += 32 * ks) {
+      int u = e >> 7;
+      int q = e & 127;
+      int r = q & 7;
+      int i = ((q >> 3) & 1) | (((q >> 4) & 1) << 3) | ((q >> 5) << 1);
+      int feat = bt * fpb + u * 16 + i;
+      if (mBase + r < rows && feat < n) {
+        int at = buf + u * 128 + ((i & 7) * 4 + (r >> 1)) * 4 + (i >> 3) * 2 + (r & 1);
+        // Four independent chains: the reducers' adds are on every warp's path to the next
+        // barrier.
+        float s0 = 0f;
+        float s1 = 0f;
+        float s2 = 0f;
+        float s3 = 0f;
+        for (int w = 0; w < ks; w += 4) {
+          s0 += red[at + w * mt * 128];
+          if (w + 1 < ks) {
+            s1 += red[at + (w + 1) * mt * 128];
           }
-          out[(mBase + r) * n + feat] = QuantMath.floatToHalf((s0 + s1) + (s2 + s3), dtype);
+          if (w + 2 < ks) {
+            s2 += red[at + (w + 2) * mt * 128];
+          }
+          if (w + 3 < ks) {
+            s3 += red[at + (w + 3) * mt * 128];
+          }
         }
+        out[(mBase + r) * n + feat] = QuantMath.floatToHalf((s0 + s1) + (s2 + s3), dtype);
       }
     }
   }
