@@ -19,6 +19,7 @@ import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.FpQuantizeKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
+import sirocco.kernels.quant.QmvMmaKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmTiledKernel;
@@ -56,6 +57,7 @@ final class QuantKernels {
           QmmMmaKernel.class,
           QmmMmaSplitKKernel.class,
           QmmMmaAsyncKernel.class,
+          QmvMmaKernel.class,
           QmmTiledKernel.class,
           QvmKernel.class,
           StridedCopy.class,
