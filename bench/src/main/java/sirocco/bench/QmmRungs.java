@@ -47,10 +47,9 @@ final class QmmRungs {
    * per SM}}, {@code qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
    * qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks (the whole grid), features per batch,
    * stages}}, {@code qmm-mma-async@KSxSTAGES} gives {@code {warps splitting k, stages}}, {@code
-   * qmv-mma@WARPSxDEPTH} gives {@code {warps splitting k, k-steps in flight}}, {@code
-   * qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
-   * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
-   * per warp}}.
+   * qmv-mma@WARPSxDEPTH} gives {@code {warps splitting k, k-steps in flight}}, {@code qmv-rows@RxF}
+   * gives {@code {rows of x per block, features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives
+   * {@code {rows, features per block, 16-feature tiles, 8-row tiles per warp}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');

@@ -22,11 +22,11 @@ import sirocco.kernels.quant.AffineQmvWarpKernel;
 import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
-import sirocco.kernels.quant.QmvMmaKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
+import sirocco.kernels.quant.QmvMmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.runtime.Device;
@@ -303,7 +303,13 @@ public final class QmmOp {
       case QMM_TILED ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
-      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMV_ASYNC, QMM_MMA_SPLITK, QMM_MMA_ASYNC, QMV_MMA ->
+      case QMV_WARP,
+          QMV_PERSISTENT,
+          QMV_SPLITK,
+          QMV_ASYNC,
+          QMM_MMA_SPLITK,
+          QMM_MMA_ASYNC,
+          QMV_MMA ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV_ROWS ->
           QuantKernels.launch(

@@ -20,11 +20,11 @@ import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.FpQuantizeKernel;
 import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
-import sirocco.kernels.quant.QmvMmaKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
+import sirocco.kernels.quant.QmvMmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 
@@ -425,7 +425,8 @@ final class QuantCases {
     QmmData d = data(sp.rnd(), s);
     LaunchPlan p = QmvMmaKernel.plan(s, warps, depth);
     if (p.get("mr") != mr) {
-      throw new IllegalStateException("plan has mr=" + p.get("mr") + ", spec " + mr + ": " + p.describe());
+      throw new IllegalStateException(
+          "plan has mr=" + p.get("mr") + ", spec " + mr + ": " + p.describe());
     }
     return fromPlan(
         m,

@@ -18,53 +18,53 @@ import sirocco.runtime.Dim3;
  * <h2>Why another tensor-core kernel</h2>
  *
  * The CUDA-core kernels spend 3 instructions per code (shift, lop3, FFMA) and 4.7 with their
- * overheads: ~9 M warp instructions for the benchmarked 12288×4096 matrix, as long as the 8 µs
- * read floor to issue alone (bench/RESULTS.md, run 29). {@link QmmMmaSplitKKernel} unpacks two
- * codes per lop3 and multiplies on the tensor cores (4.8 M instructions) but holds its slice of x
- * in 32 registers, so one 16-warp block fits an SM, each warp has one batch of words in flight,
- * and a block barrier ends every batch: latency-bound at 15 µs (runs 22–27). This kernel keeps x
- * in shared memory, has nothing to synchronise inside its loop and keeps {@code depth} k-steps of
+ * overheads: ~9 M warp instructions for the benchmarked 12288×4096 matrix, as long as the 8 µs read
+ * floor to issue alone (bench/RESULTS.md, run 29). {@link QmmMmaSplitKKernel} unpacks two codes per
+ * lop3 and multiplies on the tensor cores (4.8 M instructions) but holds its slice of x in 32
+ * registers, so one 16-warp block fits an SM, each warp has one batch of words in flight, and a
+ * block barrier ends every batch: latency-bound at 15 µs (runs 22–27). This kernel keeps x in
+ * shared memory, has nothing to synchronise inside its loop and keeps {@code depth} k-steps of
  * 16-byte loads in flight per lane.
  *
  * <h2>Mapping</h2>
  *
- * Block {@code (tile, rowTile)} computes features {@code 16·tile … +15} for rows {@code
- * mr·rowTile … +mr-1}. Lane {@code (g = lane/4, t = lane%4)} owns features {@code g} and {@code
- * g+8} of the tile (A rows of the m16n8k16 mma). A <em>k-step</em> is 128 codes: lane t reads
- * 16 bytes (32 codes, chunk t) of each of its two rows, so 4 lanes read 64 contiguous bytes of a
- * row. Warp w takes the {@code steps} consecutive k-steps from {@code w·steps}. Per k-step: 8 mmas
- * (word j of the chunk, half h; {@link QmmMmaFragments#fragA}: {@code (w >>> sh) & 0x000F000F |
- * magic} = two exact halves offset+q), 8 mmas of an all-ones A for the x sums, then the fold
- * {@code acc += s·D + (b − offset·s)·X} in float.
+ * Block {@code (tile, rowTile)} computes features {@code 16·tile … +15} for rows {@code mr·rowTile
+ * … +mr-1}. Lane {@code (g = lane/4, t = lane%4)} owns features {@code g} and {@code g+8} of the
+ * tile (A rows of the m16n8k16 mma). A <em>k-step</em> is 128 codes: lane t reads 16 bytes (32
+ * codes, chunk t) of each of its two rows, so 4 lanes read 64 contiguous bytes of a row. Warp w
+ * takes the {@code steps} consecutive k-steps from {@code w·steps}. Per k-step: 8 mmas (word j of
+ * the chunk, half h; {@link QmmMmaFragments#fragA}: {@code (w >>> sh) & 0x000F000F | magic} = two
+ * exact halves offset+q), 8 mmas of an all-ones A for the x sums, then the fold {@code acc += s·D +
+ * (b − offset·s)·X} in float.
  *
  * <p><b>Columns carry (row, group).</b> An mma's 16 k-slots come from the 4 lanes' chunks, which
- * span {@code G = 128/groupSize} groups (1, 2, 4). Column {@code c} of B (the 8 mma columns) is
- * x row {@code c / G} restricted to local group {@code c % G}: lane (g, t) supplies x for column g
+ * span {@code G = 128/groupSize} groups (1, 2, 4). Column {@code c} of B (the 8 mma columns) is x
+ * row {@code c / G} restricted to local group {@code c % G}: lane (g, t) supplies x for column g
  * only where chunk t lies in group {@code g % G}, else zeros. So C column c holds the dot of one
  * (row, group) and every group gets its own scale; {@code mr ≤ 8/G} rows share one pass over the
  * weights. Lane (g, t) holds C columns {@code 2t, 2t+1} of rows g, g+8, and so folds those.
  *
- * <p><b>x in shared memory</b>, staged once per block after the first loads are issued: rows
- * {@code 0 … mr-1} then a zero row, each 8-element word repacked into the B fragments of both
- * halves ({@link QmmMmaFragments#fragB}: one 16-byte shared load per word and lane). Chunk t's
- * word j sits at 16-byte slot {@code (j + t/2) mod 4} of the chunk, rows start on 32 banks (g128:
- * 8 banks apart) and the zero row 8 banks off, so the 32 lanes' loads of one word are free of bank
+ * <p><b>x in shared memory</b>, staged once per block after the first loads are issued: rows {@code
+ * 0 … mr-1} then a zero row, each 8-element word repacked into the B fragments of both halves
+ * ({@link QmmMmaFragments#fragB}: one 16-byte shared load per word and lane). Chunk t's word j sits
+ * at 16-byte slot {@code (j + t/2) mod 4} of the chunk, rows start on 32 banks (g128: 8 banks
+ * apart) and the zero row 8 banks off, so the 32 lanes' loads of one word are free of bank
  * conflicts (derivation in {@link #slotOf}).
  *
- * <p>At the end each lane adds its columns of the same row (G = 4: and its neighbour's), the
- * warps' values meet in shared memory after the one barrier, and threads {@code < 16·mr} add them
- * and store.
+ * <p>At the end each lane adds its columns of the same row (G = 4: and its neighbour's), the warps'
+ * values meet in shared memory after the one barrier, and threads {@code < 16·mr} add them and
+ * store.
  *
  * <h2>Budget at n = 12288, k = 4096, 1 row, 4-bit g64 bf16 (H200, 132 SMs)</h2>
  *
  * <ul>
- *   <li>768 blocks of 4 warps (8 k-steps each), 5.8 per SM: one wave if 6 fit (≤ 80 registers,
- *       16 KiB of shared memory each).
- *   <li>Per warp and k-step (2048 codes): 2 16-byte loads, 8 scale/bias loads, 4 shared loads,
- *       16 mmas, ~56 shifts and lop3s, ~20 for the fold: ≈ 0.06 warp instructions per code, 3 M
- *       for the matrix (the CUDA-core kernels: 7.4–9 M).
- *   <li>In flight per SM: 23 warps × 32 lanes × depth 4 × 32 B = 94 KiB (the read floor wants
- *       ~30 KiB by Little's law at 3.5 TB/s).
+ *   <li>768 blocks of 4 warps (8 k-steps each), 5.8 per SM: one wave if 6 fit (≤ 80 registers, 16
+ *       KiB of shared memory each).
+ *   <li>Per warp and k-step (2048 codes): 2 16-byte loads, 8 scale/bias loads, 4 shared loads, 16
+ *       mmas, ~56 shifts and lop3s, ~20 for the fold: ≈ 0.06 warp instructions per code, 3 M for
+ *       the matrix (the CUDA-core kernels: 7.4–9 M).
+ *   <li>In flight per SM: 23 warps × 32 lanes × depth 4 × 32 B = 94 KiB (the read floor wants ~30
+ *       KiB by Little's law at 3.5 TB/s).
  *   <li>x: 768 × 8 KiB of L2 reads at 1 row.
  * </ul>
  */
@@ -124,67 +124,40 @@ public final class QmvMmaKernel {
     int s0 = warp * steps;
     int wA = fA * wpr + 16 * s0 + 4 * t; // the lane's chunk of row A at the warp's first step
     int wB = fB * wpr + 16 * s0 + 4 * t;
-    int lg0 = (2 * t) % gpc; // local group of the lane's first C column
-    int gA = fA * groups + gpc * s0 + lg0;
-    int gB = fB * groups + gpc * s0 + lg0;
+    int pps = Math.max(1, gpc / 2); // scale pairs per k-step
+    int srs = scaleRowStride(kk, groupSize);
+    int[] sg = ctx.allocateIntLocalArray(8 * srs * 4);
     float offset = QmmMmaFragments.affineOffset(4, dtype);
 
-    // Slots 0..depth-1: the first k-steps' words, scales and biases, before anything waits.
+    // Slots 0..depth-1: the first k-steps' words, before anything waits.
     int last = steps - 1;
     Int4 zi = new Int4(0, 0, 0, 0);
     Int4 a0 = Vec.ldg4(wq, wA);
     Int4 b0 = Vec.ldg4(wq, wB);
-    int sa0 = pair(scales, gA, gpc);
-    int sb0 = pair(scales, gB, gpc);
-    int ha0 = pair(biases, gA, gpc);
-    int hb0 = pair(biases, gB, gpc);
     Int4 a1 = zi;
     Int4 b1 = zi;
     Int4 a2 = zi;
     Int4 b2 = zi;
     Int4 a3 = zi;
     Int4 b3 = zi;
-    int sa1 = 0;
-    int sb1 = 0;
-    int ha1 = 0;
-    int hb1 = 0;
-    int sa2 = 0;
-    int sb2 = 0;
-    int ha2 = 0;
-    int hb2 = 0;
-    int sa3 = 0;
-    int sb3 = 0;
-    int ha3 = 0;
-    int hb3 = 0;
     if (depth > 1) {
       int q = Math.min(1, last);
       a1 = Vec.ldg4(wq, wA + 16 * q);
       b1 = Vec.ldg4(wq, wB + 16 * q);
-      sa1 = pair(scales, gA + gpc * q, gpc);
-      sb1 = pair(scales, gB + gpc * q, gpc);
-      ha1 = pair(biases, gA + gpc * q, gpc);
-      hb1 = pair(biases, gB + gpc * q, gpc);
     }
     if (depth > 2) {
       int q = Math.min(2, last);
       a2 = Vec.ldg4(wq, wA + 16 * q);
       b2 = Vec.ldg4(wq, wB + 16 * q);
-      sa2 = pair(scales, gA + gpc * q, gpc);
-      sb2 = pair(scales, gB + gpc * q, gpc);
-      ha2 = pair(biases, gA + gpc * q, gpc);
-      hb2 = pair(biases, gB + gpc * q, gpc);
     }
     if (depth > 3) {
       int q = Math.min(3, last);
       a3 = Vec.ldg4(wq, wA + 16 * q);
       b3 = Vec.ldg4(wq, wB + 16 * q);
-      sa3 = pair(scales, gA + gpc * q, gpc);
-      sb3 = pair(scales, gB + gpc * q, gpc);
-      ha3 = pair(biases, gA + gpc * q, gpc);
-      hb3 = pair(biases, gB + gpc * q, gpc);
     }
 
     stageX(ctx, x, xs, rows, ctx.groupIdy * mr, kk, rs, zb, mr, warps);
+    stageScales(ctx, scales, biases, sg, n, tile, kk, groupSize, srs, warps);
     ctx.localBarrier();
 
     // The lane's x: row g/G where chunk t lies in local group g%G, else the zero row.
@@ -195,50 +168,92 @@ public final class QmvMmaKernel {
     int xo1 = xo + slotOf(1, th);
     int xo2 = xo + slotOf(2, th);
     int xo3 = xo + slotOf(3, th);
+    // The lane's scale entry: row pair g, its columns' pair (t&1 where a k-step has 4 groups).
+    int so = 4 * (g * srs + pps * s0 + (gpc == 4 ? t & 1 : 0));
 
     Float4 acc = new Float4(0f, 0f, 0f, 0f);
     for (int i = 0; i < steps; i += depth) {
       int o = 64 * i;
-      acc = step(ctx, xs, xo0 + o, xo1 + o, xo2 + o, xo3 + o, a0, b0, sa0, sb0, ha0, hb0, acc, gpc, dtype, offset);
+      acc =
+          step(
+              ctx,
+              xs,
+              xo0 + o,
+              xo1 + o,
+              xo2 + o,
+              xo3 + o,
+              a0,
+              b0,
+              Vec.load4(sg, so + 4 * pps * i),
+              acc,
+              gpc,
+              dtype,
+              offset);
       int q = Math.min(i + depth, last);
       a0 = Vec.ldg4(wq, wA + 16 * q);
       b0 = Vec.ldg4(wq, wB + 16 * q);
-      sa0 = pair(scales, gA + gpc * q, gpc);
-      sb0 = pair(scales, gB + gpc * q, gpc);
-      ha0 = pair(biases, gA + gpc * q, gpc);
-      hb0 = pair(biases, gB + gpc * q, gpc);
       if (depth > 1 && i + 1 < steps) {
         o += 64;
-        acc = step(ctx, xs, xo0 + o, xo1 + o, xo2 + o, xo3 + o, a1, b1, sa1, sb1, ha1, hb1, acc, gpc, dtype, offset);
+        acc =
+            step(
+                ctx,
+                xs,
+                xo0 + o,
+                xo1 + o,
+                xo2 + o,
+                xo3 + o,
+                a1,
+                b1,
+                Vec.load4(sg, so + 4 * pps * (i + 1)),
+                acc,
+                gpc,
+                dtype,
+                offset);
         q = Math.min(i + 1 + depth, last);
         a1 = Vec.ldg4(wq, wA + 16 * q);
         b1 = Vec.ldg4(wq, wB + 16 * q);
-        sa1 = pair(scales, gA + gpc * q, gpc);
-        sb1 = pair(scales, gB + gpc * q, gpc);
-        ha1 = pair(biases, gA + gpc * q, gpc);
-        hb1 = pair(biases, gB + gpc * q, gpc);
       }
       if (depth > 2 && i + 2 < steps) {
         o += 64;
-        acc = step(ctx, xs, xo0 + o, xo1 + o, xo2 + o, xo3 + o, a2, b2, sa2, sb2, ha2, hb2, acc, gpc, dtype, offset);
+        acc =
+            step(
+                ctx,
+                xs,
+                xo0 + o,
+                xo1 + o,
+                xo2 + o,
+                xo3 + o,
+                a2,
+                b2,
+                Vec.load4(sg, so + 4 * pps * (i + 2)),
+                acc,
+                gpc,
+                dtype,
+                offset);
         q = Math.min(i + 2 + depth, last);
         a2 = Vec.ldg4(wq, wA + 16 * q);
         b2 = Vec.ldg4(wq, wB + 16 * q);
-        sa2 = pair(scales, gA + gpc * q, gpc);
-        sb2 = pair(scales, gB + gpc * q, gpc);
-        ha2 = pair(biases, gA + gpc * q, gpc);
-        hb2 = pair(biases, gB + gpc * q, gpc);
       }
       if (depth > 3 && i + 3 < steps) {
         o += 64;
-        acc = step(ctx, xs, xo0 + o, xo1 + o, xo2 + o, xo3 + o, a3, b3, sa3, sb3, ha3, hb3, acc, gpc, dtype, offset);
+        acc =
+            step(
+                ctx,
+                xs,
+                xo0 + o,
+                xo1 + o,
+                xo2 + o,
+                xo3 + o,
+                a3,
+                b3,
+                Vec.load4(sg, so + 4 * pps * (i + 3)),
+                acc,
+                gpc,
+                dtype,
+                offset);
         q = Math.min(i + 3 + depth, last);
         a3 = Vec.ldg4(wq, wA + 16 * q);
         b3 = Vec.ldg4(wq, wB + 16 * q);
-        sa3 = pair(scales, gA + gpc * q, gpc);
-        sb3 = pair(scales, gB + gpc * q, gpc);
-        ha3 = pair(biases, gA + gpc * q, gpc);
-        hb3 = pair(biases, gB + gpc * q, gpc);
       }
     }
 
@@ -247,8 +262,8 @@ public final class QmvMmaKernel {
 
   /**
    * One k-step: the 8 mmas of the lane's two rows (word j, half h) and the 8 of the all-ones A (x
-   * sums per column), then {@code acc += s·D + (b − offset·s)·X} for columns 2t (x, z) and 2t+1
-   * (y, w) of rows g (x, y) and g+8 (z, w). {@code sa}/{@code sb} (scales), {@code ha}/{@code hb}
+   * sums per column), then {@code acc += s·D + (b − offset·s)·X} for columns 2t (x, z) and 2t+1 (y,
+   * w) of rows g (x, y) and g+8 (z, w). {@code sa}/{@code sb} (scales), {@code ha}/{@code hb}
    * (biases): the halves of the two columns' groups, lo first.
    */
   static Float4 step(
@@ -260,10 +275,7 @@ public final class QmvMmaKernel {
       int x3,
       Int4 a,
       Int4 b,
-      int sa,
-      int sb,
-      int ha,
-      int hb,
+      Int4 sh, // scale and bias halves of rows g (x, y) and g+8 (z, w), lo first
       Float4 acc,
       int gpc,
       int dtype,
@@ -283,6 +295,10 @@ public final class QmvMmaKernel {
       e = QmmMmaKernel.mma(ctx, ones, p0, e, dtype);
       e = QmmMmaKernel.mma(ctx, ones, p1, e, dtype);
     }
+    int sa = sh.x();
+    int ha = sh.y();
+    int sb = sh.z();
+    int hb = sh.w();
     float s0 = QuantMath.halfLo(sa, dtype);
     float s1 = gpc == 1 ? s0 : QuantMath.halfHi(sa, dtype);
     float u0 = QuantMath.halfLo(sb, dtype);
@@ -312,18 +328,62 @@ public final class QmvMmaKernel {
   }
 
   /**
-   * Int offset of word j's 16-byte B fragments within a chunk whose lane has {@code th = t/2}.
-   * Bank units (4 ints, 8 per 32 banks) of word j for chunks t = 0..3: j, 4+j, j+1, 5+j (mod 4
-   * within each half): a quarter-warp's 4 chunks of one row hit 4 distinct units, the zero row's
-   * (8 ints = 2 units further) the other 4, and with one group per k-step the row pair of a
-   * quarter-warp, 8 ints apart ({@link #rowStride}), does the same.
+   * Int offset of word j's 16-byte B fragments within a chunk whose lane has {@code th = t/2}. Bank
+   * units (4 ints, 8 per 32 banks) of word j for chunks t = 0..3: j, 4+j, j+1, 5+j (mod 4 within
+   * each half): a quarter-warp's 4 chunks of one row hit 4 distinct units, the zero row's (8 ints =
+   * 2 units further) the other 4, and with one group per k-step the row pair of a quarter-warp, 8
+   * ints apart ({@link #rowStride}), does the same.
    */
   static int slotOf(int j, int th) {
     return ((j + th) & 3) << 2;
   }
 
-  /** Scale or bias halves of a lane's two columns' groups from {@code idx}: lo, hi (G ≥ 2). */
-  static int pair(short[] a, int idx, int gpc) {
+  /**
+   * 16-byte entries per row pair of the staged scales: one per scale pair (two groups; one group
+   * where a k-step has one), padded so that the 8 row pairs of a warp's load (and, with 4 groups
+   * per k-step, its 2 pairs) fall on distinct 16-byte bank groups.
+   */
+  static int scaleRowStride(int k, int groupSize) {
+    int pps = Math.max(1, STEP / groupSize / 2);
+    int entries = k / STEP * pps;
+    return (entries + 7) / 8 * 8 + pps;
+  }
+
+  /**
+   * The tile's scales and biases, once per block with 2-byte loads that neighbouring threads
+   * coalesce: entry (row pair r, pair P) = (scale pair, bias pair) of feature r, then of feature
+   * r+8 (rows past n clamp to n-1), a pair being groups 2P, 2P+1 (lo, hi) or group P alone.
+   */
+  static void stageScales(
+      KernelContext ctx,
+      short[] scales, // [n, k/groupSize] bf16/f16 bits
+      short[] biases, // [n, k/groupSize] bf16/f16 bits
+      int[] sg, // [8, srs, 4] staged (shared)
+      int n,
+      int tile,
+      int k,
+      int groupSize,
+      int srs,
+      int warps) {
+    int gpc = STEP / groupSize;
+    int groups = k / groupSize;
+    int np = k / STEP * Math.max(1, gpc / 2);
+    for (int e = ctx.localIdx; e < 8 * np; e += 32 * warps) {
+      int r = e / np;
+      int pi = e - r * np;
+      int a = Math.min(tile * 16 + r, n - 1) * groups + (gpc == 1 ? pi : 2 * pi);
+      int b = Math.min(tile * 16 + r + 8, n - 1) * groups + (gpc == 1 ? pi : 2 * pi);
+      Vec.store4(
+          sg,
+          4 * (r * srs + pi),
+          new Int4(
+              halves(scales, a, gpc), halves(biases, a, gpc),
+              halves(scales, b, gpc), halves(biases, b, gpc)));
+    }
+  }
+
+  /** Halves {@code idx} (lo) and {@code idx+1} (hi; none with one group per k-step) of a. */
+  static int halves(short[] a, int idx, int gpc) {
     int lo = Vec.ldg(a, idx) & 0xFFFF;
     if (gpc == 1) {
       return lo;
@@ -440,7 +500,9 @@ public final class QmvMmaKernel {
   /** Shared bytes of a block: staged x (mr rows and the zero row) and the reduction slab. */
   static int sharedBytes(int k, int groupSize, int mr, int warps) {
     int rs = rowStride(k, STEP / groupSize);
-    return (zeroBase(mr, rs) + k / 2) * 4 + warps * mr * 16 * 4;
+    return (zeroBase(mr, rs) + k / 2) * 4
+        + warps * mr * 16 * 4
+        + 8 * scaleRowStride(k, groupSize) * 16;
   }
 
   /** Rows per block of the default plan: as many as one pass serves and shared memory holds. */

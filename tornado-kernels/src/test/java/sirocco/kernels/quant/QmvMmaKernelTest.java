@@ -68,9 +68,9 @@ class QmvMmaKernelTest {
   }
 
   /**
-   * Every depth against step counts that it does not divide (the last block of slots partly
-   * empty, the refills clamped to the last step) and warps 1, 2, 8; k = 384 and 640 have 3 and 5
-   * k-steps (one warp).
+   * Every depth against step counts that it does not divide (the last block of slots partly empty,
+   * the refills clamped to the last step) and warps 1, 2, 8; k = 384 and 640 have 3 and 5 k-steps
+   * (one warp).
    */
   @Test
   void depthsAndStepCounts() {
@@ -106,7 +106,8 @@ class QmvMmaKernelTest {
     QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 1, 24, 384);
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> QmvMmaKernel.plan(s, 2, 4));
-    assertTrue(e.getMessage().startsWith("warps must be 1, 2, 4 or 8 and divide the 3"), e.getMessage());
+    assertTrue(
+        e.getMessage().startsWith("warps must be 1, 2, 4 or 8 and divide the 3"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> QmvMmaKernel.plan(s, 1, 5));
     assertTrue(e.getMessage().startsWith("depth must be 1..4"), e.getMessage());
   }
