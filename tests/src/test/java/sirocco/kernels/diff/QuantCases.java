@@ -423,7 +423,7 @@ final class QuantCases {
     QmmShape s = QmmShape.affine(4, g, sp.i("dtype"), rows, 100, k);
     Prepared.supported(QmvMmaKernel.supports(s));
     QmmData d = data(sp.rnd(), s);
-    LaunchPlan p = QmvMmaKernel.plan(s, warps, depth);
+    LaunchPlan p = QmvMmaKernel.plan(s, warps, depth, sp.i("early"));
     if (p.get("mr") != mr) {
       throw new IllegalStateException(
           "plan has mr=" + p.get("mr") + ", spec " + mr + ": " + p.describe());
@@ -431,7 +431,7 @@ final class QuantCases {
     return fromPlan(
         m,
         p,
-        "QmvMmaKernel.plan(s, " + warps + ", " + depth + ")",
+        "QmvMmaKernel.plan(s, " + warps + ", " + depth + ", " + sp.i("early") + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         d.wq(),

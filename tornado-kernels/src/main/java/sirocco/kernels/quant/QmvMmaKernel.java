@@ -74,6 +74,9 @@ public final class QmvMmaKernel {
   /** Codes per k-step: 4 lanes × 16 bytes of a row. */
   public static final int STEP = 128;
 
+  /** Whether the default plan stages x and the scales before requesting weights (1) or after. */
+  public static final int EARLY = 1;
+
   /** k-steps in flight per lane in the default plan. */
   public static final int DEPTH = 4;
 
@@ -82,12 +85,12 @@ public final class QmvMmaKernel {
 
   @Kernel(
       validateWith = {
-        "groupSize=64,dtype=0,mr=1,warps=4,steps=8,depth=4",
-        "groupSize=64,dtype=0,mr=4,warps=4,steps=8,depth=4",
-        "groupSize=64,dtype=1,mr=1,warps=4,steps=8,depth=4",
-        "groupSize=128,dtype=0,mr=8,warps=4,steps=8,depth=4",
-        "groupSize=32,dtype=0,mr=2,warps=4,steps=8,depth=4",
-        "groupSize=64,dtype=0,mr=1,warps=2,steps=16,depth=4"
+        "groupSize=64,dtype=0,mr=1,warps=4,steps=8,depth=4,early=1",
+        "groupSize=64,dtype=0,mr=4,warps=4,steps=8,depth=4,early=1",
+        "groupSize=64,dtype=1,mr=1,warps=4,steps=8,depth=4,early=1",
+        "groupSize=128,dtype=0,mr=8,warps=4,steps=8,depth=4,early=1",
+        "groupSize=32,dtype=0,mr=2,warps=4,steps=8,depth=4,early=1",
+        "groupSize=64,dtype=0,mr=1,warps=2,steps=16,depth=4,early=0"
       })
   public static void qmv(
       KernelContext ctx,
@@ -104,7 +107,8 @@ public final class QmvMmaKernel {
       @Specialize int mr,
       @Specialize int warps,
       @Specialize int steps,
-      @Specialize int depth) {
+      @Specialize int depth,
+      @Specialize int early) {
     int kk = STEP * warps * steps;
     int gpc = STEP / groupSize; // groups per k-step
     int rs = rowStride(kk, gpc);
@@ -129,9 +133,16 @@ public final class QmvMmaKernel {
     int[] sg = ctx.allocateIntLocalArray(8 * srs * 4);
     float offset = QmmMmaFragments.affineOffset(4, dtype);
 
-    // Slots 0..depth-1: the first k-steps' words, before anything waits.
     int last = steps - 1;
     Int4 zi = new Int4(0, 0, 0, 0);
+    if (early == 1) {
+      // x and the scales first: from an idle memory system they return in about one latency,
+      // where behind the weights' first k-steps they waited for half the matrix (run 35).
+      stageX(ctx, x, xs, rows, ctx.groupIdy * mr, kk, rs, zb, mr, warps);
+      stageScales(ctx, scales, biases, sg, n, tile, kk, groupSize, srs, warps);
+      ctx.localBarrier();
+    }
+    // Slots 0..depth-1: the first k-steps' words.
     Int4 a0 = Vec.ldg4(wq, wA);
     Int4 b0 = Vec.ldg4(wq, wB);
     Int4 a1 = zi;
@@ -155,10 +166,11 @@ public final class QmvMmaKernel {
       a3 = Vec.ldg4(wq, wA + 16 * q);
       b3 = Vec.ldg4(wq, wB + 16 * q);
     }
-
-    stageX(ctx, x, xs, rows, ctx.groupIdy * mr, kk, rs, zb, mr, warps);
-    stageScales(ctx, scales, biases, sg, n, tile, kk, groupSize, srs, warps);
-    ctx.localBarrier();
+    if (early == 0) {
+      stageX(ctx, x, xs, rows, ctx.groupIdy * mr, kk, rs, zb, mr, warps);
+      stageScales(ctx, scales, biases, sg, n, tile, kk, groupSize, srs, warps);
+      ctx.localBarrier();
+    }
 
     // The lane's x: row g/G where chunk t lies in local group g%G, else the zero row.
     boolean hasX = g < mr * gpc && g % gpc == (t * gpc) >> 2;
@@ -561,6 +573,17 @@ public final class QmvMmaKernel {
    * (1–4) k-steps in flight per lane, the rows per block of {@link #rowsPerPass}.
    */
   public static LaunchPlan plan(QmmShape s, int warps, int depth) {
+    return plan(s, warps, depth, EARLY);
+  }
+
+  /**
+   * {@link #plan(QmmShape, int, int)} with the staging order explicit: {@code early} 1 stages x and
+   * the scales before the first weights are requested, 0 after.
+   */
+  public static LaunchPlan plan(QmmShape s, int warps, int depth, int early) {
+    if (early != 0 && early != 1) {
+      throw new IllegalArgumentException("early must be 0 or 1, got " + early);
+    }
     int ks = s.k() / STEP;
     if (warps != 1 && warps != 2 && warps != 4 && warps != 8 || ks % warps != 0) {
       throw new IllegalArgumentException(
@@ -592,6 +615,8 @@ public final class QmvMmaKernel {
         "steps",
         steps,
         "depth",
-        Math.min(depth, steps));
+        Math.min(depth, steps),
+        "early",
+        early);
   }
 }

@@ -85,6 +85,12 @@ class QmvMmaKernelTest {
     QmmShape s = QmmShape.affine(4, 128, Quant.BF16, 8, 20, 2048);
     check(s, seed++, QmvMmaKernel.plan(s, 8, 2));
     check(s, seed++, QmvMmaKernel.plan(s, 2, 3));
+    // Staging after the first weight requests (the other order).
+    check(s, seed++, QmvMmaKernel.plan(s, 4, 4, 0));
+    check(
+        QmmShape.affine(4, 32, Quant.F16, 3, 24, 512),
+        seed++,
+        QmvMmaKernel.plan(QmmShape.affine(4, 32, Quant.F16, 3, 24, 512), 2, 2, 0));
   }
 
   /** n smaller than one tile, and a single feature. */
@@ -110,5 +116,7 @@ class QmvMmaKernelTest {
         e.getMessage().startsWith("warps must be 1, 2, 4 or 8 and divide the 3"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> QmvMmaKernel.plan(s, 1, 5));
     assertTrue(e.getMessage().startsWith("depth must be 1..4"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> QmvMmaKernel.plan(s, 1, 2, 2));
+    assertTrue(e.getMessage().startsWith("early must be 0 or 1"), e.getMessage());
   }
 }
