@@ -47,10 +47,9 @@ final class QmmRungs {
    * per SM}}, {@code qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
    * qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks (the whole grid), features per batch,
    * stages}}, {@code qmm-mma-async@KSxSTAGES} gives {@code {warps splitting k, stages}}, {@code
-   * qmv-mma@WARPSxDEPTH[xEARLY]} gives {@code {warps splitting k, k-steps in flight, staging
-   * first}}, {@code qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
-   * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
-   * per warp}}.
+   * qmv-mma@WARPS} gives {@code {warps splitting k}}, {@code qmv-rows@RxF} gives {@code {rows of x
+   * per block, features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per
+   * block, 16-feature tiles, 8-row tiles per warp}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -69,7 +68,7 @@ final class QmmRungs {
                     : base.equals(QmmOp.QMV_ASYNC)
                         ? parts.length == 3
                         : base.equals(QmmOp.QMV_MMA)
-                            ? parts.length == 2 || parts.length == 3
+                            ? parts.length == 1
                             : base.equals(QmmOp.QMM_MMA_ASYNC)
                                 ? parts.length == 2
                                 : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
@@ -101,8 +100,7 @@ final class QmmRungs {
       return QmmTiledKernel.plan(s, t[0], t[1], t[2], t[3]); // checks the tiling, names the bad one
     }
     if (base.equals(QmmOp.QMV_MMA)) {
-      // checks WARPS, DEPTH and EARLY
-      return QmvMmaKernel.plan(s, t[0], t[1], t.length > 2 ? t[2] : QmvMmaKernel.EARLY);
+      return QmvMmaKernel.plan(s, t[0]); // checks WARPS
     }
     if (base.equals(QmmOp.QMM_MMA_ASYNC)) {
       return QmmMmaAsyncKernel.plan(s, smCount, t[0], t[1]); // checks KS and STAGES

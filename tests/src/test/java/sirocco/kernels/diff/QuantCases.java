@@ -413,7 +413,6 @@ final class QuantCases {
 
   static Prepared qmvMma(Method m, Spec sp) {
     int warps = sp.i("warps");
-    int depth = sp.i("depth");
     int mr = sp.i("mr");
     int g = sp.i("groupSize");
     // k = warps x steps k-steps of 128; a full pass of rows gets one more row (a second, partial
@@ -423,7 +422,7 @@ final class QuantCases {
     QmmShape s = QmmShape.affine(4, g, sp.i("dtype"), rows, 100, k);
     Prepared.supported(QmvMmaKernel.supports(s));
     QmmData d = data(sp.rnd(), s);
-    LaunchPlan p = QmvMmaKernel.plan(s, warps, depth, sp.i("early"));
+    LaunchPlan p = QmvMmaKernel.plan(s, warps);
     if (p.get("mr") != mr) {
       throw new IllegalStateException(
           "plan has mr=" + p.get("mr") + ", spec " + mr + ": " + p.describe());
@@ -431,7 +430,7 @@ final class QuantCases {
     return fromPlan(
         m,
         p,
-        "QmvMmaKernel.plan(s, " + warps + ", " + depth + ", " + sp.i("early") + ")",
+        "QmvMmaKernel.plan(s, " + warps + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         d.wq(),

@@ -74,23 +74,17 @@ public final class QmvMmaKernel {
   /** Codes per k-step: 4 lanes × 16 bytes of a row. */
   public static final int STEP = 128;
 
-  /** Whether the default plan stages x and the scales before requesting weights (1) or after. */
-  public static final int EARLY = 1;
-
-  /** k-steps in flight per lane in the default plan. */
-  public static final int DEPTH = 4;
-
   /** Most shared memory a plan may take (every sm_80+ part has at least 99 KiB per block). */
   static final int MAX_SHARED = 96 * 1024;
 
   @Kernel(
       validateWith = {
-        "groupSize=64,dtype=0,mr=1,warps=4,steps=8,depth=4,early=1",
-        "groupSize=64,dtype=0,mr=4,warps=4,steps=8,depth=4,early=1",
-        "groupSize=64,dtype=1,mr=1,warps=4,steps=8,depth=4,early=1",
-        "groupSize=128,dtype=0,mr=8,warps=4,steps=8,depth=4,early=1",
-        "groupSize=32,dtype=0,mr=2,warps=4,steps=8,depth=4,early=1",
-        "groupSize=64,dtype=0,mr=1,warps=2,steps=16,depth=4,early=0"
+        "groupSize=64,dtype=0,mr=1,warps=4,steps=8",
+        "groupSize=64,dtype=0,mr=4,warps=4,steps=8",
+        "groupSize=64,dtype=1,mr=1,warps=4,steps=8",
+        "groupSize=128,dtype=0,mr=6,warps=4,steps=8",
+        "groupSize=32,dtype=0,mr=2,warps=4,steps=8",
+        "groupSize=64,dtype=0,mr=1,warps=2,steps=16"
       })
   public static void qmv(
       KernelContext ctx,
@@ -106,72 +100,35 @@ public final class QmvMmaKernel {
       @Specialize int dtype,
       @Specialize int mr,
       @Specialize int warps,
-      @Specialize int steps,
-      @Specialize int depth,
-      @Specialize int early) {
+      @Specialize int steps) {
     int kk = STEP * warps * steps;
     int gpc = STEP / groupSize; // groups per k-step
+    int wpr = kk / 8; // words per weight row
+    int groups = kk / groupSize;
     int rs = rowStride(kk, gpc);
     int zb = zeroBase(mr, rs);
+    int ss = scaleStride(groups);
+    int[] wt = ctx.allocateIntLocalArray(16 * wpr);
+    short[] st = ctx.allocateShortLocalArray(2 * 16 * ss);
     int[] xs = ctx.allocateIntLocalArray(zb + kk / 2);
     float[] red = ctx.allocateFloatLocalArray(warps * mr * 16);
+    int tile = ctx.groupIdx;
+
+    // The tile's 16 weight rows (contiguous in memory), scales and biases: asynchronous 16-byte
+    // copies at constant offsets from one base per thread, all issued before anything waits.
+    copyTile(ctx, wq, wt, scales, biases, st, n, tile, wpr, groups, ss, warps);
+    Vec.commitAsync();
+    stageX(ctx, x, xs, rows, ctx.groupIdy * mr, kk, rs, zb, mr, warps);
+    Vec.waitAsync(0);
+    ctx.localBarrier();
+
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
-    int warp = ctx.warpId();
-    int tid = ctx.localIdx;
-    int wpr = kk / 8;
-    int groups = kk / groupSize;
-    int tile = ctx.groupIdx;
-    int fA = Math.min(tile * 16 + g, n - 1);
-    int fB = Math.min(tile * 16 + g + 8, n - 1);
-    int s0 = warp * steps;
-    int wA = fA * wpr + 16 * s0 + 4 * t; // the lane's chunk of row A at the warp's first step
-    int wB = fB * wpr + 16 * s0 + 4 * t;
-    int pps = Math.max(1, gpc / 2); // scale pairs per k-step
-    int srs = scaleRowStride(kk, groupSize);
-    int[] sg = ctx.allocateIntLocalArray(8 * srs * 4);
-    float offset = QmmMmaFragments.affineOffset(4, dtype);
-
-    int last = steps - 1;
-    Int4 zi = new Int4(0, 0, 0, 0);
-    if (early == 1) {
-      // x and the scales first: from an idle memory system they return in about one latency,
-      // where behind the weights' first k-steps they waited for half the matrix (run 35).
-      stageX(ctx, x, xs, rows, ctx.groupIdy * mr, kk, rs, zb, mr, warps);
-      stageScales(ctx, scales, biases, sg, n, tile, kk, groupSize, srs, warps);
-      ctx.localBarrier();
-    }
-    // Slots 0..depth-1: the first k-steps' words.
-    Int4 a0 = Vec.ldg4(wq, wA);
-    Int4 b0 = Vec.ldg4(wq, wB);
-    Int4 a1 = zi;
-    Int4 b1 = zi;
-    Int4 a2 = zi;
-    Int4 b2 = zi;
-    Int4 a3 = zi;
-    Int4 b3 = zi;
-    if (depth > 1) {
-      int q = Math.min(1, last);
-      a1 = Vec.ldg4(wq, wA + 16 * q);
-      b1 = Vec.ldg4(wq, wB + 16 * q);
-    }
-    if (depth > 2) {
-      int q = Math.min(2, last);
-      a2 = Vec.ldg4(wq, wA + 16 * q);
-      b2 = Vec.ldg4(wq, wB + 16 * q);
-    }
-    if (depth > 3) {
-      int q = Math.min(3, last);
-      a3 = Vec.ldg4(wq, wA + 16 * q);
-      b3 = Vec.ldg4(wq, wB + 16 * q);
-    }
-    if (early == 0) {
-      stageX(ctx, x, xs, rows, ctx.groupIdy * mr, kk, rs, zb, mr, warps);
-      stageScales(ctx, scales, biases, sg, n, tile, kk, groupSize, srs, warps);
-      ctx.localBarrier();
-    }
-
+    int s0 = ctx.warpId() * steps;
+    int gb = g & 1;
+    int wa = g * wpr + 4 * t; // + 16·(S ^ gb): the lane's piece of row g at k-step S
+    int wb = wa + 8 * wpr;
     // The lane's x: row g/G where chunk t lies in local group g%G, else the zero row.
     boolean hasX = g < mr * gpc && g % gpc == (t * gpc) >> 2;
     int xo = (hasX ? (g / gpc) * rs : zb) + 16 * t + 64 * s0;
@@ -180,12 +137,23 @@ public final class QmvMmaKernel {
     int xo1 = xo + slotOf(1, th);
     int xo2 = xo + slotOf(2, th);
     int xo3 = xo + slotOf(3, th);
-    // The lane's scale entry: row pair g, its columns' pair (t&1 where a k-step has 4 groups).
-    int so = 4 * (g * srs + pps * s0 + (gpc == 4 ? t & 1 : 0));
+    // The lane's scales: rows g and g+8, its columns' groups (local 2t % G and the next).
+    int sa = g * ss + gpc * s0 + (2 * t) % gpc;
+    int sb = sa + 8 * ss;
+    int bo = 16 * ss; // biases follow the scales
+    float offset = QmmMmaFragments.affineOffset(4, dtype);
 
     Float4 acc = new Float4(0f, 0f, 0f, 0f);
-    for (int i = 0; i < steps; i += depth) {
+    for (int i = 0; i < steps; i++) {
+      int pw = 16 * ((s0 + i) ^ gb);
       int o = 64 * i;
+      int c = gpc * i;
+      Int4 sh =
+          new Int4(
+              halves(st, sa + c, gpc),
+              halves(st, bo + sa + c, gpc),
+              halves(st, sb + c, gpc),
+              halves(st, bo + sb + c, gpc));
       acc =
           step(
               ctx,
@@ -194,89 +162,61 @@ public final class QmvMmaKernel {
               xo1 + o,
               xo2 + o,
               xo3 + o,
-              a0,
-              b0,
-              Vec.load4(sg, so + 4 * pps * i),
+              Vec.load4(wt, wa + pw),
+              Vec.load4(wt, wb + pw),
+              sh,
               acc,
               gpc,
               dtype,
               offset);
-      int q = Math.min(i + depth, last);
-      a0 = Vec.ldg4(wq, wA + 16 * q);
-      b0 = Vec.ldg4(wq, wB + 16 * q);
-      if (depth > 1 && i + 1 < steps) {
-        o += 64;
-        acc =
-            step(
-                ctx,
-                xs,
-                xo0 + o,
-                xo1 + o,
-                xo2 + o,
-                xo3 + o,
-                a1,
-                b1,
-                Vec.load4(sg, so + 4 * pps * (i + 1)),
-                acc,
-                gpc,
-                dtype,
-                offset);
-        q = Math.min(i + 1 + depth, last);
-        a1 = Vec.ldg4(wq, wA + 16 * q);
-        b1 = Vec.ldg4(wq, wB + 16 * q);
-      }
-      if (depth > 2 && i + 2 < steps) {
-        o += 64;
-        acc =
-            step(
-                ctx,
-                xs,
-                xo0 + o,
-                xo1 + o,
-                xo2 + o,
-                xo3 + o,
-                a2,
-                b2,
-                Vec.load4(sg, so + 4 * pps * (i + 2)),
-                acc,
-                gpc,
-                dtype,
-                offset);
-        q = Math.min(i + 2 + depth, last);
-        a2 = Vec.ldg4(wq, wA + 16 * q);
-        b2 = Vec.ldg4(wq, wB + 16 * q);
-      }
-      if (depth > 3 && i + 3 < steps) {
-        o += 64;
-        acc =
-            step(
-                ctx,
-                xs,
-                xo0 + o,
-                xo1 + o,
-                xo2 + o,
-                xo3 + o,
-                a3,
-                b3,
-                Vec.load4(sg, so + 4 * pps * (i + 3)),
-                acc,
-                gpc,
-                dtype,
-                offset);
-        q = Math.min(i + 3 + depth, last);
-        a3 = Vec.ldg4(wq, wA + 16 * q);
-        b3 = Vec.ldg4(wq, wB + 16 * q);
-      }
     }
 
     storeTile(ctx, red, out, acc, rows, n, tile, mr, warps, gpc, dtype);
   }
 
   /**
+   * Asynchronous copies of the tile's 16 weight rows into {@code wt} (16-byte piece p of row r at
+   * piece {@code p ^ 4·(r&1)}: see {@link #slotOf} for why the swizzle) and of its scales and
+   * biases into {@code st} (rows of {@code ss} halves); rows past n copy row n-1.
+   */
+  static void copyTile(
+      KernelContext ctx,
+      int[] wq, // [n, k/8] packed u32
+      int[] wt, // [16, k/8] staged (shared)
+      short[] scales, // [n, groups]
+      short[] biases, // [n, groups]
+      short[] st, // [2, 16, ss] staged (shared)
+      int n,
+      int tile,
+      int wpr,
+      int groups,
+      int ss,
+      int warps) {
+    int tid = ctx.localIdx;
+    int ppr = wpr / 4; // 16-byte pieces per row
+    for (int e = tid; e < 16 * ppr; e += 32 * warps) {
+      int r = e / ppr;
+      int p = e - r * ppr;
+      int f = Math.min(tile * 16 + r, n - 1);
+      Vec.copyAsync(wt, r * wpr + 4 * (p ^ ((r & 1) << 2)), wq, f * wpr + 4 * p, 16);
+    }
+    int spr = groups / 8; // 16-byte pieces per row of scales
+    for (int e = tid; e < 32 * spr; e += 32 * warps) {
+      int r = e / spr; // 0..31: scales of rows 0..15, then biases
+      int p = e - r * spr;
+      int f = Math.min(tile * 16 + (r & 15), n - 1);
+      if (r < 16) {
+        Vec.copyAsync(st, r * ss + 8 * p, scales, f * groups + 8 * p, 16);
+      } else {
+        Vec.copyAsync(st, r * ss + 8 * p, biases, f * groups + 8 * p, 16);
+      }
+    }
+  }
+
+  /**
    * One k-step: the 8 mmas of the lane's two rows (word j, half h) and the 8 of the all-ones A (x
    * sums per column), then {@code acc += s·D + (b − offset·s)·X} for columns 2t (x, z) and 2t+1 (y,
-   * w) of rows g (x, y) and g+8 (z, w). {@code sa}/{@code sb} (scales), {@code ha}/{@code hb}
-   * (biases): the halves of the two columns' groups, lo first.
+   * w) of rows g (x, y) and g+8 (z, w).
    */
   static Float4 step(
       KernelContext ctx,
@@ -351,56 +291,20 @@ public final class QmvMmaKernel {
   }
 
   /**
-   * 16-byte entries per row pair of the staged scales: one per scale pair (two groups; one group
-   * where a k-step has one), padded so that the 8 row pairs of a warp's load (and, with 4 groups
-   * per k-step, its 2 pairs) fall on distinct 16-byte bank groups.
+   * Halves per staged row of scales: the row's groups (a multiple of 8) and 8 more, so that the
+   * rows of a warp's 8 row pairs start 4 banks apart.
    */
-  static int scaleRowStride(int k, int groupSize) {
-    int pps = Math.max(1, STEP / groupSize / 2);
-    int entries = k / STEP * pps;
-    return (entries + 7) / 8 * 8 + pps;
+  static int scaleStride(int groups) {
+    return groups + 8;
   }
 
-  /**
-   * The tile's scales and biases, once per block with 2-byte loads that neighbouring threads
-   * coalesce: entry (row pair r, pair P) = (scale pair, bias pair) of feature r, then of feature
-   * r+8 (rows past n clamp to n-1), a pair being groups 2P, 2P+1 (lo, hi) or group P alone.
-   */
-  static void stageScales(
-      KernelContext ctx,
-      short[] scales, // [n, k/groupSize] bf16/f16 bits
-      short[] biases, // [n, k/groupSize] bf16/f16 bits
-      int[] sg, // [8, srs, 4] staged (shared)
-      int n,
-      int tile,
-      int k,
-      int groupSize,
-      int srs,
-      int warps) {
-    int gpc = STEP / groupSize;
-    int groups = k / groupSize;
-    int np = k / STEP * Math.max(1, gpc / 2);
-    for (int e = ctx.localIdx; e < 8 * np; e += 32 * warps) {
-      int r = e / np;
-      int pi = e - r * np;
-      int a = Math.min(tile * 16 + r, n - 1) * groups + (gpc == 1 ? pi : 2 * pi);
-      int b = Math.min(tile * 16 + r + 8, n - 1) * groups + (gpc == 1 ? pi : 2 * pi);
-      Vec.store4(
-          sg,
-          4 * (r * srs + pi),
-          new Int4(
-              halves(scales, a, gpc), halves(biases, a, gpc),
-              halves(scales, b, gpc), halves(biases, b, gpc)));
-    }
-  }
-
-  /** Halves {@code idx} (lo) and {@code idx+1} (hi; none with one group per k-step) of a. */
-  static int halves(short[] a, int idx, int gpc) {
-    int lo = Vec.ldg(a, idx) & 0xFFFF;
+  /** Staged halves {@code idx} (lo) and {@code idx+1} (hi; none with one group per k-step). */
+  static int halves(short[] st, int idx, int gpc) {
+    int lo = st[idx] & 0xFFFF;
     if (gpc == 1) {
       return lo;
     }
-    return lo | (Vec.ldg(a, idx + 1) << 16);
+    return lo | (st[idx + 1] << 16);
   }
 
   /**
@@ -509,12 +413,16 @@ public final class QmvMmaKernel {
     return 8 / (STEP / groupSize);
   }
 
-  /** Shared bytes of a block: staged x (mr rows and the zero row) and the reduction slab. */
+  /**
+   * Shared bytes of a block: the weight tile, its scales and biases, staged x (mr rows and the zero
+   * row) and the reduction slab.
+   */
   static int sharedBytes(int k, int groupSize, int mr, int warps) {
     int rs = rowStride(k, STEP / groupSize);
-    return (zeroBase(mr, rs) + k / 2) * 4
-        + warps * mr * 16 * 4
-        + 8 * scaleRowStride(k, groupSize) * 16;
+    return 16 * k / 8 * 4
+        + 2 * 16 * scaleStride(k / groupSize) * 2
+        + (zeroBase(mr, rs) + k / 2) * 4
+        + warps * mr * 16 * 4;
   }
 
   /** Rows per block of the default plan: as many as one pass serves and shared memory holds. */
@@ -547,12 +455,17 @@ public final class QmvMmaKernel {
     if (s.dtype() == Quant.F32) {
       return "bf16/f16 activations only (tensor cores); f32 uses the vector path";
     }
-    if (s.k() % STEP != 0) {
-      return "k must be a multiple of " + STEP + " (4 lanes x 32 codes per k-step), got " + s.k();
+    if (s.k() % (2 * STEP) != 0 || (s.k() / s.groupSize()) % 8 != 0) {
+      return "k must be a multiple of 256 with a multiple of 8 groups (16-byte copies of a row's"
+          + " pieces and scales; the row swizzle pairs 8 pieces), got k="
+          + s.k()
+          + " ("
+          + s.k() / s.groupSize()
+          + " groups)";
     }
     int shared = sharedBytes(s.k(), s.groupSize(), 1, 4);
     if (shared > MAX_SHARED) {
-      return "k too large: one staged row of x and the zero row take "
+      return "k too large: the weight tile, one staged row of x and the zero row take "
           + shared
           + " B of shared memory, more than "
           + MAX_SHARED;
@@ -563,27 +476,16 @@ public final class QmvMmaKernel {
     return null;
   }
 
-  /** The default plan: {@link #defaultWarps} warps, {@link #DEPTH} k-steps in flight. */
+  /** The default plan: {@link #defaultWarps} warps. */
   public static LaunchPlan plan(QmmShape s) {
-    return plan(s, defaultWarps(s), DEPTH);
+    return plan(s, defaultWarps(s));
   }
 
   /**
-   * An explicit plan: {@code warps} (1, 2, 4, 8) warps splitting the k-steps evenly, {@code depth}
-   * (1–4) k-steps in flight per lane, the rows per block of {@link #rowsPerPass}.
+   * An explicit plan: {@code warps} (1, 2, 4, 8) warps splitting the k-steps evenly, the rows per
+   * block of {@link #rowsPerPass}, one block per 16-feature tile and row tile.
    */
-  public static LaunchPlan plan(QmmShape s, int warps, int depth) {
-    return plan(s, warps, depth, EARLY);
-  }
-
-  /**
-   * {@link #plan(QmmShape, int, int)} with the staging order explicit: {@code early} 1 stages x and
-   * the scales before the first weights are requested, 0 after.
-   */
-  public static LaunchPlan plan(QmmShape s, int warps, int depth, int early) {
-    if (early != 0 && early != 1) {
-      throw new IllegalArgumentException("early must be 0 or 1, got " + early);
-    }
+  public static LaunchPlan plan(QmmShape s, int warps) {
     int ks = s.k() / STEP;
     if (warps != 1 && warps != 2 && warps != 4 && warps != 8 || ks % warps != 0) {
       throw new IllegalArgumentException(
@@ -594,11 +496,7 @@ public final class QmvMmaKernel {
               + "; got warps="
               + warps);
     }
-    if (depth < 1 || depth > 4) {
-      throw new IllegalArgumentException("depth must be 1..4, got " + depth);
-    }
     int mr = rowsPerPass(s);
-    int steps = ks / warps;
     return LaunchPlan.of(
         "QmvMmaKernel.qmv",
         Dim3.of((s.n() + 15) / 16, (s.rows() + mr - 1) / mr),
@@ -613,10 +511,6 @@ public final class QmvMmaKernel {
         "warps",
         warps,
         "steps",
-        steps,
-        "depth",
-        Math.min(depth, steps),
-        "early",
-        early);
+        ks / warps);
   }
 }
