@@ -12,7 +12,6 @@ import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
-import sirocco.kernels.quant.QmvMmaKernel;
 
 /**
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
@@ -47,9 +46,9 @@ final class QmmRungs {
    * per SM}}, {@code qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
    * qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks (the whole grid), features per batch,
    * stages}}, {@code qmm-mma-async@KSxSTAGES} gives {@code {warps splitting k, stages}}, {@code
-   * qmv-mma@WARPS} gives {@code {warps splitting k}}, {@code qmv-rows@RxF} gives {@code {rows of x
-   * per block, features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per
-   * block, 16-feature tiles, 8-row tiles per warp}}.
+   * qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
+   * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
+   * per warp}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -67,12 +66,10 @@ final class QmmRungs {
                     ? parts.length == 4
                     : base.equals(QmmOp.QMV_ASYNC)
                         ? parts.length == 3
-                        : base.equals(QmmOp.QMV_MMA)
-                            ? parts.length == 1
-                            : base.equals(QmmOp.QMM_MMA_ASYNC)
-                                ? parts.length == 2
-                                : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
-                                    && parts.length == 2;
+                        : base.equals(QmmOp.QMM_MMA_ASYNC)
+                            ? parts.length == 2
+                            : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
+                                && parts.length == 2;
     if (!ok) {
       return null;
     }
@@ -98,9 +95,6 @@ final class QmmRungs {
     }
     if (base.equals(QmmOp.QMM_TILED)) {
       return QmmTiledKernel.plan(s, t[0], t[1], t[2], t[3]); // checks the tiling, names the bad one
-    }
-    if (base.equals(QmmOp.QMV_MMA)) {
-      return QmvMmaKernel.plan(s, t[0]); // checks WARPS
     }
     if (base.equals(QmmOp.QMM_MMA_ASYNC)) {
       return QmmMmaAsyncKernel.plan(s, smCount, t[0], t[1]); // checks KS and STAGES

@@ -26,7 +26,6 @@ import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
-import sirocco.kernels.quant.QmvMmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.runtime.Device;
@@ -44,11 +43,6 @@ import sirocco.runtime.KernelLaunch;
  *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
  *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): off,
  *       measured slower than {@value #QMM_MMA} (run 22).
- *   <li>{@value #QMV_MMA}: {@link QmvMmaKernel} (tensor cores, one 16-feature tile per block, the
- *       block's warps splitting k with x in shared memory, several k-steps of weights in flight per
- *       lane, no barrier until the end) — transposed affine 4-bit, bf16/f16, k a multiple of 128;
- *       then the same policy, used only when it names this variant ({@code
- *       -Dsirocco.qmm.mmaVariant=qmv-mma}).
  *   <li>{@value #QMM_MMA_ASYNC}: {@link QmmMmaAsyncKernel} (the split-K tensor-core kernel with its
  *       weights streamed through a cp.async pipeline in shared memory) — the shapes {@value
  *       #QMM_MMA_SPLITK} takes with at least 2 groups per warp slice; then the same policy, used
@@ -102,7 +96,6 @@ public final class QmmOp {
 
   public static final String QMM_MMA_SPLITK = "qmm-mma-splitk";
   public static final String QMM_MMA_ASYNC = "qmm-mma-async";
-  public static final String QMV_MMA = "qmv-mma";
   public static final String QMM_TILED = "qmm-tiled";
   public static final String QMM_MMA = "qmm-mma";
   public static final String QMV_WARP = "qmv-warp";
@@ -123,13 +116,6 @@ public final class QmmOp {
                   s -> {
                     String why = QmmTiledKernel.supports(s);
                     return why != null ? why : QmmPolicy.tiledRejects(s);
-                  }),
-              new Ladder.Rung<>(
-                  QMV_MMA,
-                  s -> {
-                    String why = QmmPolicy.mmaVariantRejects(QMV_MMA, s);
-                    why = why != null ? why : QmvMmaKernel.supports(s);
-                    return why != null ? why : QmmPolicy.mmaRejects(s);
                   }),
               new Ladder.Rung<>(
                   QMM_MMA_ASYNC,
@@ -188,7 +174,6 @@ public final class QmmOp {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.supports(s);
       case QMM_MMA_ASYNC -> QmmMmaAsyncKernel.supports(s);
-      case QMV_MMA -> QmvMmaKernel.supports(s);
       case QMM_TILED -> QmmTiledKernel.supports(s);
       case QMM_MMA -> QmmMmaKernel.supports(s);
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
@@ -224,7 +209,6 @@ public final class QmmOp {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.plan(s, smCount);
       case QMM_MMA_ASYNC -> QmmMmaAsyncKernel.plan(s, smCount);
-      case QMV_MMA -> QmvMmaKernel.plan(s);
       case QMM_TILED -> QmmTiledKernel.plan(s);
       case QMM_MMA -> QmmMmaKernel.plan(s);
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
@@ -303,13 +287,7 @@ public final class QmmOp {
       case QMM_TILED ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
-      case QMV_WARP,
-          QMV_PERSISTENT,
-          QMV_SPLITK,
-          QMV_ASYNC,
-          QMM_MMA_SPLITK,
-          QMM_MMA_ASYNC,
-          QMV_MMA ->
+      case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMV_ASYNC, QMM_MMA_SPLITK, QMM_MMA_ASYNC ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV_ROWS ->
           QuantKernels.launch(

@@ -123,10 +123,7 @@ public final class QmmPolicy {
       return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
     }
     int max = Integer.getInteger(MMA_SPLITK_MAX_ROWS_PROPERTY, MMA_SPLITK_MAX_ROWS);
-    if ((rung.equals(QmmOp.QMM_MMA_SPLITK)
-            || rung.equals(QmmOp.QMM_MMA_ASYNC)
-            || rung.equals(QmmOp.QMV_MMA))
-        && s.rows() > max) {
+    if ((rung.equals(QmmOp.QMM_MMA_SPLITK) || rung.equals(QmmOp.QMM_MMA_ASYNC)) && s.rows() > max) {
       return "policy: more than "
           + max
           + " rows use "

@@ -22,7 +22,6 @@ import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmTiledKernel;
-import sirocco.kernels.quant.QmvMmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.kernels.util.StridedCopy;
@@ -57,7 +56,6 @@ final class QuantKernels {
           QmmMmaKernel.class,
           QmmMmaSplitKKernel.class,
           QmmMmaAsyncKernel.class,
-          QmvMmaKernel.class,
           QmmTiledKernel.class,
           QvmKernel.class,
           StridedCopy.class,

@@ -24,7 +24,6 @@ import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
-import sirocco.kernels.quant.QmvMmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 
@@ -399,38 +398,6 @@ final class QuantCases {
         m,
         p,
         "QmmMmaAsyncKernel.plan(s, 2, " + ks + ", " + stages + ")",
-        s,
-        List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
-        d.wq(),
-        d.scales(),
-        d.biases(),
-        d.x(),
-        d.out(),
-        s.rows(),
-        s.n(),
-        s.k());
-  }
-
-  static Prepared qmvMma(Method m, Spec sp) {
-    int warps = sp.i("warps");
-    int mr = sp.i("mr");
-    int g = sp.i("groupSize");
-    // k = warps x steps k-steps of 128; a full pass of rows gets one more row (a second, partial
-    // row tile); n = 100 is 6.25 tiles (the last clamps its rows and stores 4 features).
-    int k = 128 * warps * sp.i("steps");
-    int rows = mr == 8 / (128 / g) ? mr + 1 : mr;
-    QmmShape s = QmmShape.affine(4, g, sp.i("dtype"), rows, 100, k);
-    Prepared.supported(QmvMmaKernel.supports(s));
-    QmmData d = data(sp.rnd(), s);
-    LaunchPlan p = QmvMmaKernel.plan(s, warps);
-    if (p.get("mr") != mr) {
-      throw new IllegalStateException(
-          "plan has mr=" + p.get("mr") + ", spec " + mr + ": " + p.describe());
-    }
-    return fromPlan(
-        m,
-        p,
-        "QmvMmaKernel.plan(s, " + warps + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         d.wq(),

@@ -53,7 +53,6 @@ final class ShippedKernelCases {
     t.put("AffineQmvSplitKKernel.qmv", QuantCases::affineQmvSplitK);
     t.put("AffineQmvAsyncKernel.qmv", QuantCases::affineQmvAsync);
     t.put("QmmMmaAsyncKernel.qmm", QuantCases::qmmMmaAsync);
-    t.put("QmvMmaKernel.qmv", QuantCases::qmvMma);
     t.put("FpQmvKernel.qmv", QuantCases::fpQmv);
     t.put("FpQmvKernel.qmvF32", QuantCases::fpQmv);
     t.put("QvmKernel.qvm", QuantCases::qvm);
