@@ -18,6 +18,7 @@ import sirocco.kernels.attention.SdpaSplitK;
 import sirocco.kernels.attention.SdpaStrides;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorMma;
 import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.util.StridedCopy;
 import sirocco.runtime.Device;
@@ -102,12 +103,16 @@ final class SdpaLaunches {
    * The vector kernel's plan on a device with {@code sms} SMs of compute capability {@code arch}
    * ({@code 10 * major + minor}; the Java backend's 0 gets no occupancy hint): {@link
    * SdpaVector#planFor}, or {@link SdpaVector#plan(SdpaShape, int)} when {@link
-   * OccupancyHints#enabled()} is false.
+   * OccupancyHints#enabled()} is false; {@link SdpaVectorMma#plan} for the calls it takes when
+   * {@link #tensorCoreDecode()}.
    */
   static SdpaVectorPlans.Plan vectorPlan(
       SdpaShape shape, int sms, int arch, int dtype, int maskKind) {
     int n = Math.max(1, sms);
     int forced = forcedSplits();
+    if (tensorCoreDecode() && SdpaVectorMma.supports(shape, maskKind) == null) {
+      return SdpaVectorMma.plan(shape, n, forced);
+    }
     if (forced > 0) {
       SdpaVectorPlans.Plan base = SdpaVectorPlans.plan(shape, n);
       return SdpaVectorPlans.plan(shape, n, base.rows(), base.blocksPerSm(), forced);
@@ -124,6 +129,31 @@ final class SdpaLaunches {
    * no occupancy hint. Read at every call; the op never sets it.
    */
   static final String SPLITS_PROPERTY = "sirocco.sdpa.splits";
+
+  /**
+   * Whether the vector rung runs {@link SdpaVectorMma} (tensor cores) for the calls it takes (head
+   * dims 64 and 128, no mask or causal): {@code -Dsirocco.attention.vectorMma=true|false}, read at
+   * every call; default {@link #TENSOR_CORE_DECODE}.
+   */
+  static final String TENSOR_CORE_DECODE_PROPERTY = "sirocco.attention.vectorMma";
+
+  /** The default of {@link #TENSOR_CORE_DECODE_PROPERTY}. */
+  static final boolean TENSOR_CORE_DECODE = false;
+
+  /** {@link #TENSOR_CORE_DECODE_PROPERTY}'s value; anything but true/false is refused. */
+  static boolean tensorCoreDecode() {
+    String v = System.getProperty(TENSOR_CORE_DECODE_PROPERTY);
+    if (v == null || v.isBlank()) {
+      return TENSOR_CORE_DECODE;
+    }
+    return switch (v.strip()) {
+      case "true" -> true;
+      case "false" -> false;
+      default ->
+          throw new IllegalArgumentException(
+              "-D" + TENSOR_CORE_DECODE_PROPERTY + " must be true or false, got '" + v + "'");
+    };
+  }
 
   /** {@link #SPLITS_PROPERTY}'s value, 0 when unset. */
   static int forcedSplits() {
@@ -145,7 +175,7 @@ final class SdpaLaunches {
 
   /** The launch of {@link SdpaVector#decode} a plan describes, with the plan's occupancy hint. */
   static KernelLaunch decodeLaunch(SdpaVectorPlans.Plan p, Object[] args) {
-    return KernelLaunch.of(DECODE, p.grid(), p.block(), args)
+    return KernelLaunch.of(p.mma() ? DECODE_MMA : DECODE, p.grid(), p.block(), args)
         .withMinBlocksPerSm(p.minBlocksPerSm());
   }
 
@@ -420,6 +450,7 @@ final class SdpaLaunches {
   }
 
   private static final Method DECODE = kernel(SdpaVector.class, "decode");
+  private static final Method DECODE_MMA = kernel(SdpaVectorMma.class, "decode");
   private static final Method COMBINE = kernel(SdpaSplitK.class, "combine");
   private static final Method SCORES16 = kernel(SdpaUnfused.class, "scores16");
   private static final Method SCORES32 = kernel(SdpaUnfused.class, "scores32");

@@ -10,6 +10,7 @@ import sirocco.kernels.attention.SdpaSplitK;
 import sirocco.kernels.attention.SdpaStrides;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorMma;
 import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.diff.Prepared.Kind;
 import sirocco.kernels.diff.Prepared.Out;
@@ -245,6 +246,15 @@ final class AttentionCases {
   // ---- vector decode and split-K combine ----
 
   static Prepared decode(Method m, Spec sp) {
+    return decode(m, sp, false);
+  }
+
+  /** {@link SdpaVectorMma#decode}: the vector case's inputs under the tensor-core kernel's plan. */
+  static Prepared decodeMma(Method m, Spec sp) {
+    return decode(m, sp, true);
+  }
+
+  static Prepared decode(Method m, Spec sp, boolean mma) {
     int d = sp.i("headDim");
     int dtype = sp.i("dtype");
     int rows = sp.i("rows");
@@ -252,12 +262,13 @@ final class AttentionCases {
     boolean hasSinks = sp.b("hasSinks");
     boolean partial = sp.b("partial");
     boolean causal = maskKind == Sdpa.MASK_CAUSAL;
-    // The default plan puts a GQA group's gqa*Lq rows in one block when there are at most 4, so
-    // gqa*Lq = rows selects the variant; causal cases take Lq > 1 so the mask differs per query.
+    // The default plan puts a GQA group's gqa*Lq rows in one block when there are at most 4 (8 for
+    // the tensor-core kernel), so gqa*Lq = rows selects the variant; causal cases take Lq > 1 so
+    // the mask differs per query.
     int lq = causal ? (rows % 3 == 0 ? 3 : rows % 2 == 0 ? 2 : 1) : (rows == 4 ? 2 : 1);
     int gqa = rows / lq;
     // One key split needs Lkv <= the keys of one block iteration; 2.5 iterations give 3 splits.
-    int iter = SdpaVectorPlans.keysPerIteration(d);
+    int iter = mma ? SdpaVectorMma.ITER_KEYS : SdpaVectorPlans.keysPerIteration(d);
     int lkv = partial ? iter * 5 / 2 + 1 : iter - 3;
     int batch = partial ? 1 : 2;
     int hkv = 2;
@@ -272,8 +283,16 @@ final class AttentionCases {
     SdpaStrides vs = new SdpaStrides(16, cap * hkv * d, d, hkv * d, 1);
     int kvLen = 16 + batch * cap * hkv * d;
     Prepared.supported(SdpaVectorPlans.supports(s, dtype, ks, vs, maskKind));
+    if (mma) {
+      Prepared.supported(SdpaVectorMma.supports(s, maskKind));
+    }
     SdpaVectorPlans.Plan plan =
-        SdpaVectorPlans.planFor(s, sp.smCount(), sp.arch(), dtype, maskKind);
+        mma
+            ? SdpaVectorMma.plan(s, sp.smCount())
+            : SdpaVectorPlans.planFor(s, sp.smCount(), sp.arch(), dtype, maskKind);
+    if (plan.rows() != rows) {
+      throw new IllegalStateException("plan has rows=" + plan.rows() + ", spec " + rows);
+    }
     Object maskAdd = new float[1];
     Object maskBool = new byte[1];
     SdpaStrides ms = null;

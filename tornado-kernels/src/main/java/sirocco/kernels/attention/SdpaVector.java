@@ -1,8 +1,6 @@
 package sirocco.kernels.attention;
 
 import static sirocco.kernels.attention.SdpaVectorOps.chunkDots;
-import static sirocco.kernels.attention.SdpaVectorOps.finalKeep;
-import static sirocco.kernels.attention.SdpaVectorOps.finalScale;
 import static sirocco.kernels.attention.SdpaVectorOps.headOf;
 import static sirocco.kernels.attention.SdpaVectorOps.limitOf;
 import static sirocco.kernels.attention.SdpaVectorOps.loadQ4;
@@ -713,48 +711,9 @@ public final class SdpaVector {
     }
     ctx.localBarrier();
 
-    int chunks = headDim / 8;
-    for (int item = ctx.localIdx; item < rows * chunks; item += THREADS) {
-      int r = item / chunks;
-      int d = (item - r * chunks) * 8;
-      int rr = rowBase + r;
-      if (rr < groupRows) {
-        float mx = Sdpa.NEG_INF;
-        for (int s = 0; s < states; s++) {
-          mx = Math.max(mx, ml[(r * states + s) * 2]);
-        }
-        float sum = 0f;
-        Float4 oa = Sdpa.zero4();
-        Float4 ob = Sdpa.zero4();
-        if (mx != Sdpa.NEG_INF) {
-          for (int s = 0; s < states; s++) {
-            float f = Intrinsics.exp2(ml[(r * states + s) * 2] - mx);
-            sum = Math.fma(f, ml[(r * states + s) * 2 + 1], sum);
-            int at = (r * states + s) * headDim + d;
-            oa = Sdpa.fma4(f, Vec.load4(scratch, at), oa);
-            ob = Sdpa.fma4(f, Vec.load4(scratch, at + 4), ob);
-          }
-        }
-        int h = headOf(rr, hk, gqa, lq);
-        int outRow = (b * hq + h) * lq + (rr % lq);
-        if (partial) {
-          int at = outRow * splits + split;
-          Vec.store4(partO, at * headDim + d, oa);
-          Vec.store4(partO, at * headDim + d + 4, ob);
-          if (d == 0) {
-            partML[at * 2] = mx;
-            partML[at * 2 + 1] = sum;
-          }
-        } else {
-          float inv = finalScale(mx, sum, hasSinks ? sinks[h] : Sdpa.NEG_INF, hasSinks);
-          float keep = finalKeep(mx, hasSinks ? sinks[h] : Sdpa.NEG_INF, hasSinks);
-          Vec.store4(
-              out,
-              outRow * headDim + d,
-              Sdpa.pack8(Sdpa.scale4(oa, inv * keep), Sdpa.scale4(ob, inv * keep), dtype));
-        }
-      }
-    }
+    SdpaVectorOps.combineStates(
+        ctx, scratch, ml, out, partO, partML, sinks, states, THREADS, rowBase, groupRows, b, hk, hq,
+        gqa, lq, split, splits, headDim, dtype, rows, hasSinks, partial);
   }
 
   // ---- helpers (inlined by the compiler) ----

@@ -307,4 +307,80 @@ final class SdpaVectorOps {
     float mn = Math.max(mx, s2);
     return mn == Sdpa.NEG_INF ? 0f : Intrinsics.exp2(mx - mn);
   }
+
+  /**
+   * The end of a decode block: {@code states} online-softmax states per row (row r's state s: max
+   * and sum at {@code ml[(r * states + s) * 2]}, unnormalised output at {@code scratch[(r * states
+   * + s) * headDim]}) merged per row and either normalised (sinks included), rounded and stored as
+   * 16-byte rows of {@code out}, or stored as float32 partials for {@link SdpaSplitK#combine}. A
+   * row whose every key was masked has max −inf and yields 0. Call after a barrier that follows the
+   * states' stores; {@code threads} is the block size.
+   */
+  static void combineStates(
+      KernelContext ctx,
+      float[] scratch, // [rows, states, headDim] (shared)
+      float[] ml, // [rows, states, 2] (shared)
+      short[] out, // [B, Hq, Lq, D] bits
+      float[] partO, // [B*Hq*Lq, splits, D]
+      float[] partML, // [B*Hq*Lq, splits, 2]
+      float[] sinks, // [Hq]
+      int states,
+      int threads,
+      int rowBase,
+      int groupRows,
+      int b,
+      int hk,
+      int hq,
+      int gqa,
+      int lq,
+      int split,
+      int splits,
+      int headDim,
+      int dtype,
+      int rows,
+      boolean hasSinks,
+      boolean partial) {
+    int chunks = headDim / 8;
+    for (int item = ctx.localIdx; item < rows * chunks; item += threads) {
+      int r = item / chunks;
+      int d = (item - r * chunks) * 8;
+      int rr = rowBase + r;
+      if (rr < groupRows) {
+        float mx = Sdpa.NEG_INF;
+        for (int s = 0; s < states; s++) {
+          mx = Math.max(mx, ml[(r * states + s) * 2]);
+        }
+        float sum = 0f;
+        Float4 oa = Sdpa.zero4();
+        Float4 ob = Sdpa.zero4();
+        if (mx != Sdpa.NEG_INF) {
+          for (int s = 0; s < states; s++) {
+            float f = Intrinsics.exp2(ml[(r * states + s) * 2] - mx);
+            sum = Math.fma(f, ml[(r * states + s) * 2 + 1], sum);
+            int at = (r * states + s) * headDim + d;
+            oa = Sdpa.fma4(f, Vec.load4(scratch, at), oa);
+            ob = Sdpa.fma4(f, Vec.load4(scratch, at + 4), ob);
+          }
+        }
+        int h = headOf(rr, hk, gqa, lq);
+        int outRow = (b * hq + h) * lq + (rr % lq);
+        if (partial) {
+          int at = outRow * splits + split;
+          Vec.store4(partO, at * headDim + d, oa);
+          Vec.store4(partO, at * headDim + d + 4, ob);
+          if (d == 0) {
+            partML[at * 2] = mx;
+            partML[at * 2 + 1] = sum;
+          }
+        } else {
+          float inv = finalScale(mx, sum, hasSinks ? sinks[h] : Sdpa.NEG_INF, hasSinks);
+          float keep = finalKeep(mx, hasSinks ? sinks[h] : Sdpa.NEG_INF, hasSinks);
+          Vec.store4(
+              out,
+              outRow * headDim + d,
+              Sdpa.pack8(Sdpa.scale4(oa, inv * keep), Sdpa.scale4(ob, inv * keep), dtype));
+        }
+      }
+    }
+  }
 }

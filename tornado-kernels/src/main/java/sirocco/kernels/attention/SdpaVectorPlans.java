@@ -73,7 +73,32 @@ public final class SdpaVectorPlans {
       Dim3 block,
       int sharedBytes,
       int blocksPerSm,
-      int minBlocksPerSm) {
+      int minBlocksPerSm,
+      boolean mma) {
+    /** A plan of {@link SdpaVector#decode}. */
+    public Plan(
+        int rows,
+        int rowGroups,
+        int splits,
+        int splitKeys,
+        Dim3 grid,
+        Dim3 block,
+        int sharedBytes,
+        int blocksPerSm,
+        int minBlocksPerSm) {
+      this(
+          rows,
+          rowGroups,
+          splits,
+          splitKeys,
+          grid,
+          block,
+          sharedBytes,
+          blocksPerSm,
+          minBlocksPerSm,
+          false);
+    }
+
     /** True when the launch writes partials and needs {@link SdpaSplitK#combine}. */
     public boolean partial() {
       return splits > 1;
@@ -81,7 +106,16 @@ public final class SdpaVectorPlans {
 
     /** This plan with occupancy hint {@code n} (0: none); the grid is unchanged. */
     public Plan withMinBlocksPerSm(int n) {
-      return new Plan(rows, rowGroups, splits, splitKeys, grid, block, sharedBytes, blocksPerSm, n);
+      return new Plan(
+          rows, rowGroups, splits, splitKeys, grid, block, sharedBytes, blocksPerSm, n, mma);
+    }
+
+    /**
+     * The class whose {@code decode} the plan launches: {@link SdpaVectorMma} (tensor cores) or
+     * {@link SdpaVector}; both take {@link #decodeArgs}.
+     */
+    public Class<?> kernelClass() {
+      return mma ? SdpaVectorMma.class : SdpaVector.class;
     }
   }
 
@@ -214,9 +248,37 @@ public final class SdpaVectorPlans {
    */
   public static Plan plan(
       SdpaShape shape, int smCount, int rows, int blocksPerSm, int forceSplits) {
-    if (rows < 1 || rows > SdpaVector.MAX_ROWS) {
-      throw new IllegalArgumentException(
-          "rows must be 1.." + SdpaVector.MAX_ROWS + ", got " + rows);
+    return layout(
+        shape,
+        smCount,
+        rows,
+        blocksPerSm,
+        forceSplits,
+        SdpaVector.MAX_ROWS,
+        keysPerIteration(shape.headDim()),
+        SdpaVector.THREADS,
+        SdpaVector.SHARED_BYTES,
+        false);
+  }
+
+  /**
+   * The grid of a decode kernel: {@code rows} (1..{@code maxRows}) query rows per block, key splits
+   * of a multiple of {@code iterKeys} (the keys one block iteration covers) filling {@code smCount
+   * * blocksPerSm} blocks, or {@code forceSplits} of them; {@code mma} picks {@link SdpaVectorMma}.
+   */
+  static Plan layout(
+      SdpaShape shape,
+      int smCount,
+      int rows,
+      int blocksPerSm,
+      int forceSplits,
+      int maxRows,
+      int iterKeys,
+      int threads,
+      int sharedBytes,
+      boolean mma) {
+    if (rows < 1 || rows > maxRows) {
+      throw new IllegalArgumentException("rows must be 1.." + maxRows + ", got " + rows);
     }
     if (smCount < 1 || blocksPerSm < 1 || forceSplits < 0) {
       throw new IllegalArgumentException(
@@ -230,7 +292,6 @@ public final class SdpaVectorPlans {
     int lkv = Math.max(1, shape.kvLen());
     int groupRows = shape.gqa() * shape.qLen();
     int rowGroups = (groupRows + rows - 1) / rows;
-    int iterKeys = keysPerIteration(shape.headDim());
     long baseBlocks = (long) shape.batch() * shape.kvHeads() * rowGroups;
     int maxSplits = (lkv + iterKeys - 1) / iterKeys;
     int splits;
@@ -260,10 +321,11 @@ public final class SdpaVectorPlans {
         splits,
         splitKeys,
         grid,
-        Dim3.of(SdpaVector.THREADS),
-        SdpaVector.SHARED_BYTES,
+        Dim3.of(threads),
+        sharedBytes,
         blocksPerSm,
-        0);
+        0,
+        mma);
   }
 
   /**

@@ -459,7 +459,7 @@ final class AttnCase {
       partML = nanFloats((int) cp.partialMLFloats());
     }
     HostGridRunner.run(
-        kernel(SdpaVector.class, "decode"),
+        kernel(plan.kernelClass(), "decode"),
         plan.grid(),
         plan.block(),
         SdpaVectorPlans.decodeArgs(
