@@ -34,6 +34,7 @@ import sirocco.jit.Target;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorMma;
 import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.LaunchPlan;
@@ -83,6 +84,7 @@ class HintedVariantsPtxTest {
   }
 
   static final Method DECODE = kernel(SdpaVector.class, "decode");
+  static final Method DECODE_MMA = kernel(SdpaVectorMma.class, "decode");
   static final Method SPLITK = kernel(AffineQmvSplitKKernel.class, "qmv");
 
   static Map<String, Object> decodeSpecs(
@@ -132,6 +134,28 @@ class HintedVariantsPtxTest {
         }
       }
     }
+    for (int d : new int[] {64, 128}) {
+      for (int dtype : new int[] {Sdpa.BF16, Sdpa.F16}) {
+        for (int rows = 1; rows <= SdpaVectorMma.MAX_ROWS; rows++) {
+          int n = SdpaVectorMma.minBlocksPerSm(90, d, rows);
+          if (n == 0) {
+            continue;
+          }
+          for (int mask : new int[] {Sdpa.MASK_NONE, Sdpa.MASK_CAUSAL}) {
+            for (boolean partial : new boolean[] {false, true}) {
+              for (boolean sinks : partial ? new boolean[] {false} : new boolean[] {false, true}) {
+                out.add(
+                    new Variant(
+                        DECODE_MMA,
+                        decodeSpecs(d, dtype, rows, mask, sinks, partial),
+                        new LaunchBounds(SdpaVectorMma.THREADS, 1, 1, n),
+                        Target.sm90()));
+              }
+            }
+          }
+        }
+      }
+    }
     for (int bits : new int[] {4, 8}) {
       for (int g : new int[] {32, 64, 128}) {
         for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
@@ -160,7 +184,9 @@ class HintedVariantsPtxTest {
     List<Variant> all = hintedVariants();
     long decode = all.stream().filter(v -> v.kernel() == DECODE).count();
     long splitK = all.stream().filter(v -> v.kernel() == SPLITK).count();
+    long decodeMma = all.stream().filter(v -> v.kernel() == DECODE_MMA).count();
     assertEquals(35, decode, "decode variants with a hint (sm_90)");
+    assertEquals(24, decodeMma, "tensor-core decode variants with a hint (sm_90)");
     assertEquals(72, splitK, "split-K variants with a hint (sm_80 and sm_90)");
     // The decode hint is for sm_90 only (sm_80 spills at 128 registers).
     for (int arch : new int[] {80, 86, 89, 100, 120}) {
@@ -179,7 +205,12 @@ class HintedVariantsPtxTest {
     Set<String> tested = new LinkedHashSet<>();
     for (Variant v : hintedVariants()) {
       if (v.target().arch().equals("sm_90")) {
-        tested.add(v.kernel().getName() + v.specs() + " " + v.bounds());
+        tested.add(
+            v.kernel().getName()
+                + v.specs()
+                + " "
+                + v.bounds()
+                + (v.kernel() == DECODE_MMA ? " mma" : ""));
       }
     }
     Set<String> asked = new LinkedHashSet<>();
@@ -209,6 +240,27 @@ class HintedVariantsPtxTest {
                               + " "
                               + new LaunchBounds(128, 1, 1, p.minBlocksPerSm()));
                     }
+                  }
+                  if (SdpaVectorMma.supports(shape, mask) == null) {
+                    for (int sms : new int[] {132, 108, 16}) {
+                      SdpaVectorPlans.Plan p = SdpaVectorMma.plan(shape, sms, 0, 90);
+                      if (p.minBlocksPerSm() == 0) {
+                        continue;
+                      }
+                      assertTrue(
+                          p.splits() == 1 || p.grid().count() <= (long) sms * p.blocksPerSm(),
+                          "split-K in one wave: " + p);
+                      for (boolean sinks : new boolean[] {false, true}) {
+                        asked.add(
+                            "decode"
+                                + decodeSpecs(
+                                    d, dtype, p.rows(), mask, sinks && !p.partial(), p.partial())
+                                + " "
+                                + new LaunchBounds(128, 1, 1, p.minBlocksPerSm())
+                                + " mma");
+                      }
+                    }
+                    assertEquals(0, SdpaVectorMma.plan(shape, 132, 0, 80).minBlocksPerSm());
                   }
                   // Other architectures and the plan without one get no hint.
                   assertEquals(

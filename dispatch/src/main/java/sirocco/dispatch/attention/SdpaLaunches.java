@@ -104,14 +104,14 @@ final class SdpaLaunches {
    * ({@code 10 * major + minor}; the Java backend's 0 gets no occupancy hint): {@link
    * SdpaVector#planFor}, or {@link SdpaVector#plan(SdpaShape, int)} when {@link
    * OccupancyHints#enabled()} is false; {@link SdpaVectorMma#plan} for the calls it takes when
-   * {@link #tensorCoreDecode()}.
+   * {@link #tensorCoreDecode}.
    */
   static SdpaVectorPlans.Plan vectorPlan(
       SdpaShape shape, int sms, int arch, int dtype, int maskKind) {
     int n = Math.max(1, sms);
     int forced = forcedSplits();
-    if (tensorCoreDecode() && SdpaVectorMma.supports(shape, maskKind) == null) {
-      return SdpaVectorMma.plan(shape, n, forced);
+    if (tensorCoreDecode(shape) && SdpaVectorMma.supports(shape, maskKind) == null) {
+      return SdpaVectorMma.plan(shape, n, forced, OccupancyHints.enabled() ? arch : 0);
     }
     if (forced > 0) {
       SdpaVectorPlans.Plan base = SdpaVectorPlans.plan(shape, n);
@@ -132,19 +132,16 @@ final class SdpaLaunches {
 
   /**
    * Whether the vector rung runs {@link SdpaVectorMma} (tensor cores) for the calls it takes (head
-   * dims 64 and 128, no mask or causal): {@code -Dsirocco.attention.vectorMma=true|false}, read at
-   * every call; default {@link #TENSOR_CORE_DECODE}.
+   * dims 64 and 128, no mask or causal): {@code -Dsirocco.attention.vectorMma=true|false} forces it
+   * on or off for all of them (read at every call); unset, {@link #tensorCoreDecodePolicy}.
    */
   static final String TENSOR_CORE_DECODE_PROPERTY = "sirocco.attention.vectorMma";
 
-  /** The default of {@link #TENSOR_CORE_DECODE_PROPERTY}. */
-  static final boolean TENSOR_CORE_DECODE = false;
-
-  /** {@link #TENSOR_CORE_DECODE_PROPERTY}'s value; anything but true/false is refused. */
-  static boolean tensorCoreDecode() {
+  /** {@link #TENSOR_CORE_DECODE_PROPERTY}, else the policy; anything but true/false is refused. */
+  static boolean tensorCoreDecode(SdpaShape shape) {
     String v = System.getProperty(TENSOR_CORE_DECODE_PROPERTY);
     if (v == null || v.isBlank()) {
-      return TENSOR_CORE_DECODE;
+      return tensorCoreDecodePolicy(shape);
     }
     return switch (v.strip()) {
       case "true" -> true;
@@ -153,6 +150,16 @@ final class SdpaLaunches {
           throw new IllegalArgumentException(
               "-D" + TENSOR_CORE_DECODE_PROPERTY + " must be true or false, got '" + v + "'");
     };
+  }
+
+  /**
+   * The measured choice (bench/RESULTS.md run 38, B=1, Hq 32, Hkv 8, bf16, S 1024–32768): the
+   * tensor-core kernel for 2 and 3 queries per head (21–45% faster than {@link SdpaVector} at S ≥
+   * 8192, 3–9% at 1024) and for one query at D = 64 (2–11% faster); one query at D = 128 stays on
+   * {@link SdpaVector} (6.34 against 7.09 µs at S = 1024, within 1% at 32768).
+   */
+  static boolean tensorCoreDecodePolicy(SdpaShape shape) {
+    return shape.qLen() > 1 || shape.headDim() == 64;
   }
 
   /** {@link #SPLITS_PROPERTY}'s value, 0 when unset. */

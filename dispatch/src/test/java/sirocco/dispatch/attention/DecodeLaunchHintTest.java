@@ -7,6 +7,7 @@ import sirocco.dispatch.OccupancyHints;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaStrides;
+import sirocco.kernels.attention.SdpaVectorMma;
 import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.ElementType;
@@ -90,5 +91,45 @@ class DecodeLaunchHintTest {
     assertEquals(4, l.minBlocksPerSm());
     assertEquals(hinted.grid(), l.grid());
     assertEquals(hinted.block(), l.block());
+  }
+
+  /**
+   * The tensor-core decode kernel: the policy's cells (2-3 queries, or D = 64), the switch both
+   * ways, its own hint, and a malformed switch refused with its name.
+   */
+  @Test
+  void tensorCoreDecodePolicyAndSwitch() {
+    SdpaShape d128 = SdpaShape.of(1, 32, 8, 1, 8192, 128);
+    SdpaShape d128q2 = SdpaShape.of(1, 32, 8, 2, 8192, 128);
+    SdpaShape d64 = SdpaShape.of(1, 32, 8, 1, 8192, 64);
+    SdpaShape d256q2 = SdpaShape.of(1, 32, 8, 2, 8192, 256);
+    assertEquals(false, SdpaLaunches.vectorPlan(d128, 132, 90, Sdpa.BF16, 0).mma());
+    SdpaVectorPlans.Plan q2 = SdpaLaunches.vectorPlan(d128q2, 132, 90, Sdpa.BF16, 0);
+    assertEquals(true, q2.mma());
+    assertEquals(8, q2.rows());
+    assertEquals(4, q2.minBlocksPerSm());
+    KernelLaunch l = SdpaLaunches.decodeLaunch(q2, args(d128q2, q2, Sdpa.BF16, 0));
+    assertEquals("decode", l.kernel().getName());
+    assertEquals(SdpaVectorMma.class, l.kernel().getDeclaringClass());
+    assertEquals(true, SdpaLaunches.vectorPlan(d64, 132, 90, Sdpa.F16, 1).mma());
+    // Masks and head dims it does not take stay on the vector kernel.
+    assertEquals(false, SdpaLaunches.vectorPlan(d128q2, 132, 90, Sdpa.BF16, 2).mma());
+    assertEquals(false, SdpaLaunches.vectorPlan(d256q2, 132, 90, Sdpa.BF16, 0).mma());
+    try {
+      System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "true");
+      assertEquals(true, SdpaLaunches.vectorPlan(d128, 132, 90, Sdpa.BF16, 0).mma());
+      System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "false");
+      assertEquals(false, SdpaLaunches.vectorPlan(d64, 132, 90, Sdpa.BF16, 0).mma());
+      System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "yes");
+      IllegalArgumentException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              IllegalArgumentException.class,
+              () -> SdpaLaunches.vectorPlan(d64, 132, 90, Sdpa.BF16, 0));
+      org.junit.jupiter.api.Assertions.assertTrue(
+          e.getMessage().contains("sirocco.attention.vectorMma must be true or false"),
+          e.getMessage());
+    } finally {
+      System.clearProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY);
+    }
   }
 }

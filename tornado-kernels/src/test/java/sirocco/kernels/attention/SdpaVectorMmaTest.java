@@ -71,7 +71,7 @@ class SdpaVectorMmaTest {
             c.maskKind = mask;
             c.generate();
             c.check("H200 plan", c.runVector(SdpaVectorMma.plan(c.shape(), H200_SMS)));
-            c.check("one pass", c.runVector(SdpaVectorMma.plan(c.shape(), H200_SMS, 1)));
+            c.check("one pass", c.runVector(SdpaVectorMma.plan(c.shape(), H200_SMS, 1, 0)));
           }
         }
       }
@@ -96,7 +96,7 @@ class SdpaVectorMmaTest {
     c.sinks = true;
     c.generate();
     c.check("split-K", c.runVector(SdpaVectorMma.plan(c.shape(), CI_SMS)));
-    c.check("one pass", c.runVector(SdpaVectorMma.plan(c.shape(), CI_SMS, 1)));
+    c.check("one pass", c.runVector(SdpaVectorMma.plan(c.shape(), CI_SMS, 1, 0)));
   }
 
   /**
@@ -131,5 +131,11 @@ class SdpaVectorMmaTest {
     assertEquals(SdpaVectorMma.class, p.kernelClass());
     assertEquals(4, p.rows());
     assertEquals(0, p.splitKeys() % SdpaVectorMma.ITER_KEYS, p.toString());
+    assertEquals(0, p.minBlocksPerSm());
+    // On sm_90, D = 128 at 4 rows launches with the 4-block hint and a grid sized for it.
+    SdpaVectorPlans.Plan h = SdpaVectorMma.plan(s, H200_SMS, 0, 90);
+    assertEquals(4, h.minBlocksPerSm());
+    assertTrue(h.grid().count() <= 4L * H200_SMS, h.toString());
+    assertEquals(0, SdpaVectorMma.plan(s, H200_SMS, 0, 80).minBlocksPerSm());
   }
 }
