@@ -309,25 +309,15 @@ public final class SdpaVectorMma {
     int at = (re * WARPS + warp) * headDim + 8 * g;
     int next = WARPS * headDim; // row 2t+1
     if (re < rows) {
-      storeRow(scratch, at, o0.x(), o0.z(), o1.x(), o1.z(), o2.x(), o2.z(), o3.x(), o3.z());
+      storeRow(scratch, at, o0, o1, o2, o3, false);
       if (wide) {
-        storeRow(scratch, at + 64, o4.x(), o4.z(), o5.x(), o5.z(), o6.x(), o6.z(), o7.x(), o7.z());
+        storeRow(scratch, at + 64, o4, o5, o6, o7, false);
       }
     }
     if (re + 1 < rows) {
-      storeRow(scratch, at + next, o0.y(), o0.w(), o1.y(), o1.w(), o2.y(), o2.w(), o3.y(), o3.w());
+      storeRow(scratch, at + next, o0, o1, o2, o3, true);
       if (wide) {
-        storeRow(
-            scratch,
-            at + next + 64,
-            o4.y(),
-            o4.w(),
-            o5.y(),
-            o5.w(),
-            o6.y(),
-            o6.w(),
-            o7.y(),
-            o7.w());
+        storeRow(scratch, at + next + 64, o4, o5, o6, o7, true);
       }
     }
     ctx.localBarrier();
@@ -381,20 +371,24 @@ public final class SdpaVectorMma {
     return new Float4(o.x() * ae, o.y() * ao, o.z() * ae, o.w() * ao);
   }
 
-  /** Eight consecutive head elements of one row's state. */
+  /**
+   * Eight consecutive head elements of one row's state from the Oᵀ m-tiles (pairs 0-3) of one
+   * chunk: column 2t (x, z; {@code odd} false) or 2t+1 (y, w).
+   */
   static void storeRow(
-      float[] scratch,
-      int at,
-      float e0,
-      float e1,
-      float e2,
-      float e3,
-      float e4,
-      float e5,
-      float e6,
-      float e7) {
-    Vec.store4(scratch, at, new Float4(e0, e1, e2, e3));
-    Vec.store4(scratch, at + 4, new Float4(e4, e5, e6, e7));
+      float[] scratch, int at, Float4 p0, Float4 p1, Float4 p2, Float4 p3, boolean odd) {
+    Vec.store4(
+        scratch,
+        at,
+        odd
+            ? new Float4(p0.y(), p0.w(), p1.y(), p1.w())
+            : new Float4(p0.x(), p0.z(), p1.x(), p1.z()));
+    Vec.store4(
+        scratch,
+        at + 4,
+        odd
+            ? new Float4(p2.y(), p2.w(), p3.y(), p3.w())
+            : new Float4(p2.x(), p2.z(), p3.x(), p3.z()));
   }
 
   // ---- host side ----
@@ -450,8 +444,8 @@ public final class SdpaVectorMma {
   public static SdpaVectorPlans.Plan plan(SdpaShape shape, int smCount, int forceSplits, int arch) {
     int rows = defaultRows(shape);
     int hint = minBlocksPerSm(arch, shape.headDim(), rows);
-    int blocks =
-        hint > 0 ? hint : Math.max(1, Math.min(8, 65536 / (registers(shape.headDim()) * THREADS)));
+    // 128-thread blocks like SdpaVector's; its larger shared footprint caps the count at 6.
+    int blocks = hint > 0 ? hint : SdpaVectorPlans.blocksPerSm(registers(shape.headDim()));
     return SdpaVectorPlans.layout(
             shape,
             smCount,
