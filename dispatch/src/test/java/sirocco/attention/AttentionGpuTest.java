@@ -62,7 +62,7 @@ class AttentionGpuTest extends AttentionContract {
       AttnSpec longDecode = spec("cudnn decode Lq1 beyond the vector bound", "cudnn");
       longDecode.hq = 4;
       longDecode.hkv = 1;
-      longDecode.lkv = SdpaOp.DEFAULT_VECTOR_DECODE_MAX_KEYS + 1;
+      longDecode.lkv = SdpaOp.TENSOR_CORE_DECODE_MAX_KEYS_D64 + 1;
       longDecode.headDim = 64;
       assertEquals("cudnn", check(longDecode).chosen());
       AttnSpec prefill = spec("cudnn prefill causal", "cudnn");

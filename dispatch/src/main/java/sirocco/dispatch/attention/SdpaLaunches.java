@@ -20,6 +20,7 @@ import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
 import sirocco.kernels.attention.SdpaVectorMma;
 import sirocco.kernels.attention.SdpaVectorPlans;
+import sirocco.kernels.attention.SdpaVectorStaged;
 import sirocco.kernels.util.StridedCopy;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
@@ -110,8 +111,11 @@ final class SdpaLaunches {
       SdpaShape shape, int sms, int arch, int dtype, int maskKind) {
     int n = Math.max(1, sms);
     int forced = forcedSplits();
-    if (tensorCoreDecode(shape) && SdpaVectorMma.supports(shape, maskKind) == null) {
+    if (runsTensorCores(shape, maskKind)) {
       return SdpaVectorMma.plan(shape, n, forced, OccupancyHints.enabled() ? arch : 0);
+    }
+    if (stagedDecode(shape, n)) {
+      return SdpaVectorStaged.plan(shape, n, forced);
     }
     if (forced > 0) {
       SdpaVectorPlans.Plan base = SdpaVectorPlans.plan(shape, n);
@@ -137,29 +141,73 @@ final class SdpaLaunches {
    */
   static final String TENSOR_CORE_DECODE_PROPERTY = "sirocco.attention.vectorMma";
 
+  /** Whether the vector rung runs {@code shape} with {@code maskKind} on {@link SdpaVectorMma}. */
+  static boolean runsTensorCores(SdpaShape shape, int maskKind) {
+    return tensorCoreDecode(shape) && SdpaVectorMma.supports(shape, maskKind) == null;
+  }
+
   /** {@link #TENSOR_CORE_DECODE_PROPERTY}, else the policy; anything but true/false is refused. */
   static boolean tensorCoreDecode(SdpaShape shape) {
-    String v = System.getProperty(TENSOR_CORE_DECODE_PROPERTY);
+    return booleanProperty(TENSOR_CORE_DECODE_PROPERTY, tensorCoreDecodePolicy(shape));
+  }
+
+  /**
+   * The measured choice: the tensor-core kernel for every call it takes. Run 38 (B=1, Hq 32, Hkv 8,
+   * bf16, graph replay): 21–45% faster than {@link SdpaVector} for 2 and 3 queries per head at S ≥
+   * 8192, 2–11% for one query at D = 64. Run 39, with the 4-block occupancy hint at D = 128: one
+   * query 6.17 vs 6.24 µs at S = 1024, 13.50 vs 15.99 at 8192, 38.38 vs 44.45 at 32768 (without the
+   * hint 6.98, 15.70, 44.89).
+   */
+  static boolean tensorCoreDecodePolicy(SdpaShape shape) {
+    return true;
+  }
+
+  /**
+   * Whether the vector rung runs {@link SdpaVectorStaged} (K and V through a {@code cp.async} ring
+   * in shared memory) for the calls {@link SdpaVectorMma} does not take: {@code
+   * -Dsirocco.attention.vectorStaged=true|false} forces it on or off (read at every call); unset,
+   * {@link #stagedDecodePolicy}.
+   */
+  static final String STAGED_DECODE_PROPERTY = "sirocco.attention.vectorStaged";
+
+  /** {@link #STAGED_DECODE_PROPERTY}, else the policy; anything but true/false is refused. */
+  static boolean stagedDecode(SdpaShape shape, int sms) {
+    return booleanProperty(STAGED_DECODE_PROPERTY, stagedDecodePolicy(shape, sms));
+  }
+
+  /**
+   * The measured choice (bench/RESULTS.md runs 39–40, B=1, Hq 32, Hkv 8, bf16, graph replay, µs
+   * staged vs {@link SdpaVector}): D = 512 when its plan gives every split at least 8 block
+   * iterations (Lq = 1: 16.74 vs 17.55 at S = 2048, 39.97 vs 50.33 at 8192, 128.08 vs 170.23 at
+   * 32768; slower at 1024, 12.73 vs 11.94, 4 iterations; Lq = 2–3 10–16% faster from 2048); D = 256
+   * with one row group (Lq = 1 at GQA 4) and at least 16 iterations (24.29 vs 24.74 at 8192, 72.64
+   * vs 75.72 at 32768; slower at 4096 and below, and for Lq = 2–3 at every length: two row groups
+   * double the arithmetic per byte, and the vector kernel keeps 4 blocks per SM there against 2).
+   * Other head dims were not measured with masks; the tensor-core kernel takes D ≤ 128 without one.
+   */
+  static boolean stagedDecodePolicy(SdpaShape shape, int sms) {
+    int d = shape.headDim();
+    if (d != 256 && d != 512) {
+      return false;
+    }
+    SdpaVectorPlans.Plan p = SdpaVectorStaged.plan(shape, sms, 0);
+    int iterations = p.splitKeys() / SdpaVectorPlans.keysPerIteration(d);
+    return d == 512 ? iterations >= 8 : p.rowGroups() == 1 && iterations >= 16;
+  }
+
+  /** A true/false system property, {@code unset} when absent or blank; anything else refused. */
+  private static boolean booleanProperty(String name, boolean unset) {
+    String v = System.getProperty(name);
     if (v == null || v.isBlank()) {
-      return tensorCoreDecodePolicy(shape);
+      return unset;
     }
     return switch (v.strip()) {
       case "true" -> true;
       case "false" -> false;
       default ->
           throw new IllegalArgumentException(
-              "-D" + TENSOR_CORE_DECODE_PROPERTY + " must be true or false, got '" + v + "'");
+              "-D" + name + " must be true or false, got '" + v + "'");
     };
-  }
-
-  /**
-   * The measured choice (bench/RESULTS.md run 38, B=1, Hq 32, Hkv 8, bf16, S 1024–32768): the
-   * tensor-core kernel for 2 and 3 queries per head (21–45% faster than {@link SdpaVector} at S ≥
-   * 8192, 3–9% at 1024) and for one query at D = 64 (2–11% faster); one query at D = 128 stays on
-   * {@link SdpaVector} (6.34 against 7.09 µs at S = 1024, within 1% at 32768).
-   */
-  static boolean tensorCoreDecodePolicy(SdpaShape shape) {
-    return shape.qLen() > 1 || shape.headDim() == 64;
   }
 
   /** {@link #SPLITS_PROPERTY}'s value, 0 when unset. */
@@ -182,8 +230,9 @@ final class SdpaLaunches {
 
   /** The launch of {@link SdpaVector#decode} a plan describes, with the plan's occupancy hint. */
   static KernelLaunch decodeLaunch(SdpaVectorPlans.Plan p, Object[] args) {
-    return KernelLaunch.of(p.mma() ? DECODE_MMA : DECODE, p.grid(), p.block(), args)
-        .withMinBlocksPerSm(p.minBlocksPerSm());
+    Method m =
+        p.mma() ? DECODE_MMA : p.kernelClass() == SdpaVectorStaged.class ? DECODE_STAGED : DECODE;
+    return KernelLaunch.of(m, p.grid(), p.block(), args).withMinBlocksPerSm(p.minBlocksPerSm());
   }
 
   /**
@@ -458,6 +507,7 @@ final class SdpaLaunches {
 
   private static final Method DECODE = kernel(SdpaVector.class, "decode");
   private static final Method DECODE_MMA = kernel(SdpaVectorMma.class, "decode");
+  private static final Method DECODE_STAGED = kernel(SdpaVectorStaged.class, "decode");
   private static final Method COMBINE = kernel(SdpaSplitK.class, "combine");
   private static final Method SCORES16 = kernel(SdpaUnfused.class, "scores16");
   private static final Method SCORES32 = kernel(SdpaUnfused.class, "scores32");

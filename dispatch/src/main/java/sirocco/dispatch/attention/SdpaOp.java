@@ -19,6 +19,7 @@ import sirocco.kernels.attention.SdpaSplitK;
 import sirocco.kernels.attention.SdpaStrides;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
+import sirocco.kernels.attention.SdpaVectorMma;
 import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.util.StridedCopy;
 import sirocco.runtime.DeviceInfo;
@@ -93,6 +94,21 @@ public final class SdpaOp {
    * losses.
    */
   public static final int DEFAULT_VECTOR_DECODE_MAX_KEYS = 6144;
+
+  /**
+   * The same bound where the vector rung runs the tensor-core kernel ({@link SdpaVectorMma}, with
+   * its occupancy hint) at D = 64 (bench/RESULTS.md run 40, graph replay, µs tensor-core vs cuDNN:
+   * 9.61 vs 9.92 at 8192 keys, 11.53 vs 11.74 at 12288; cuDNN faster at 16384, 13.68 vs 14.04, and
+   * beyond).
+   */
+  public static final int TENSOR_CORE_DECODE_MAX_KEYS_D64 = 12288;
+
+  /**
+   * The bound for the tensor-core kernel at D = 128 (run 40: 13.59 vs 14.93 µs at 8192 keys, 17.95
+   * vs 18.90 at 12288, 21.96 vs 22.71 at 16384, 29.65 vs 29.95 at 24576; run 38/39: cuDNN faster at
+   * 32768, 36.84 vs 38.38).
+   */
+  public static final int TENSOR_CORE_DECODE_MAX_KEYS_D128 = 24576;
 
   /** The fused rungs {@code forceFused} allows. */
   public static final Set<String> FUSED = Set.of(CUDNN, VECTOR);
@@ -181,7 +197,7 @@ public final class SdpaOp {
    * #vectorDecodeMaxKeys()} keys that the vector rung accepts; null otherwise.
    */
   static String vectorPreferred(Call c) {
-    int max = vectorDecodeMaxKeys();
+    int max = vectorDecodeMaxKeys(defaultVectorDecodeMaxKeys(c));
     if (c.qLen() != 1 || c.kvLen() > max || vectorRejects(c) != null) {
       return null;
     }
@@ -195,15 +211,26 @@ public final class SdpaOp {
   }
 
   /**
-   * {@value #VECTOR_DECODE_MAX_KEYS_PROPERTY} (negative: 0), else {@link
-   * #DEFAULT_VECTOR_DECODE_MAX_KEYS}.
+   * The measured bound for {@code c} without the property: {@link #TENSOR_CORE_DECODE_MAX_KEYS_D64}
+   * or {@link #TENSOR_CORE_DECODE_MAX_KEYS_D128} where the vector rung would run the tensor-core
+   * kernel, else {@link #DEFAULT_VECTOR_DECODE_MAX_KEYS}.
+   */
+  static int defaultVectorDecodeMaxKeys(Call c) {
+    if (SdpaLaunches.runsTensorCores(c.shape(), c.maskKind())) {
+      return c.headDim() <= 64 ? TENSOR_CORE_DECODE_MAX_KEYS_D64 : TENSOR_CORE_DECODE_MAX_KEYS_D128;
+    }
+    return DEFAULT_VECTOR_DECODE_MAX_KEYS;
+  }
+
+  /**
+   * {@value #VECTOR_DECODE_MAX_KEYS_PROPERTY} (negative: 0), else {@code unset}.
    *
    * @throws IllegalArgumentException naming the property when it is not an integer
    */
-  static int vectorDecodeMaxKeys() {
+  static int vectorDecodeMaxKeys(int unset) {
     String v = System.getProperty(VECTOR_DECODE_MAX_KEYS_PROPERTY);
     if (v == null || v.isBlank()) {
-      return DEFAULT_VECTOR_DECODE_MAX_KEYS;
+      return unset;
     }
     try {
       return Math.max(0, Integer.parseInt(v.trim()));

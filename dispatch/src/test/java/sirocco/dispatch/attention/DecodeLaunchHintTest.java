@@ -7,8 +7,10 @@ import sirocco.dispatch.OccupancyHints;
 import sirocco.kernels.attention.Sdpa;
 import sirocco.kernels.attention.SdpaShape;
 import sirocco.kernels.attention.SdpaStrides;
+import sirocco.kernels.attention.SdpaVector;
 import sirocco.kernels.attention.SdpaVectorMma;
 import sirocco.kernels.attention.SdpaVectorPlans;
+import sirocco.kernels.attention.SdpaVectorStaged;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.ElementType;
 import sirocco.runtime.KernelLaunch;
@@ -55,7 +57,8 @@ class DecodeLaunchHintTest {
 
   @Test
   void theVectorRungPlansWithTheHintUnlessTurnedOff() {
-    SdpaShape s = SdpaShape.of(1, 32, 8, 1, 8192, 256);
+    // 4096 keys: below the staged kernel's policy (8192 and up at D = 256).
+    SdpaShape s = SdpaShape.of(1, 32, 8, 1, 4096, 256);
     try {
       SdpaVectorPlans.Plan on = SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE);
       assertEquals(SdpaVectorPlans.planFor(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE), on);
@@ -94,8 +97,52 @@ class DecodeLaunchHintTest {
   }
 
   /**
-   * The tensor-core decode kernel: the policy's cells (2-3 queries, or D = 64), the switch both
-   * ways, its own hint, and a malformed switch refused with its name.
+   * The staged kernel: the policy's cells (D = 512 from 8 block iterations per split, D = 256 with
+   * one row group from 16), the switch both ways, and a malformed switch refused with its name.
+   */
+  @Test
+  void stagedDecodePolicyAndSwitch() {
+    SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 2048, 512);
+    SdpaShape d512short = SdpaShape.of(1, 32, 8, 1, 1024, 512);
+    SdpaShape d512q3 = SdpaShape.of(1, 32, 8, 3, 4096, 512);
+    SdpaShape d256 = SdpaShape.of(1, 32, 8, 1, 8192, 256);
+    SdpaShape d256short = SdpaShape.of(1, 32, 8, 1, 4096, 256);
+    SdpaShape d256q2 = SdpaShape.of(1, 32, 8, 2, 32768, 256);
+    SdpaShape d96 = SdpaShape.of(1, 32, 8, 1, 32768, 96);
+    assertEquals(SdpaVectorStaged.class, kernelOf(d512, 0));
+    assertEquals(SdpaVectorStaged.class, kernelOf(d512q3, Sdpa.MASK_CAUSAL));
+    assertEquals(SdpaVectorStaged.class, kernelOf(d256, Sdpa.MASK_ADDITIVE));
+    assertEquals(SdpaVector.class, kernelOf(d512short, 0));
+    assertEquals(SdpaVector.class, kernelOf(d256short, 0));
+    assertEquals(SdpaVector.class, kernelOf(d256q2, 0));
+    assertEquals(SdpaVector.class, kernelOf(d96, 0));
+    SdpaVectorPlans.Plan p = SdpaLaunches.vectorPlan(d512, 132, 90, Sdpa.BF16, 0);
+    KernelLaunch l = SdpaLaunches.decodeLaunch(p, args(d512, p, Sdpa.BF16, 0));
+    assertEquals(SdpaVectorStaged.class, l.kernel().getDeclaringClass());
+    try {
+      System.setProperty(SdpaLaunches.STAGED_DECODE_PROPERTY, "true");
+      assertEquals(SdpaVectorStaged.class, kernelOf(d96, 0));
+      assertEquals(SdpaVectorMma.class, kernelOf(SdpaShape.of(1, 32, 8, 1, 8192, 128), 0));
+      System.setProperty(SdpaLaunches.STAGED_DECODE_PROPERTY, "false");
+      assertEquals(SdpaVector.class, kernelOf(d512, 0));
+      System.setProperty(SdpaLaunches.STAGED_DECODE_PROPERTY, "on");
+      IllegalArgumentException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              IllegalArgumentException.class, () -> kernelOf(d512, 0));
+      assertEquals(
+          "-Dsirocco.attention.vectorStaged must be true or false, got 'on'", e.getMessage());
+    } finally {
+      System.clearProperty(SdpaLaunches.STAGED_DECODE_PROPERTY);
+    }
+  }
+
+  private static Class<?> kernelOf(SdpaShape s, int maskKind) {
+    return SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, maskKind).kernelClass();
+  }
+
+  /**
+   * The tensor-core decode kernel: the policy's cells (every call it takes), the switch both ways,
+   * its own hint, and a malformed switch refused with its name.
    */
   @Test
   void tensorCoreDecodePolicyAndSwitch() {
@@ -103,7 +150,7 @@ class DecodeLaunchHintTest {
     SdpaShape d128q2 = SdpaShape.of(1, 32, 8, 2, 8192, 128);
     SdpaShape d64 = SdpaShape.of(1, 32, 8, 1, 8192, 64);
     SdpaShape d256q2 = SdpaShape.of(1, 32, 8, 2, 8192, 256);
-    assertEquals(false, SdpaLaunches.vectorPlan(d128, 132, 90, Sdpa.BF16, 0).mma());
+    assertEquals(true, SdpaLaunches.vectorPlan(d128, 132, 90, Sdpa.BF16, 0).mma());
     SdpaVectorPlans.Plan q2 = SdpaLaunches.vectorPlan(d128q2, 132, 90, Sdpa.BF16, 0);
     assertEquals(true, q2.mma());
     assertEquals(8, q2.rows());
@@ -116,9 +163,8 @@ class DecodeLaunchHintTest {
     assertEquals(false, SdpaLaunches.vectorPlan(d128q2, 132, 90, Sdpa.BF16, 2).mma());
     assertEquals(false, SdpaLaunches.vectorPlan(d256q2, 132, 90, Sdpa.BF16, 0).mma());
     try {
-      System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "true");
-      assertEquals(true, SdpaLaunches.vectorPlan(d128, 132, 90, Sdpa.BF16, 0).mma());
       System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "false");
+      assertEquals(false, SdpaLaunches.vectorPlan(d128, 132, 90, Sdpa.BF16, 0).mma());
       assertEquals(false, SdpaLaunches.vectorPlan(d64, 132, 90, Sdpa.BF16, 0).mma());
       System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "yes");
       IllegalArgumentException e =

@@ -33,14 +33,14 @@ class SdpaOpTest {
     String p = SdpaOp.VECTOR_DECODE_MAX_KEYS_PROPERTY;
     try {
       System.clearProperty(p);
-      assertEquals(SdpaOp.DEFAULT_VECTOR_DECODE_MAX_KEYS, SdpaOp.vectorDecodeMaxKeys());
+      assertEquals(777, SdpaOp.vectorDecodeMaxKeys(777));
       System.setProperty(p, "1024");
-      assertEquals(1024, SdpaOp.vectorDecodeMaxKeys());
+      assertEquals(1024, SdpaOp.vectorDecodeMaxKeys(777));
       System.setProperty(p, "-5");
-      assertEquals(0, SdpaOp.vectorDecodeMaxKeys(), "a negative bound means none");
+      assertEquals(0, SdpaOp.vectorDecodeMaxKeys(777), "a negative bound means none");
       System.setProperty(p, "6k");
       IllegalArgumentException e =
-          assertThrows(IllegalArgumentException.class, SdpaOp::vectorDecodeMaxKeys);
+          assertThrows(IllegalArgumentException.class, () -> SdpaOp.vectorDecodeMaxKeys(777));
       assertEquals(
           "-Dsirocco.attention.vectorDecodeMaxKeys must be an integer number of keys (0: cuDNN"
               + " first for every Lq = 1 call), got '6k'",

@@ -12,6 +12,7 @@ import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
 import sirocco.kernels.attention.SdpaVectorMma;
 import sirocco.kernels.attention.SdpaVectorPlans;
+import sirocco.kernels.attention.SdpaVectorStaged;
 import sirocco.kernels.diff.Prepared.Kind;
 import sirocco.kernels.diff.Prepared.Out;
 import sirocco.kernels.diff.Prepared.Spec;
@@ -246,15 +247,21 @@ final class AttentionCases {
   // ---- vector decode and split-K combine ----
 
   static Prepared decode(Method m, Spec sp) {
-    return decode(m, sp, false);
+    return decode(m, sp, SdpaVector.class);
   }
 
   /** {@link SdpaVectorMma#decode}: the vector case's inputs under the tensor-core kernel's plan. */
   static Prepared decodeMma(Method m, Spec sp) {
-    return decode(m, sp, true);
+    return decode(m, sp, SdpaVectorMma.class);
   }
 
-  static Prepared decode(Method m, Spec sp, boolean mma) {
+  /** {@link SdpaVectorStaged#decode}: the vector case's inputs under the staged kernel's plan. */
+  static Prepared decodeStaged(Method m, Spec sp) {
+    return decode(m, sp, SdpaVectorStaged.class);
+  }
+
+  static Prepared decode(Method m, Spec sp, Class<?> kernel) {
+    boolean mma = kernel == SdpaVectorMma.class;
     int d = sp.i("headDim");
     int dtype = sp.i("dtype");
     int rows = sp.i("rows");
@@ -289,7 +296,9 @@ final class AttentionCases {
     SdpaVectorPlans.Plan plan =
         mma
             ? SdpaVectorMma.plan(s, sp.smCount())
-            : SdpaVectorPlans.planFor(s, sp.smCount(), sp.arch(), dtype, maskKind);
+            : kernel == SdpaVectorStaged.class
+                ? SdpaVectorStaged.plan(s, sp.smCount(), 0)
+                : SdpaVectorPlans.planFor(s, sp.smCount(), sp.arch(), dtype, maskKind);
     if (plan.rows() != rows) {
       throw new IllegalStateException("plan has rows=" + plan.rows() + ", spec " + rows);
     }

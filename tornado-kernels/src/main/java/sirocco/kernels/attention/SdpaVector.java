@@ -227,8 +227,60 @@ public final class SdpaVector {
       @Specialize int maskKind,
       @Specialize boolean hasSinks,
       @Specialize boolean partial) {
+    body(
+        ctx, q, k, v, maskAdd, maskBool, sinks, out, partO, partML, hq, hkv, lq, lkv, qOff, qSB,
+        qSH, qSL, kOff, kSB, kSH, kSL, vOff, vSB, vSH, vSL, mOff, mSB, mSH, mSL, mSK, splitKeys,
+        scaleLog2, headDim, dtype, rows, maskKind, hasSinks, partial, false);
+  }
+
+  /**
+   * The body of {@link #decode} and {@link SdpaVectorStaged#decode}: with {@code staged}, K and V
+   * reach registers through {@link SdpaKvStages}' shared-memory pipeline instead of direct loads.
+   */
+  static void body(
+      KernelContext ctx,
+      short[] q,
+      short[] k,
+      short[] v,
+      float[] maskAdd,
+      byte[] maskBool,
+      float[] sinks,
+      short[] out,
+      float[] partO,
+      float[] partML,
+      int hq,
+      int hkv,
+      int lq,
+      int lkv,
+      int qOff,
+      int qSB,
+      int qSH,
+      int qSL,
+      int kOff,
+      int kSB,
+      int kSH,
+      int kSL,
+      int vOff,
+      int vSB,
+      int vSH,
+      int vSL,
+      int mOff,
+      int mSB,
+      int mSH,
+      int mSL,
+      int mSK,
+      int splitKeys,
+      float scaleLog2,
+      int headDim,
+      int dtype,
+      int rows,
+      int maskKind,
+      boolean hasSinks,
+      boolean partial,
+      boolean staged) {
     float[] scratch = ctx.allocateFloatLocalArray(SCRATCH_FLOATS);
     float[] ml = ctx.allocateFloatLocalArray(ML_FLOATS);
+    short[] kvStage = ctx.allocateShortLocalArray(SdpaKvStages.shorts(staged)); // see SdpaKvStages
 
     // ---- lane layout ----
     int lane = ctx.laneId();
@@ -279,6 +331,40 @@ public final class SdpaVector {
         maxLim = Math.max(maxLim, lim3);
       }
       kEnd = Math.min(kEnd, maxLim + 1); // keys past every row's horizon are never read
+    }
+
+    // ---- addresses: everything but the key row is fixed per lane ----
+    int kLane = kOff + b * kSB + hk * kSH + c0;
+    int vLane = vOff + b * vSB + hk * vSH + c0;
+    int dc = act1 ? 256 : -c0; // D = 512: the second chunk (an idle lane: chunk 0 again)
+    int laneKey = warp * steps * kpw + grp; // step 0's key, relative to the iteration's first
+    int last = kEnd - 1;
+    int iterKeys = WARPS * steps * kpw;
+    // Staged: the first STAGES - 1 iterations' K and V on their way before q's loads, so that
+    // the ring fills while q arrives (the compiler keeps memory operations in program order).
+    if (staged) {
+      for (int st = 0; st < SdpaKvStages.STAGES - 1; st++) {
+        int ahead = kStart + st * iterKeys;
+        if (ahead < kEnd) {
+          SdpaKvStages.issue(
+              kvStage,
+              st,
+              k,
+              v,
+              kLane,
+              vLane,
+              ahead + laneKey,
+              last,
+              kpw,
+              kSL,
+              vSL,
+              dc,
+              wide,
+              warp,
+              lane);
+        }
+        Vec.commitAsync();
+      }
     }
 
     // ---- q, pre-scaled to base 2, and the running state, in registers ----
@@ -396,13 +482,6 @@ public final class SdpaVector {
             + headOf(pick(rowB, rr0, rr1, rr2, rr3), hk, gqa, lq) * mSH
             + (pick(rowB, rr0, rr1, rr2, rr3) % lq) * mSL;
 
-    // ---- addresses: everything but the key row is fixed per lane ----
-    int kLane = kOff + b * kSB + hk * kSH + c0;
-    int vLane = vOff + b * vSB + hk * vSH + c0;
-    int dc = act1 ? 256 : -c0; // D = 512: the second chunk (an idle lane: chunk 0 again)
-    int laneKey = warp * steps * kpw + grp; // step 0's key, relative to the iteration's first
-    int last = kEnd - 1;
-    int iterKeys = WARPS * steps * kpw;
     // Partial-dot slots: lane slots P_STRIDE floats apart, key group g shifted by g * tpk floats.
     // A group's slots span tpk * P_STRIDE floats, a multiple of 32 banks, so the shift is what
     // puts the groups' reads of one reduce() load on different banks (conflict-free), while each
@@ -413,6 +492,7 @@ public final class SdpaVector {
     // Lanes holding a real chunk: the reduction sums only theirs (D = 96: 12 of each 16).
     int sumLanes = headDim / 8 < tpk ? headDim / 8 : tpk;
 
+    int iter = 0;
     for (int base = kStart; base < kEnd; base += iterKeys) {
       // Step u of this key group reads key key0 + u*kpw; a warp reads steps*kpw consecutive keys.
       // Keys past the split's end are clamped to its last key (a valid row; scored -inf below).
@@ -430,7 +510,40 @@ public final class SdpaVector {
       Int4 v1;
       Int4 v2;
       Int4 v3;
-      if (wide) {
+      if (staged) {
+        Vec.waitAsync(SdpaKvStages.STAGES - 2); // this lane's copies of this iteration landed
+        int at = SdpaKvStages.slot(iter % SdpaKvStages.STAGES, warp, lane);
+        k0 = Vec.load4(kvStage, at);
+        k1 = Vec.load4(kvStage, at + SdpaKvStages.SLOT);
+        k2 = Vec.load4(kvStage, at + 2 * SdpaKvStages.SLOT);
+        k3 = Vec.load4(kvStage, at + 3 * SdpaKvStages.SLOT);
+        v0 = Vec.load4(kvStage, at + 4 * SdpaKvStages.SLOT);
+        v1 = Vec.load4(kvStage, at + 5 * SdpaKvStages.SLOT);
+        v2 = Vec.load4(kvStage, at + 6 * SdpaKvStages.SLOT);
+        v3 = Vec.load4(kvStage, at + 7 * SdpaKvStages.SLOT);
+        // The stage read last iteration (now in registers) takes the iteration STAGES - 1 ahead.
+        int ahead = base + (SdpaKvStages.STAGES - 1) * iterKeys;
+        if (ahead < kEnd) {
+          SdpaKvStages.issue(
+              kvStage,
+              (iter + SdpaKvStages.STAGES - 1) % SdpaKvStages.STAGES,
+              k,
+              v,
+              kLane,
+              vLane,
+              ahead + laneKey,
+              last,
+              kpw,
+              kSL,
+              vSL,
+              dc,
+              wide,
+              warp,
+              lane);
+        }
+        Vec.commitAsync();
+        iter++;
+      } else if (wide) {
         int ka = kLane + j0 * kSL;
         int kb = kLane + j1 * kSL;
         int vA = vLane + j0 * vSL;
@@ -653,6 +766,10 @@ public final class SdpaVector {
           o33 = pv(o33, p3, v1, v3, v1, v3, true, false, dtype);
         }
       }
+    }
+
+    if (staged) {
+      Vec.waitAsync(0); // no copy may still be in flight into shared memory when the block exits
     }
 
     // ---- combine the WARPS * kpw states of each row through shared memory ----

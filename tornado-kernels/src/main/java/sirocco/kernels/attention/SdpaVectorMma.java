@@ -456,7 +456,7 @@ public final class SdpaVectorMma {
             ITER_KEYS,
             THREADS,
             SHARED_BYTES,
-            true)
+            SdpaVectorMma.class)
         .withMinBlocksPerSm(hint);
   }
 }

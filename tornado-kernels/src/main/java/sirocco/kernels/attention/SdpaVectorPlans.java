@@ -74,7 +74,7 @@ public final class SdpaVectorPlans {
       int sharedBytes,
       int blocksPerSm,
       int minBlocksPerSm,
-      boolean mma) {
+      Class<?> kernelClass) {
     /** A plan of {@link SdpaVector#decode}. */
     public Plan(
         int rows,
@@ -96,7 +96,7 @@ public final class SdpaVectorPlans {
           sharedBytes,
           blocksPerSm,
           minBlocksPerSm,
-          false);
+          SdpaVector.class);
     }
 
     /** True when the launch writes partials and needs {@link SdpaSplitK#combine}. */
@@ -107,15 +107,21 @@ public final class SdpaVectorPlans {
     /** This plan with occupancy hint {@code n} (0: none); the grid is unchanged. */
     public Plan withMinBlocksPerSm(int n) {
       return new Plan(
-          rows, rowGroups, splits, splitKeys, grid, block, sharedBytes, blocksPerSm, n, mma);
+          rows,
+          rowGroups,
+          splits,
+          splitKeys,
+          grid,
+          block,
+          sharedBytes,
+          blocksPerSm,
+          n,
+          kernelClass);
     }
 
-    /**
-     * The class whose {@code decode} the plan launches: {@link SdpaVectorMma} (tensor cores) or
-     * {@link SdpaVector}; both take {@link #decodeArgs}.
-     */
-    public Class<?> kernelClass() {
-      return mma ? SdpaVectorMma.class : SdpaVector.class;
+    /** True when the plan launches {@link SdpaVectorMma} (tensor cores). */
+    public boolean mma() {
+      return kernelClass == SdpaVectorMma.class;
     }
   }
 
@@ -150,9 +156,17 @@ public final class SdpaVectorPlans {
    * 8).
    */
   static int blocksPerSm(int registers) {
+    return blocksPerSm(registers, SdpaVector.SHARED_BYTES);
+  }
+
+  /**
+   * Blocks of {@link SdpaVector#THREADS} resident per SM at {@code registers} per thread and {@code
+   * sharedBytes} of shared memory per block (at most 8).
+   */
+  static int blocksPerSm(int registers, int sharedBytes) {
     int regs = (registers + 7) / 8 * 8;
     int byRegs = Math.max(1, 65536 / (regs * SdpaVector.THREADS));
-    int byShared = Math.max(1, (227 * 1024) / (SdpaVector.SHARED_BYTES + 1024));
+    int byShared = Math.max(1, (227 * 1024) / (sharedBytes + 1024));
     return Math.min(8, Math.min(byRegs, byShared));
   }
 
@@ -258,13 +272,14 @@ public final class SdpaVectorPlans {
         keysPerIteration(shape.headDim()),
         SdpaVector.THREADS,
         SdpaVector.SHARED_BYTES,
-        false);
+        SdpaVector.class);
   }
 
   /**
    * The grid of a decode kernel: {@code rows} (1..{@code maxRows}) query rows per block, key splits
    * of a multiple of {@code iterKeys} (the keys one block iteration covers) filling {@code smCount
-   * * blocksPerSm} blocks, or {@code forceSplits} of them; {@code mma} picks {@link SdpaVectorMma}.
+   * * blocksPerSm} blocks, or {@code forceSplits} of them, launching {@code kernelClass}'s {@code
+   * decode}.
    */
   static Plan layout(
       SdpaShape shape,
@@ -276,7 +291,7 @@ public final class SdpaVectorPlans {
       int iterKeys,
       int threads,
       int sharedBytes,
-      boolean mma) {
+      Class<?> kernelClass) {
     if (rows < 1 || rows > maxRows) {
       throw new IllegalArgumentException("rows must be 1.." + maxRows + ", got " + rows);
     }
@@ -325,7 +340,7 @@ public final class SdpaVectorPlans {
         sharedBytes,
         blocksPerSm,
         0,
-        mma);
+        kernelClass);
   }
 
   /**
