@@ -383,4 +383,26 @@ final class SdpaVectorOps {
       }
     }
   }
+
+  /**
+   * The mask's base-2 term for key {@code min(key, last)} of the mask row starting at {@code row}
+   * (key stride {@code mSK}): the additive value × log2 e, 0 or −inf for a boolean mask (0 =
+   * masked), 0 for the other kinds (nothing is read).
+   */
+  static float maskLog2(
+      float[] maskAdd, // broadcast to [B, Hq, Lq, Lkv] float32
+      byte[] maskBool, // broadcast to [B, Hq, Lq, Lkv], 0 = masked
+      int row,
+      int key,
+      int last,
+      int mSK,
+      int maskKind) {
+    if (maskKind == Sdpa.MASK_ADDITIVE) {
+      return Sdpa.additiveLog2(Vec.ldg(maskAdd, row + Math.min(key, last) * mSK));
+    }
+    if (maskKind == Sdpa.MASK_BOOL) {
+      return Vec.ldg(maskBool, row + Math.min(key, last) * mSK) != 0 ? 0f : Sdpa.NEG_INF;
+    }
+    return 0f;
+  }
 }

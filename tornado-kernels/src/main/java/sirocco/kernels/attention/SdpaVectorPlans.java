@@ -179,8 +179,15 @@ public final class SdpaVectorPlans {
    * 127 / 164 → 128; D = 256 no mask 164–166 → 127 / 154–162 → 128 (f16 164–166 → 127–128 / 154–155
    * → 128); f16 D = 64 and 128 without a causal mask 154–160 → 127–128 / 158–162 → 128; f16 D = 96
    * no mask 162–164 → 128 / 154–155 → 128, and one-pass additive or boolean 166 → 127 / 154 → 128.
-   * The class comment lists where it was declined. {@code ShippedKernelsPtxTest} compiles every
-   * variant this returns a hint for, with the hint, and fails on any spill.
+   * The hint ({@code .maxntid 128, 1, 1}, {@code .minnctapersm 4}) costs ≤ 2% more static SASS
+   * (ptxas 13.0). Declined (either compiler spills 4–32 bytes at 128): the causal mask everywhere
+   * (the extra key limit per row); bf16 D = 96; bf16 D = 64 other than one-pass without a mask;
+   * bf16 D = 128 other than split-K with an additive or boolean mask (no mask: 12.0 spills 16 B
+   * where 13.0 does not); D = 256 with any mask; f16 D = 96 split-K with a mask; and sm_80, where
+   * every bf16 variant but D = 128 without a mask spills 8–36 B at 128 registers. At rows = 3
+   * (125–128 registers) the kernel already fits 4 blocks, and rows ≤ 2 (64–113) fit more than
+   * shared memory allows (6), so neither asks. {@code ShippedKernelsPtxTest} compiles every variant
+   * this returns a hint for, with the hint, and fails on any spill.
    */
   public static int minBlocksPerSm(
       int arch, int headDim, int dtype, int rows, int maskKind, boolean partial) {

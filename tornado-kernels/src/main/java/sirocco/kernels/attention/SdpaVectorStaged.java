@@ -72,7 +72,7 @@ public final class SdpaVectorStaged {
       @Specialize int maskKind,
       @Specialize boolean hasSinks,
       @Specialize boolean partial) {
-    SdpaVector.body(
+    SdpaVectorBody.run(
         ctx, q, k, v, maskAdd, maskBool, sinks, out, partO, partML, hq, hkv, lq, lkv, qOff, qSB,
         qSH, qSL, kOff, kSB, kSH, kSL, vOff, vSB, vSH, vSL, mOff, mSB, mSH, mSL, mSK, splitKeys,
         scaleLog2, headDim, dtype, rows, maskKind, hasSinks, partial, true);
