@@ -51,7 +51,9 @@ public final class SdpaSplitK {
    * {@code t + 128}, …) and the block reduces them to {@code M}; then the {@link #GROUPS} groups of
    * 8 threads each fold every 16th split with weight {@code 2^(m_s - M)} — no running max, so a
    * split's loads do not wait for the previous split's arithmetic — and the groups' sums meet in
-   * shared memory, where 32 threads normalise (sink included) and store one element each.
+   * shared memory, where 32 threads normalise (sink included) and store one element each. Each
+   * group's first split is requested together with the maxima, so that with at most {@link #GROUPS}
+   * splits (short contexts, where this launch is pure latency) the block waits for memory once.
    *
    * <p>Why this shape: the first version (one 256-thread block per row, each thread folding its
    * splits with an online max) ran as many dependent load rounds as splits per group, on only as
@@ -93,6 +95,20 @@ public final class SdpaSplitK {
     int t = ctx.localIdx;
     int base = row * splits;
 
+    // This thread's first split (group g's), requested with the maxima: with at most GROUPS
+    // splits (short contexts) it is the only one, and the block waits for memory once, not twice.
+    int g = t / LANES_PER_SPLIT;
+    int c = t - g * LANES_PER_SPLIT;
+    boolean mine = d0 + c * 4 < headDim; // D need not be a multiple of 32 (kernel tests)
+    boolean first = mine && g < splits;
+    float m0 = Sdpa.NEG_INF;
+    float l0 = 0f;
+    Float4 x0 = Sdpa.zero4();
+    if (first) {
+      m0 = Vec.ldg(partML, (base + g) * 2);
+      l0 = Vec.ldg(partML, (base + g) * 2 + 1);
+      x0 = Vec.ldg4(partO, (base + g) * headDim + d0 + c * 4);
+    }
     float m = Sdpa.NEG_INF;
     for (int s = t; s < splits; s += THREADS) {
       m = Math.max(m, Vec.ldg(partML, (base + s) * 2));
@@ -110,14 +126,15 @@ public final class SdpaSplitK {
       mx = Math.max(mx, sh[maxAt + w]);
     }
 
-    int g = t / LANES_PER_SPLIT;
-    int c = t - g * LANES_PER_SPLIT;
     Float4 acc = Sdpa.zero4();
     float l = 0f;
-    // D need not be a multiple of 32 (kernel tests use other multiples of 8): the last block's
-    // spare threads read nothing.
-    if (mx != Sdpa.NEG_INF && d0 + c * 4 < headDim) {
-      for (int s = g; s < splits; s += GROUPS) {
+    if (mx != Sdpa.NEG_INF && mine) {
+      if (first) {
+        float f = Intrinsics.exp2(m0 - mx);
+        acc = Sdpa.fma4(f, x0, acc);
+        l = Math.fma(l0, f, l);
+      }
+      for (int s = g + GROUPS; s < splits; s += GROUPS) {
         int at = base + s;
         float ms = Vec.ldg(partML, at * 2);
         float ls = Vec.ldg(partML, at * 2 + 1);
