@@ -95,20 +95,34 @@ public final class SdpaSplitK {
     int t = ctx.localIdx;
     int base = row * splits;
 
-    // This thread's first split (group g's), requested with the maxima: with at most GROUPS
-    // splits (short contexts) it is the only one, and the block waits for memory once, not twice.
+    // Group g's first four splits (g, g + GROUPS, g + 2 GROUPS, g + 3 GROUPS), requested together
+    // with the maxima: up to 4 * GROUPS = 64 splits (every default plan on the H200) the block
+    // waits for memory once, not once for the maxima and again per split the group folds.
     int g = t / LANES_PER_SPLIT;
     int c = t - g * LANES_PER_SPLIT;
-    boolean mine = d0 + c * 4 < headDim; // D need not be a multiple of 32 (kernel tests)
-    boolean first = mine && g < splits;
-    float m0 = Sdpa.NEG_INF;
-    float l0 = 0f;
-    Float4 x0 = Sdpa.zero4();
-    if (first) {
-      m0 = Vec.ldg(partML, (base + g) * 2);
-      l0 = Vec.ldg(partML, (base + g) * 2 + 1);
-      x0 = Vec.ldg4(partO, (base + g) * headDim + d0 + c * 4);
-    }
+    int dOff = d0 + c * 4;
+    boolean mine = dOff < headDim; // D need not be a multiple of 32 (kernel tests)
+    boolean ok0 = mine && g < splits;
+    boolean ok1 = mine && g + GROUPS < splits;
+    boolean ok2 = mine && g + 2 * GROUPS < splits;
+    boolean ok3 = mine && g + 3 * GROUPS < splits;
+    int at0 = base + g;
+    int at1 = at0 + GROUPS;
+    int at2 = at0 + 2 * GROUPS;
+    int at3 = at0 + 3 * GROUPS;
+    Float4 z = Sdpa.zero4();
+    float m0 = ok0 ? Vec.ldg(partML, at0 * 2) : Sdpa.NEG_INF;
+    float l0 = ok0 ? Vec.ldg(partML, at0 * 2 + 1) : 0f;
+    Float4 x0 = ok0 ? Vec.ldg4(partO, at0 * headDim + dOff) : z;
+    float m1 = ok1 ? Vec.ldg(partML, at1 * 2) : Sdpa.NEG_INF;
+    float l1 = ok1 ? Vec.ldg(partML, at1 * 2 + 1) : 0f;
+    Float4 x1 = ok1 ? Vec.ldg4(partO, at1 * headDim + dOff) : z;
+    float m2 = ok2 ? Vec.ldg(partML, at2 * 2) : Sdpa.NEG_INF;
+    float l2 = ok2 ? Vec.ldg(partML, at2 * 2 + 1) : 0f;
+    Float4 x2 = ok2 ? Vec.ldg4(partO, at2 * headDim + dOff) : z;
+    float m3 = ok3 ? Vec.ldg(partML, at3 * 2) : Sdpa.NEG_INF;
+    float l3 = ok3 ? Vec.ldg(partML, at3 * 2 + 1) : 0f;
+    Float4 x3 = ok3 ? Vec.ldg4(partO, at3 * headDim + dOff) : z;
     float m = Sdpa.NEG_INF;
     for (int s = t; s < splits; s += THREADS) {
       m = Math.max(m, Vec.ldg(partML, (base + s) * 2));
@@ -129,16 +143,32 @@ public final class SdpaSplitK {
     Float4 acc = Sdpa.zero4();
     float l = 0f;
     if (mx != Sdpa.NEG_INF && mine) {
-      if (first) {
+      // A split with no key has m = -inf: weight exp2(-inf) = 0 and O = 0, as before.
+      if (ok0) {
         float f = Intrinsics.exp2(m0 - mx);
         acc = Sdpa.fma4(f, x0, acc);
         l = Math.fma(l0, f, l);
       }
-      for (int s = g + GROUPS; s < splits; s += GROUPS) {
+      if (ok1) {
+        float f = Intrinsics.exp2(m1 - mx);
+        acc = Sdpa.fma4(f, x1, acc);
+        l = Math.fma(l1, f, l);
+      }
+      if (ok2) {
+        float f = Intrinsics.exp2(m2 - mx);
+        acc = Sdpa.fma4(f, x2, acc);
+        l = Math.fma(l2, f, l);
+      }
+      if (ok3) {
+        float f = Intrinsics.exp2(m3 - mx);
+        acc = Sdpa.fma4(f, x3, acc);
+        l = Math.fma(l3, f, l);
+      }
+      for (int s = g + 4 * GROUPS; s < splits; s += GROUPS) {
         int at = base + s;
         float ms = Vec.ldg(partML, at * 2);
         float ls = Vec.ldg(partML, at * 2 + 1);
-        Float4 x = Vec.ldg4(partO, at * headDim + d0 + c * 4);
+        Float4 x = Vec.ldg4(partO, at * headDim + dOff);
         float f = Intrinsics.exp2(ms - mx);
         acc = Sdpa.fma4(f, x, acc);
         l = Math.fma(ls, f, l);
