@@ -183,7 +183,9 @@ final class SdpaLaunches {
    * with one row group (Lq = 1 at GQA 4) and at least 16 iterations (24.29 vs 24.74 at 8192, 72.64
    * vs 75.72 at 32768; slower at 4096 and below, and for Lq = 2–3 at every length: two row groups
    * double the arithmetic per byte, and the vector kernel keeps 4 blocks per SM there against 2).
-   * Other head dims were not measured with masks; the tensor-core kernel takes D ≤ 128 without one.
+   * Masked calls follow the same rule (not timed separately: both kernels read the mask the same
+   * way); other head dims stay on {@link SdpaVector} (staged D = 128 was faster at 32768 keys
+   * without a mask, 38.91 vs 44.45 µs, but the tensor-core kernel takes those calls).
    */
   static boolean stagedDecodePolicy(SdpaShape shape, int sms) {
     int d = shape.headDim();
