@@ -82,6 +82,26 @@ class SdpaVectorStagedTest {
     c.check("one pass", c.runVector(SdpaVectorStaged.plan(c.shape(), CI_SMS, 1)));
   }
 
+  /**
+   * Splits with nothing to read: causal with fewer keys than queries (query row 0 sees no key and
+   * yields 0, never NaN; the prologue must request nothing past the horizon), and a single key.
+   */
+  @ParameterizedTest(name = "D={0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {64, 256, 512})
+  void emptyAndSingleKeySplits(int d) {
+    AttnCase c = SdpaVectorTest.gqaCase(4, 4, 3, 2, d, Sdpa.F16, d);
+    c.maskKind = Sdpa.MASK_CAUSAL;
+    c.generate();
+    float[] out = c.runVector(SdpaVectorStaged.plan(c.shape(), CI_SMS, 0));
+    c.check("causal, Lq 3 over 2 keys", out);
+    for (int e = 0; e < d; e++) {
+      assertEquals(0f, out[e], "row 0 (no key) element " + e);
+    }
+    AttnCase one = SdpaVectorTest.gqaCase(8, 2, 1, 1, d, Sdpa.BF16, d + 1);
+    one.generate();
+    one.check("one key", one.runVector(SdpaVectorStaged.plan(one.shape(), CI_SMS, 0)));
+  }
+
   /** The plan: the vector kernel's rows and iteration, this kernel's shared memory and class. */
   @Test
   void plan() {
