@@ -143,27 +143,14 @@ public final class SdpaSplitK {
     Float4 acc = Sdpa.zero4();
     float l = 0f;
     if (mx != Sdpa.NEG_INF && mine) {
-      // A split with no key has m = -inf: weight exp2(-inf) = 0 and O = 0, as before.
-      if (ok0) {
-        float f = Intrinsics.exp2(m0 - mx);
-        acc = Sdpa.fma4(f, x0, acc);
-        l = Math.fma(l0, f, l);
-      }
-      if (ok1) {
-        float f = Intrinsics.exp2(m1 - mx);
-        acc = Sdpa.fma4(f, x1, acc);
-        l = Math.fma(l1, f, l);
-      }
-      if (ok2) {
-        float f = Intrinsics.exp2(m2 - mx);
-        acc = Sdpa.fma4(f, x2, acc);
-        l = Math.fma(l2, f, l);
-      }
-      if (ok3) {
-        float f = Intrinsics.exp2(m3 - mx);
-        acc = Sdpa.fma4(f, x3, acc);
-        l = Math.fma(l3, f, l);
-      }
+      // Unrequested splits hold (-inf, 0, 0), like a split with no key: weight exp2(-inf) = 0, so
+      // they add exactly nothing, in the same order as the loop below.
+      float f0 = Intrinsics.exp2(m0 - mx);
+      float f1 = Intrinsics.exp2(m1 - mx);
+      float f2 = Intrinsics.exp2(m2 - mx);
+      float f3 = Intrinsics.exp2(m3 - mx);
+      acc = Sdpa.fma4(f3, x3, Sdpa.fma4(f2, x2, Sdpa.fma4(f1, x1, Sdpa.fma4(f0, x0, acc))));
+      l = Math.fma(l3, f3, Math.fma(l2, f2, Math.fma(l1, f1, Math.fma(l0, f0, l))));
       for (int s = g + 4 * GROUPS; s < splits; s += GROUPS) {
         int at = base + s;
         float ms = Vec.ldg(partML, at * 2);
