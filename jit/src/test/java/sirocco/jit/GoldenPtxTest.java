@@ -243,6 +243,20 @@ class GoldenPtxTest {
             .contains("fence.acq_rel.gpu;"));
   }
 
+  @Test
+  void gridDependencyControlOnSm90Only() {
+    String p = body(ptx(MemoryKernels.class, "scaleAfterPriorGrids"));
+    int release = p.indexOf("griddepcontrol.launch_dependents;");
+    int wait = p.indexOf("griddepcontrol.wait;");
+    int load = p.indexOf("ld.global");
+    assertTrue(release >= 0 && wait > release && load > wait, "release, wait, load in order: " + p);
+    assertEquals(-1, p.indexOf("griddepcontrol.wait;", wait + 1), "one wait: " + p);
+    // sm_80 has no early-start launches: the calls emit nothing.
+    String p80 = body(ptx(MemoryKernels.class, "scaleAfterPriorGrids", Target.sm80()));
+    assertFalse(p80.contains("griddepcontrol"), p80);
+    assertTrue(p80.contains("ld.global"), p80);
+  }
+
   /**
    * The asynchronous-copy and memory events of a PTX body, one token each, in program order: {@code
    * cg16}/{@code ca8}/{@code ca4} copies, {@code commit}, {@code waitN}, {@code bar}, {@code ld}

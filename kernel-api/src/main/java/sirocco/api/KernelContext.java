@@ -118,6 +118,33 @@ public abstract class KernelContext {
   public abstract void threadFence();
 
   /**
+   * Waits until every kernel this launch may overlap has finished and its memory writes are visible
+   * ({@code griddepcontrol.wait} on sm_90+, the PTX form of CUDA's {@code
+   * cudaGridDependencySynchronize()}). Only a launch made with {@code KernelLaunch.withEarlyStart}
+   * can start before the previous kernel in its stream has finished; such a kernel must call this
+   * before it reads anything that kernel writes (or writes anything it reads), and the CUDA backend
+   * refuses an early-start launch of a kernel that never calls it. Without early start, and on the
+   * Java backend (where launches run one after the other), it returns at once. Code before it may
+   * only compute from its parameters.
+   */
+  public final void waitForPriorGrids() {
+    // The Java backend runs launches in order; the GPU compiler emits the instruction.
+  }
+
+  /**
+   * Lets the next early-start launch in this stream be scheduled now, before this kernel finishes
+   * ({@code griddepcontrol.launch_dependents} on sm_90+): once every block of this grid has called
+   * it or exited, the dependent grid's blocks may become resident and run up to their {@link
+   * #waitForPriorGrids()}, which still waits for this whole grid to finish. Call it early when this
+   * grid fits the GPU in one wave (the dependent's launch latency then overlaps this kernel's
+   * work); it never makes results visible early. A no-op without an early-start launch after this
+   * one and on the Java backend.
+   */
+  public final void releaseDependentGrids() {
+    // See waitForPriorGrids.
+  }
+
+  /**
    * Returns a {@code float} array in block-shared memory ({@code .shared}). Every thread of a block
    * gets the same array for the same allocation site; {@code length} must be a compile-time
    * constant (or a {@link Specialize} parameter). Contents are undefined on entry, as on the GPU. A

@@ -24,6 +24,13 @@ import sirocco.api.Specialize;
  * .minnctapersm}; see {@code sirocco.jit.LaunchBounds}), which caps its registers per thread, and
  * caches it apart from the unhinted one. The Java backend ignores it.
  *
+ * <p>{@code earlyStart} lets the launch begin before the previous kernel in its stream has finished
+ * (CUDA's programmatic dependent launch, sm_90+): its blocks may become resident while that
+ * kernel's last blocks run, and wait in {@link KernelContext#waitForPriorGrids()} for it to finish.
+ * The kernel must call that before it touches memory the previous kernel uses; the CUDA backend
+ * refuses an early-start launch of a kernel that never calls it. Before sm_90 and on the Java
+ * backend the launch runs after the previous one, as any other.
+ *
  * <p>The constructor checks everything it can without a device, so a bad launch fails the same way
  * on both backends, with a message naming the argument.
  */
@@ -33,7 +40,8 @@ public record KernelLaunch(
     Dim3 block,
     int dynamicSharedBytes,
     Object[] args,
-    int minBlocksPerSm) {
+    int minBlocksPerSm,
+    boolean earlyStart) {
   /** The most blocks per SM a hint may ask for (sm_80 and sm_90 hold at most 32). */
   public static final int MAX_MIN_BLOCKS_PER_SM = 32;
 
@@ -114,8 +122,27 @@ public record KernelLaunch(
     }
   }
 
+  /** A launch without dynamic shared memory, occupancy hint or early start. */
+  public KernelLaunch(
+      Method kernel,
+      Dim3 grid,
+      Dim3 block,
+      int dynamicSharedBytes,
+      Object[] args,
+      int minBlocksPerSm) {
+    this(kernel, grid, block, dynamicSharedBytes, args, minBlocksPerSm, false);
+  }
+
   public static KernelLaunch of(Method kernel, Dim3 grid, Dim3 block, Object... args) {
-    return new KernelLaunch(kernel, grid, block, 0, args, 0);
+    return new KernelLaunch(kernel, grid, block, 0, args, 0, false);
+  }
+
+  /**
+   * This launch starting early ({@code true}) or only after the previous kernel in its stream has
+   * finished ({@code false}, the default); see the class comment.
+   */
+  public KernelLaunch withEarlyStart(boolean early) {
+    return new KernelLaunch(kernel, grid, block, dynamicSharedBytes, args, minBlocksPerSm, early);
   }
 
   /**
@@ -125,7 +152,7 @@ public record KernelLaunch(
    * @throws IllegalArgumentException unless {@code 0 <= n <= 32}
    */
   public KernelLaunch withMinBlocksPerSm(int n) {
-    return new KernelLaunch(kernel, grid, block, dynamicSharedBytes, args, n);
+    return new KernelLaunch(kernel, grid, block, dynamicSharedBytes, args, n, earlyStart);
   }
 
   /**
@@ -155,12 +182,14 @@ public record KernelLaunch(
         && block.equals(l.block)
         && dynamicSharedBytes == l.dynamicSharedBytes
         && Arrays.equals(args, l.args)
-        && minBlocksPerSm == l.minBlocksPerSm;
+        && minBlocksPerSm == l.minBlocksPerSm
+        && earlyStart == l.earlyStart;
   }
 
   @Override
   public int hashCode() {
-    return (kernel.hashCode() * 31 + Arrays.hashCode(args)) * 31 + minBlocksPerSm;
+    return ((kernel.hashCode() * 31 + Arrays.hashCode(args)) * 31 + minBlocksPerSm) * 2
+        + (earlyStart ? 1 : 0);
   }
 
   @Override
@@ -170,6 +199,7 @@ public record KernelLaunch(
         + grid
         + " block "
         + block
-        + (minBlocksPerSm > 0 ? " min blocks/SM " + minBlocksPerSm : "");
+        + (minBlocksPerSm > 0 ? " min blocks/SM " + minBlocksPerSm : "")
+        + (earlyStart ? " early start" : "");
   }
 }

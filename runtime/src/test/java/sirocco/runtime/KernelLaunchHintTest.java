@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 import sirocco.runtime.host.HostDevice;
 
 /**
- * {@link KernelLaunch#minBlocksPerSm()}: validated, copied, compared; the Java backend ignores it.
+ * {@link KernelLaunch#minBlocksPerSm()} and {@link KernelLaunch#earlyStart()}: validated, copied,
+ * compared; the Java backend ignores both.
  */
 class KernelLaunchHintTest {
   private static Method scale() throws NoSuchMethodException {
@@ -83,5 +84,29 @@ class KernelLaunchHintTest {
     d.download(b, 0, y, 0, 5, d.defaultStream());
     assertArrayEquals(new float[] {3, 6, 9, 12, 15}, x);
     assertArrayEquals(x, y);
+  }
+
+  @Test
+  void earlyStartIsOffByDefaultCopiedAndIgnoredByTheJavaBackend() throws Exception {
+    HostDevice d = new HostDevice();
+    float[] data = {1, 2, 3, 4, 5};
+    DeviceBuffer a = d.allocate(ElementType.F32, 5);
+    d.upload(data, 0, a, 0, 5, d.defaultStream());
+    KernelLaunch plain = KernelLaunch.of(scale(), Dim3.of(1), Dim3.of(32), a, 3f, 5);
+    assertEquals(false, plain.earlyStart());
+    assertEquals(
+        false, new KernelLaunch(scale(), Dim3.of(1), Dim3.of(32), 0, plain.args(), 0).earlyStart());
+    KernelLaunch early = plain.withEarlyStart(true).withMinBlocksPerSm(2);
+    assertTrue(early.earlyStart(), "the hint keeps early start");
+    assertEquals(2, early.minBlocksPerSm());
+    assertNotEquals(plain.withMinBlocksPerSm(2), early);
+    assertEquals(plain.withMinBlocksPerSm(2), early.withEarlyStart(false));
+    assertTrue(early.toString().endsWith(" early start"), early.toString());
+    // The host runs launches in order, and scale() never waits: still fine there.
+    d.launch(plain);
+    d.launch(plain.withEarlyStart(true));
+    float[] x = new float[5];
+    d.download(a, 0, x, 0, 5, d.defaultStream());
+    assertArrayEquals(new float[] {9, 18, 27, 36, 45}, x);
   }
 }

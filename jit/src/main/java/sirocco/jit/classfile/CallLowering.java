@@ -398,6 +398,9 @@ final class CallLowering {
           case "localBarrier()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.BLOCK);
           case "warpBarrier()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.WARP);
           case "threadFence()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.FENCE_GPU);
+          case "waitForPriorGrids()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.GRID_WAIT);
+          case "releaseDependentGrids()V" ->
+              b.append(Op.BARRIER, Type.VOID, BarrierKind.GRID_RELEASE);
           case "allocateFloatLocalArray(I)[F" -> shared(Elem.FLOAT, a[0]);
           case "allocateIntLocalArray(I)[I" -> shared(Elem.INT, a[0]);
           case "allocateShortLocalArray(I)[S" -> shared(Elem.SHORT, a[0]);

@@ -24,5 +24,17 @@ public enum BarrierKind {
    * reorders the instructions of a block, moves a load or store to another block or merges loads
    * (CSE takes pure instructions only), so accesses stay on their side of it.
    */
-  ASYNC_WAIT
+  ASYNC_WAIT,
+  /**
+   * {@code griddepcontrol.wait} ({@code KernelContext.waitForPriorGrids()}, sm_90+): waits for the
+   * grids an early-start launch overlaps. Memory accesses must not cross it, which a BARRIER
+   * instruction guarantees (see {@link #ASYNC_WAIT}). Emitted as nothing before sm_90, where no
+   * launch starts early.
+   */
+  GRID_WAIT,
+  /**
+   * {@code griddepcontrol.launch_dependents} ({@code KernelContext.releaseDependentGrids()},
+   * sm_90+): a scheduling hint that lets the next early-start launch begin. Nothing before sm_90.
+   */
+  GRID_RELEASE
 }

@@ -69,6 +69,9 @@ public final class PtxEmitter {
   private int lastLine = -1;
   private String lastFile;
 
+  /** Whether the target has {@code griddepcontrol} (sm_90+, PTX ISA 7.8; every Target is 8.0+). */
+  private boolean gridDependencies;
+
   /** Addresses computed in the current block, by array, index base and element size. */
   final Map<PtxMemory.AddrKey, String> addresses = new HashMap<>();
 
@@ -108,6 +111,19 @@ public final class PtxEmitter {
     return e.run(entryName, params, shared, dynamicOffsets, isa, arch, comment, directives);
   }
 
+  /** 90 for "sm_90" and "sm_90a", 80 for "sm_80"; 0 when the name has no number. */
+  static int smNumber(String arch) {
+    int n = 0;
+    for (int k = arch.indexOf('_') + 1; k > 0 && k < arch.length(); k++) {
+      char ch = arch.charAt(k);
+      if (ch < '0' || ch > '9') {
+        break;
+      }
+      n = 10 * n + (ch - '0');
+    }
+    return n;
+  }
+
   /** The module's one {@code .extern .shared} array when the shared arrays are dynamic. */
   public static final String DYNAMIC_SHARED = "dsmem";
 
@@ -137,6 +153,7 @@ public final class PtxEmitter {
     for (int i = 0; i < order.size(); i++) {
       labels.put(order.get(i), "$B" + i);
     }
+    gridDependencies = smNumber(arch) >= 90;
     emitParams(params);
     for (int i = 0; i < order.size(); i++) {
       Block b = order.get(i);
@@ -540,9 +557,15 @@ public final class PtxEmitter {
       case ATOMIC -> PtxMemory.atomic(this, i);
       case EXTRACT -> names[i.id] = tuples.get((Inst) i.args[0])[i.auxInt()];
       case COPY_ASYNC -> PtxMemory.copyAsync(this, i);
-      case BARRIER ->
+      case BARRIER -> {
+        BarrierKind kind = (BarrierKind) i.aux;
+        // Before sm_90 no launch starts early: nothing to wait for or release.
+        boolean skip =
+            (kind == BarrierKind.GRID_WAIT || kind == BarrierKind.GRID_RELEASE)
+                && !gridDependencies;
+        if (!skip) {
           line(
-              switch ((BarrierKind) i.aux) {
+              switch (kind) {
                 case BLOCK -> "bar.sync 0";
                 case WARP -> "bar.warp.sync -1";
                 case FENCE_GPU ->
@@ -550,7 +573,11 @@ public final class PtxEmitter {
                 // cp.async*: PTX ISA 7.0, sm_80+, which every Target is
                 case ASYNC_COMMIT -> "cp.async.commit_group";
                 case ASYNC_WAIT -> "cp.async.wait_group " + ((Const) i.args[0]).asInt();
+                case GRID_WAIT -> "griddepcontrol.wait"; // PTX ISA 7.8, sm_90+
+                case GRID_RELEASE -> "griddepcontrol.launch_dependents";
               });
+        }
+      }
       case SHFL -> {
         ShflMode m = (ShflMode) i.aux;
         line(

@@ -28,6 +28,21 @@ public final class MemoryKernels {
   }
 
   /**
+   * One thread per element {@code i < n}: {@code out[i] = 2 * in[i]}, after releasing the next
+   * early-start launch and waiting for the grids this one may overlap (both no-ops unless launched
+   * that way on sm_90+). The index is computed before the wait, as a dependent kernel would.
+   */
+  @Kernel
+  public static void scaleAfterPriorGrids(KernelContext ctx, float[] in, float[] out, int n) {
+    int i = ctx.globalIdx;
+    ctx.releaseDependentGrids();
+    ctx.waitForPriorGrids();
+    if (i < n) {
+      out[i] = 2f * in[i];
+    }
+  }
+
+  /**
    * One thread per element {@code i < n}: copies each array type with a transformation, so that
    * sign extension (byte, short), zero extension (char) and boolean normalisation are visible.
    * out[i*6..]: b[i], s[i], c[i], z[i] ? 1 : 0, (int) l[i], (int) d[i].

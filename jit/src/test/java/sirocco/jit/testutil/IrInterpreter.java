@@ -203,7 +203,11 @@ public final class IrInterpreter {
           return null;
         }
       case BARRIER:
-        if (i.aux == BarrierKind.ASYNC_COMMIT || i.aux == BarrierKind.ASYNC_WAIT) {
+        if (i.aux == BarrierKind.ASYNC_COMMIT
+            || i.aux == BarrierKind.ASYNC_WAIT
+            || i.aux == BarrierKind.GRID_WAIT
+            || i.aux == BarrierKind.GRID_RELEASE) {
+          // One launch at a time: no grid to wait for or release.
           return null;
         }
         throw new UnsupportedOperationException(i.aux + " barrier in the IR interpreter");

@@ -415,6 +415,32 @@ public final class CudaDevice extends Device {
       int sharedBytes,
       Stream stream,
       Object... args) {
+    launchRaw(function, grid, block, sharedBytes, stream, false, args);
+  }
+
+  /**
+   * Whether launches may start early here: compute capability 9.0+ (programmatic dependent launch)
+   * and a driver with {@code cuLaunchKernelEx}.
+   */
+  public boolean supportsEarlyStart() {
+    return info.computeMajor() >= 9 && Cu.hasLaunchKernelEx();
+  }
+
+  /**
+   * {@link #launchFunction(CudaFunction, sirocco.runtime.Dim3, sirocco.runtime.Dim3, int, Stream,
+   * Object...)}, starting before the previous kernel in the stream has finished when {@code
+   * earlyStart} and {@link #supportsEarlyStart()} (the function must wait with {@code
+   * griddepcontrol.wait}; see {@code KernelLaunch}). Not an overload of it: a kernel's first
+   * argument may be a boolean.
+   */
+  void launchRaw(
+      CudaFunction function,
+      sirocco.runtime.Dim3 grid,
+      sirocco.runtime.Dim3 block,
+      int sharedBytes,
+      Stream stream,
+      boolean earlyStart,
+      Object[] args) {
     CudaStream s = cuda(stream);
     if (args.length > CudaStream.MAX_ARGS) {
       throw new IllegalArgumentException(
@@ -447,17 +473,32 @@ public final class CudaDevice extends Device {
                       + (a == null ? "null" : a.getClass().getSimpleName()));
         }
       }
-      Cu.launchKernel(
-          function.handle(),
-          grid.x(),
-          grid.y(),
-          grid.z(),
-          block.x(),
-          block.y(),
-          block.z(),
-          sharedBytes,
-          s.handle,
-          s.argPointers);
+      if (earlyStart && supportsEarlyStart()) {
+        Cu.launchKernelEarly(
+            function.handle(),
+            grid.x(),
+            grid.y(),
+            grid.z(),
+            block.x(),
+            block.y(),
+            block.z(),
+            sharedBytes,
+            s.handle,
+            s.argPointers,
+            s.launchConfig);
+      } else {
+        Cu.launchKernel(
+            function.handle(),
+            grid.x(),
+            grid.y(),
+            grid.z(),
+            block.x(),
+            block.y(),
+            block.z(),
+            sharedBytes,
+            s.handle,
+            s.argPointers);
+      }
     }
   }
 

@@ -172,6 +172,11 @@ final class CudaDriver {
           FunctionDescriptor.of(
               JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
               JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+
+  /** Since CUDA 11.8; null on older drivers (early-start launches then run as plain ones). */
+  static final MethodHandle cuLaunchKernelEx =
+      bind("cuLaunchKernelEx", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+
   static final MethodHandle cuOccupancyMaxActiveBlocksPerMultiprocessor =
       bind(
           "cuOccupancyMaxActiveBlocksPerMultiprocessor",

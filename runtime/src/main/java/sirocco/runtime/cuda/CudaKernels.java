@@ -49,13 +49,17 @@ public final class CudaKernels {
    * @param dynamicSharedLimit the function's {@code
    *     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES} as Sirocco last set it (0 before any set):
    *     a launch with more dynamic bytes raises it first
+   * @param waitsForPriorGrids whether the PTX waits with {@code griddepcontrol.wait} (the kernel
+   *     calls {@code ctx.waitForPriorGrids()} and the target is sm_90+): only then may a launch of
+   *     it start early
    */
   public record Loaded(
       CompiledKernel compiled,
       MemorySegment module,
       CudaFunction function,
       long compileNanos,
-      AtomicInteger dynamicSharedLimit) {
+      AtomicInteger dynamicSharedLimit,
+      boolean waitsForPriorGrids) {
 
     /**
      * Resident blocks per multiprocessor at this block size with {@code launchDynamicBytes} of the
@@ -222,7 +226,13 @@ public final class CudaKernels {
         throw e;
       }
     }
-    return new Loaded(compiled, module.module(), f, compileNanos, new AtomicInteger(limit));
+    return new Loaded(
+        compiled,
+        module.module(),
+        f,
+        compileNanos,
+        new AtomicInteger(limit),
+        compiled.ptx().contains("griddepcontrol.wait;"));
   }
 
   /** Raises {@code k}'s dynamic shared memory opt-in to {@code bytes} where it is lower. */
@@ -268,6 +278,7 @@ public final class CudaKernels {
               + " block "
               + launch.block()
               + (launch.minBlocksPerSm() > 0 ? " min blocks/SM " + launch.minBlocksPerSm() : "")
+              + (launch.earlyStart() && device.supportsEarlyStart() ? " early start" : "")
               + " shared "
               + (k.compiled().staticSharedBytes() + dynamic)
               + " B"
@@ -278,8 +289,18 @@ public final class CudaKernels {
               + k.function().localBytes()
               + " B local");
     }
+    boolean early = launch.earlyStart() && device.supportsEarlyStart();
+    if (early && !k.waitsForPriorGrids()) {
+      throw new IllegalArgumentException(
+          "launch of "
+              + KernelLaunch.name(launch.kernel())
+              + " with earlyStart: the kernel never calls ctx.waitForPriorGrids(), so it could"
+              + " read memory the previous kernel is still writing; call it before the first"
+              + " such access or launch without early start");
+    }
     optIn(k, dynamic);
-    device.launchFunction(k.function(), launch.grid(), launch.block(), dynamic, stream, launchArgs);
+    device.launchRaw(
+        k.function(), launch.grid(), launch.block(), dynamic, stream, early, launchArgs);
   }
 
   /** Evicted modules wait until every stream has passed the work queued so far. */

@@ -24,6 +24,8 @@ public final class CudaStream implements Stream {
   // this.
   final MemorySegment argValues;
   final MemorySegment argPointers;
+  // The CUlaunchConfig and its attribute for early-start launches. Guarded by this.
+  final MemorySegment launchConfig;
 
   CudaStream(CudaDevice device, MemorySegment handle) {
     this.device = device;
@@ -31,6 +33,7 @@ public final class CudaStream implements Stream {
     Arena arena = Arena.ofAuto();
     this.argValues = arena.allocate(8L * MAX_ARGS, 16);
     this.argPointers = arena.allocate(ValueLayout.ADDRESS, MAX_ARGS);
+    this.launchConfig = arena.allocate(Cu.LAUNCH_CONFIG_BYTES, 8);
     for (int i = 0; i < MAX_ARGS; i++) {
       argPointers.setAtIndex(ValueLayout.ADDRESS, i, argValues.asSlice(8L * i, 8));
     }
