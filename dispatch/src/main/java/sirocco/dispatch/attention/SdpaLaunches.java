@@ -88,14 +88,17 @@ final class SdpaLaunches {
             c.maskKind(),
             hasSinks,
             p);
-    l.launch(decodeLaunch(p, args));
+    boolean early = earlyStart(shape, p);
+    l.launch(decodeLaunch(p, args).withEarlyStart(early));
     if (cp != null) {
       l.launch(
-          COMBINE,
-          cp.grid(),
-          cp.block(),
-          SdpaSplitK.combineArgs(
-              partO, partML, in.sinks, ob, shape, p.splits(), c.kernelDtype(), hasSinks));
+          KernelLaunch.of(
+                  COMBINE,
+                  cp.grid(),
+                  cp.block(),
+                  SdpaSplitK.combineArgs(
+                      partO, partML, in.sinks, ob, shape, p.splits(), c.kernelDtype(), hasSinks))
+              .withEarlyStart(early));
     }
     return l.done(out);
   }
@@ -169,6 +172,35 @@ final class SdpaLaunches {
    * {@link #stagedDecodePolicy}.
    */
   static final String STAGED_DECODE_PROPERTY = "sirocco.attention.vectorStaged";
+
+  /**
+   * Whether the vector rung's launches start early ({@link KernelLaunch#withEarlyStart}; sm_90+):
+   * pass 1 while the previous kernel in the stream finishes, the combine while pass 1 finishes.
+   * Every pass-1 kernel and the combine wait for their predecessor before their first read; {@link
+   * SdpaVectorMma} also releases the combine as each of its blocks starts. {@code
+   * -Dsirocco.attention.earlyStart=true|false} forces the choice; unset, {@link #earlyStartPolicy}.
+   */
+  static final String EARLY_START_PROPERTY = "sirocco.attention.earlyStart";
+
+  static boolean earlyStart(SdpaShape shape, SdpaVectorPlans.Plan p) {
+    return booleanProperty(EARLY_START_PROPERTY, earlyStartPolicy(shape, p));
+  }
+
+  /**
+   * The measured choice (bench/RESULTS.md run 49, B=1, Hq 32, Hkv 8, bf16, S 1024/8192/32768, Lq
+   * 1–3, graph replay, three alternating runs each): with the tensor-core kernel early start gains
+   * 0.2–0.5 µs at D = 64 (8192 keys, Lq = 1: 9.09 -> 8.81) and at D = 128 with Lq 1 or 3, and loses
+   * 0.7–0.8 µs at D = 128, Lq = 2 from 8192 keys (14.56 -> 15.29; the cause was not measured).
+   * After the vector and staged kernels it lost up to 0.8 µs in most cells (with pass 1 releasing
+   * the combine at its start: D = 512 at 1024 keys 11.77 -> 12.42, D = 256 at Lq 2–3), so they
+   * launch as before.
+   */
+  static boolean earlyStartPolicy(SdpaShape shape, SdpaVectorPlans.Plan p) {
+    if (!p.mma()) {
+      return false;
+    }
+    return !(shape.headDim() == 128 && shape.qLen() == 2 && shape.kvLen() >= 8192);
+  }
 
   /** {@link #STAGED_DECODE_PROPERTY}, else the policy; anything but true/false is refused. */
   static boolean stagedDecode(SdpaShape shape, int sms) {

@@ -55,6 +55,10 @@ public final class SdpaSplitK {
    * group's first split is requested together with the maxima, so that with at most {@link #GROUPS}
    * splits (short contexts, where this launch is pure latency) the block waits for memory once.
    *
+   * <p>The op launches it with early start (sm_90+): its blocks may become resident while pass 1
+   * runs, and {@code ctx.waitForPriorGrids()} holds them until pass 1 has finished, before the
+   * first read of the partials.
+   *
    * <p>Why this shape: the first version (one 256-thread block per row, each thread folding its
    * splits with an online max) ran as many dependent load rounds as splits per group, on only as
    * many blocks as rows; on the H200 it took 5.9–9.1 µs at S = 1024, D = 256 (Nsight, run 16) next
@@ -94,6 +98,8 @@ public final class SdpaSplitK {
     int d0 = ctx.groupIdy * DIMS;
     int t = ctx.localIdx;
     int base = row * splits;
+    // Launched early (SdpaLaunches.earlyStart): pass 1 may still be writing the partials.
+    ctx.waitForPriorGrids();
 
     // Group g's first four splits (g, g + GROUPS, g + 2 GROUPS, g + 3 GROUPS), requested together
     // with the maxima: up to 4 * GROUPS = 64 splits (every default plan on the H200) the block
