@@ -283,6 +283,20 @@ public final class QmmOp {
         o.globalScale() != null ? o.globalScale() : QuantKernels.noGlobalScale(device);
     int n = s.n();
     int k = s.k();
+    KernelLaunch l = launchArgs(device, rung, p, s, o, affine, gs, n, k);
+    return QmmPolicy.earlyStart(rung) ? l.withEarlyStart(true) : l;
+  }
+
+  private static KernelLaunch launchArgs(
+      Device device,
+      String rung,
+      LaunchPlan p,
+      QmmShape s,
+      Operands o,
+      boolean affine,
+      DeviceBuffer gs,
+      int n,
+      int k) {
     return switch (rung) {
       case QMM_TILED ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);

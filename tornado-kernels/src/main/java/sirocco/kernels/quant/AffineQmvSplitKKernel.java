@@ -149,6 +149,9 @@ public final class AffineQmvSplitKKernel {
       @Specialize int dtype,
       @Specialize int warps,
       @Specialize int fb) {
+    // May be launched early (QmmPolicy.earlyStart): nothing is read before the previous kernel
+    // ends.
+    ctx.waitForPriorGrids();
     float[] red = ctx.allocateFloatLocalArray(2 * warps * fb);
     int e = QmvChunks.elems(bits);
     int tid = ctx.localIdx;

@@ -127,6 +127,9 @@ public final class QmmMmaSplitKKernel {
       @Specialize int ks,
       @Specialize int mt,
       @Specialize int wps) {
+    // May be launched early (QmmPolicy.earlyStart): nothing is read before the previous kernel
+    // ends.
+    ctx.waitForPriorGrids();
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
