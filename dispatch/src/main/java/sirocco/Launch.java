@@ -16,6 +16,7 @@ public final class Launch {
   int[] grid = {1, 1, 1};
   int[] block = {1, 1, 1};
   int sharedBytes;
+  boolean earlyStart;
   Object[] args = new Object[0];
 
   private Launch(Method kernel) {
@@ -55,6 +56,19 @@ public final class Launch {
       throw new IllegalArgumentException("sharedBytes must be >= 0, got " + bytes);
     }
     this.sharedBytes = bytes;
+    return this;
+  }
+
+  /**
+   * Lets this launch start before the previous kernel in the stream has finished (programmatic
+   * dependent launch, sm_90+): the kernel must call {@code ctx.waitForPriorGrids()} before it
+   * touches memory the previous kernel uses, and the CUDA backend refuses the launch if it never
+   * does. The previous kernel may call {@code ctx.releaseDependentGrids()} to let this one become
+   * resident sooner. Elsewhere (before sm_90, the Java backend) the launch runs after the previous
+   * one as usual. See docs/RUNTIME.md, early start.
+   */
+  public Launch earlyStart() {
+    this.earlyStart = true;
     return this;
   }
 

@@ -466,7 +466,8 @@ public final class Sirocco implements AutoCloseable {
             new Dim3(launch.block[0], launch.block[1], launch.block[2]),
             launch.sharedBytes,
             args,
-            0),
+            0,
+            launch.earlyStart),
         stream);
   }
 

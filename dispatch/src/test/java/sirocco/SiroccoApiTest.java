@@ -131,6 +131,17 @@ public class SiroccoApiTest {
             IllegalArgumentException.class,
             () -> rt.run(Launch.of(SiroccoApiTest::saxpy).grid(1).block(32).args(tx, ty, 3, n)));
     assertTrue(e.getMessage().contains("argument 3 (a)"), e.getMessage());
+    // Early start is the GPU's affair; the Java backend runs the launch after the previous one.
+    rt.run(
+        Launch.of(SiroccoApiTest::saxpy)
+            .grid((n + 127) / 128)
+            .block(128)
+            .earlyStart()
+            .args(tx, ty, 1f, n));
+    float[] again = rt.toFloats(ty);
+    for (int i = 0; i < n; i++) {
+      assertEquals(Math.fma(1f, x[i], out[i]), again[i]);
+    }
   }
 
   /** The quantization ops are wired (their own tests are in sirocco.quant): a zero round trip. */

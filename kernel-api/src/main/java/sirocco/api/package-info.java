@@ -29,7 +29,8 @@
  *       float16ToFloat}, {@code floatToFloat16}, {@code Math.fma max min abs sqrt exp}, and the
  *       intrinsics of this package ({@link sirocco.api.Intrinsics}, {@link sirocco.api.Vec}, {@link
  *       sirocco.api.Bf16}, {@link sirocco.api.F16}, the context's barriers, fence, shuffles,
- *       atomics and tensor-core products);
+ *       atomics, tensor-core products and grid-dependency calls ({@code waitForPriorGrids}, {@code
+ *       releaseDependentGrids}, for launches that start early);
  *   <li>asynchronous global-to-shared copies ({@link sirocco.api.Vec#copyAsync(int[], int, int[],
  *       int, int) Vec.copyAsync}, {@code commitAsync}, {@code waitAsync}: {@code cp.async}) from a
  *       parameter array into a shared array, with a constant size of 4, 8 or 16 bytes and a
@@ -62,6 +63,10 @@
  *       after that): a kernel that reads too early passes on the CPU and fails on the GPU, so the
  *       GPU differential tests matter for such kernels. Misaligned copies fault on the GPU and
  *       throw on the Java backend.
+ *   <li>A launch made with early start may run beside the previous kernel on the GPU (sm_90+) until
+ *       it calls {@code ctx.waitForPriorGrids()}; on the Java backend launches never overlap, so a
+ *       kernel that reads the previous kernel's output before its wait passes there and races on
+ *       the GPU.
  * </ul>
  */
 package sirocco.api;
