@@ -6,47 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import org.junit.jupiter.api.Test;
-import sirocco.api.KernelContext;
 import sirocco.dispatch.Internal;
 import sirocco.runtime.cuda.CudaDevice;
+import sirocco.runtime.cuda.EarlyStartGpuTest;
 import sirocco.runtime.testing.GpuTest;
 
 /**
- * {@link Launch#earlyStart()} through the public API on the GPU: a consumer that waits reads only
- * the slow producer's final values; one that never waits is refused before anything runs.
+ * {@link Launch#earlyStart()} through the public API on the GPU, with the runtime test's kernels
+ * ({@link EarlyStartGpuTest}): a consumer that waits reads only the slow producer's final values;
+ * one that never waits is refused before anything runs.
  */
 @GpuTest
 public class LaunchEarlyStartGpuTest {
-  /** {@code buf[i]} = an LCG run {@code spins} steps from {@code i}, low 16 bits. */
-  public static void produce(KernelContext ctx, float[] buf, int n, int spins) { // [n]
-    ctx.releaseDependentGrids();
-    int i = ctx.globalIdx;
-    int x = i;
-    for (int s = 0; s < spins; s++) {
-      x = x * 1664525 + 1013904223;
-    }
-    if (i < n) {
-      buf[i] = (float) (x & 0xFFFF);
-    }
-  }
-
-  /** {@code out[i] = buf[i] + 1} once the producer has finished. */
-  public static void consume(KernelContext ctx, float[] buf, float[] out, int n) { // [n] each
-    int i = ctx.globalIdx;
-    ctx.waitForPriorGrids();
-    if (i < n) {
-      out[i] = buf[i] + 1f;
-    }
-  }
-
-  /** The same without the wait. */
-  public static void consumeUnsafely(KernelContext ctx, float[] buf, float[] out, int n) {
-    int i = ctx.globalIdx;
-    if (i < n) {
-      out[i] = buf[i] + 1f;
-    }
-  }
-
   @Test
   void anEarlyConsumerSeesTheProducersValuesAndANonWaitingOneIsRefused() {
     int n = 1 << 18;
@@ -59,23 +30,19 @@ public class LaunchEarlyStartGpuTest {
       Tensor out = rt.fromFloats(new float[n]);
       for (int round = 0; round < 4; round++) {
         rt.run(
-            Launch.of(LaunchEarlyStartGpuTest::produce)
+            Launch.of(EarlyStartGpuTest::produce)
                 .grid(n / 256)
                 .block(256)
                 .args(buf, n, spins + round));
         rt.run(
-            Launch.of(LaunchEarlyStartGpuTest::consume)
+            Launch.of(EarlyStartGpuTest::consume)
                 .grid(n / 256)
                 .block(256)
                 .earlyStart()
                 .args(buf, out, n));
         float[] got = rt.toFloats(out);
         for (int i = 0; i < n; i++) {
-          int x = i;
-          for (int s = 0; s < spins + round; s++) {
-            x = x * 1664525 + 1013904223;
-          }
-          float want = (float) (x & 0xFFFF) + 1f;
+          float want = EarlyStartGpuTest.expected(i, spins + round);
           if (got[i] != want) {
             assertEquals(want, got[i], "round " + round + ", element " + i);
           }
@@ -87,7 +54,7 @@ public class LaunchEarlyStartGpuTest {
               IllegalArgumentException.class,
               () ->
                   rt.run(
-                      Launch.of(LaunchEarlyStartGpuTest::consumeUnsafely)
+                      Launch.of(EarlyStartGpuTest::consumeUnsafely)
                           .grid(1)
                           .block(32)
                           .earlyStart()

@@ -9,6 +9,7 @@ import sirocco.DType;
 import sirocco.Sirocco;
 import sirocco.Tensor;
 import sirocco.api.KernelContext;
+import sirocco.dispatch.BooleanProperty;
 import sirocco.dispatch.Internal;
 import sirocco.dispatch.OccupancyHints;
 import sirocco.dispatch.attention.SdpaOp.Call;
@@ -151,7 +152,7 @@ final class SdpaLaunches {
 
   /** {@link #TENSOR_CORE_DECODE_PROPERTY}, else the policy; anything but true/false is refused. */
   static boolean tensorCoreDecode(SdpaShape shape) {
-    return booleanProperty(TENSOR_CORE_DECODE_PROPERTY, tensorCoreDecodePolicy(shape));
+    return BooleanProperty.get(TENSOR_CORE_DECODE_PROPERTY, tensorCoreDecodePolicy(shape));
   }
 
   /**
@@ -183,7 +184,7 @@ final class SdpaLaunches {
   static final String EARLY_START_PROPERTY = "sirocco.attention.earlyStart";
 
   static boolean earlyStart(SdpaShape shape, SdpaVectorPlans.Plan p) {
-    return booleanProperty(EARLY_START_PROPERTY, earlyStartPolicy(shape, p));
+    return BooleanProperty.get(EARLY_START_PROPERTY, earlyStartPolicy(shape, p));
   }
 
   /**
@@ -204,7 +205,7 @@ final class SdpaLaunches {
 
   /** {@link #STAGED_DECODE_PROPERTY}, else the policy; anything but true/false is refused. */
   static boolean stagedDecode(SdpaShape shape, int sms) {
-    return booleanProperty(STAGED_DECODE_PROPERTY, stagedDecodePolicy(shape, sms));
+    return BooleanProperty.get(STAGED_DECODE_PROPERTY, stagedDecodePolicy(shape, sms));
   }
 
   /**
@@ -230,20 +231,6 @@ final class SdpaLaunches {
   }
 
   /** A true/false system property, {@code unset} when absent or blank; anything else refused. */
-  private static boolean booleanProperty(String name, boolean unset) {
-    String v = System.getProperty(name);
-    if (v == null || v.isBlank()) {
-      return unset;
-    }
-    return switch (v.strip()) {
-      case "true" -> true;
-      case "false" -> false;
-      default ->
-          throw new IllegalArgumentException(
-              "-D" + name + " must be true or false, got '" + v + "'");
-    };
-  }
-
   /** {@link #SPLITS_PROPERTY}'s value, 0 when unset. */
   static int forcedSplits() {
     String v = System.getProperty(SPLITS_PROPERTY);

@@ -1,5 +1,6 @@
 package sirocco.dispatch.quant;
 
+import sirocco.dispatch.BooleanProperty;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.Quant;
 
@@ -81,17 +82,7 @@ public final class QmmPolicy {
     if (!mma && !rung.equals(QmmOp.QMV_SPLITK)) {
       return false; // only these two kernels wait for the previous one
     }
-    String v = System.getProperty(EARLY_START_PROPERTY);
-    if (v == null || v.isBlank()) {
-      return mma;
-    }
-    return switch (v.strip()) {
-      case "true" -> true;
-      case "false" -> false;
-      default ->
-          throw new IllegalArgumentException(
-              "-D" + EARLY_START_PROPERTY + " must be true or false, got '" + v + "'");
-    };
+    return BooleanProperty.get(EARLY_START_PROPERTY, mma);
   }
 
   /** The vector-path variant in force. */

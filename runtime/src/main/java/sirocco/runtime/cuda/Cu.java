@@ -665,6 +665,44 @@ public final class Cu {
       int sharedBytes,
       MemorySegment stream,
       MemorySegment params) {
+    launchKernel(
+        function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes, stream, params, null);
+  }
+
+  /**
+   * {@link #launchKernel(MemorySegment, int, int, int, int, int, int, int, MemorySegment,
+   * MemorySegment)}, or, when {@code earlyConfig} is not null, a launch that may start before the
+   * previous kernel in {@code stream} has finished ({@code cuLaunchKernelEx} with programmatic
+   * stream serialization allowed); {@code earlyConfig} is then {@link #LAUNCH_CONFIG_BYTES} of
+   * scratch, 8-byte aligned, that this call fills.
+   */
+  public static void launchKernel(
+      MemorySegment function,
+      int gridX,
+      int gridY,
+      int gridZ,
+      int blockX,
+      int blockY,
+      int blockZ,
+      int sharedBytes,
+      MemorySegment stream,
+      MemorySegment params,
+      MemorySegment earlyConfig) {
+    if (earlyConfig != null) {
+      launchEarly(
+          function,
+          gridX,
+          gridY,
+          gridZ,
+          blockX,
+          blockY,
+          blockZ,
+          sharedBytes,
+          stream,
+          params,
+          earlyConfig);
+      return;
+    }
     try {
       int rc =
           (int)
@@ -703,12 +741,7 @@ public final class Cu {
     return CudaDriver.cuLaunchKernelEx != null;
   }
 
-  /**
-   * Launches a kernel that may start before the previous kernel in {@code stream} has finished
-   * ({@code cuLaunchKernelEx} with programmatic stream serialization allowed); {@code config} is
-   * {@link #LAUNCH_CONFIG_BYTES} of scratch, 8-byte aligned, that this call fills.
-   */
-  public static void launchKernelEarly(
+  private static void launchEarly(
       MemorySegment function,
       int gridX,
       int gridY,

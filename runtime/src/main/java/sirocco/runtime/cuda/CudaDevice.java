@@ -429,9 +429,9 @@ public final class CudaDevice extends Device {
   /**
    * {@link #launchFunction(CudaFunction, sirocco.runtime.Dim3, sirocco.runtime.Dim3, int, Stream,
    * Object...)}, starting before the previous kernel in the stream has finished when {@code
-   * earlyStart} and {@link #supportsEarlyStart()} (the function must wait with {@code
-   * griddepcontrol.wait}; see {@code KernelLaunch}). Not an overload of it: a kernel's first
-   * argument may be a boolean.
+   * earlyStart}, which the caller sets only where {@link #supportsEarlyStart()} (the function must
+   * wait with {@code griddepcontrol.wait}; see {@code KernelLaunch}). Not an overload of it: a
+   * kernel's first argument may be a boolean.
    */
   void launchRaw(
       CudaFunction function,
@@ -473,32 +473,18 @@ public final class CudaDevice extends Device {
                       + (a == null ? "null" : a.getClass().getSimpleName()));
         }
       }
-      if (earlyStart && supportsEarlyStart()) {
-        Cu.launchKernelEarly(
-            function.handle(),
-            grid.x(),
-            grid.y(),
-            grid.z(),
-            block.x(),
-            block.y(),
-            block.z(),
-            sharedBytes,
-            s.handle,
-            s.argPointers,
-            s.launchConfig);
-      } else {
-        Cu.launchKernel(
-            function.handle(),
-            grid.x(),
-            grid.y(),
-            grid.z(),
-            block.x(),
-            block.y(),
-            block.z(),
-            sharedBytes,
-            s.handle,
-            s.argPointers);
-      }
+      Cu.launchKernel(
+          function.handle(),
+          grid.x(),
+          grid.y(),
+          grid.z(),
+          block.x(),
+          block.y(),
+          block.z(),
+          sharedBytes,
+          s.handle,
+          s.argPointers,
+          earlyStart ? s.launchConfig : null);
     }
   }
 

@@ -269,6 +269,7 @@ public final class CudaKernels {
             k.compiled().dynamicSharedBytes(),
             launch.dynamicSharedBytes(),
             device.maxSharedBytesPerBlockOptIn());
+    boolean early = launch.earlyStart() && device.supportsEarlyStart();
     if (Boolean.getBoolean("sirocco.threadInfo")) {
       System.out.println(
           "sirocco launch "
@@ -278,7 +279,7 @@ public final class CudaKernels {
               + " block "
               + launch.block()
               + (launch.minBlocksPerSm() > 0 ? " min blocks/SM " + launch.minBlocksPerSm() : "")
-              + (launch.earlyStart() && device.supportsEarlyStart() ? " early start" : "")
+              + (early ? " early start" : "")
               + " shared "
               + (k.compiled().staticSharedBytes() + dynamic)
               + " B"
@@ -289,7 +290,6 @@ public final class CudaKernels {
               + k.function().localBytes()
               + " B local");
     }
-    boolean early = launch.earlyStart() && device.supportsEarlyStart();
     if (early && !k.waitsForPriorGrids()) {
       throw new IllegalArgumentException(
           "launch of "

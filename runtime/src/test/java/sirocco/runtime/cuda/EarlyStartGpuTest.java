@@ -62,7 +62,7 @@ public class EarlyStartGpuTest {
   }
 
   /** The value {@link #produce} writes at {@code i}, plus one, computed on the host. */
-  private static float expected(int i, int spins) {
+  public static float expected(int i, int spins) {
     int x = i;
     for (int s = 0; s < spins; s++) {
       x = x * 1664525 + 1013904223;
