@@ -20,6 +20,7 @@ import sirocco.kernels.attention.SdpaVector;
 import sirocco.kernels.attention.SdpaVectorMma;
 import sirocco.kernels.attention.SdpaVectorStaged;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
+import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 
 /**
@@ -43,6 +44,7 @@ class EarlyStartKernelsTest {
             SdpaVectorMma.class,
             SdpaSplitK.class,
             QmmMmaSplitKKernel.class,
+            QmmMmaKernel.class,
             AffineQmvSplitKKernel.class)) {
       for (Method m : c.getDeclaredMethods()) {
         if (m.isAnnotationPresent(sirocco.api.Kernel.class)) {
@@ -57,7 +59,7 @@ class EarlyStartKernelsTest {
   Stream<DynamicTest> everyEarlyLaunchedKernelWaitsBeforeItsFirstGlobalAccess() {
     List<DynamicTest> tests = new ArrayList<>();
     List<Method> kernels = earlyLaunched();
-    assertTrue(kernels.size() >= 6, "found " + kernels);
+    assertTrue(kernels.size() >= 7, "found " + kernels);
     for (Method m : kernels) {
       for (Map<String, Object> specs : KernelCompiler.validationSets(m)) {
         String label = m.getDeclaringClass().getSimpleName() + "." + m.getName() + specs;

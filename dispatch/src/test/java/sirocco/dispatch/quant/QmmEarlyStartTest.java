@@ -30,16 +30,19 @@ class QmmEarlyStartTest {
     assertTrue(QmmOp.launch(d, QmmOp.QMM_MMA_SPLITK, two, operands(d)).earlyStart());
     assertFalse(QmmOp.launch(d, QmmOp.QMV_SPLITK, one, operands(d)).earlyStart());
     assertFalse(QmmOp.launch(d, QmmOp.QMV, one, operands(d)).earlyStart());
+    assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_MMA), "waits, but is not measured early");
     assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_TILED));
   }
 
   @Test
-  void thePropertyForcesTheTwoKernelsThatWaitAndNoOther() {
+  void thePropertyForcesTheThreeKernelsThatWaitAndNoOther() {
     try {
       System.setProperty(QmmPolicy.EARLY_START_PROPERTY, "true");
       assertTrue(QmmPolicy.earlyStart(QmmOp.QMV_SPLITK));
       assertTrue(QmmPolicy.earlyStart(QmmOp.QMM_MMA_SPLITK));
+      assertTrue(QmmPolicy.earlyStart(QmmOp.QMM_MMA));
       assertFalse(QmmPolicy.earlyStart(QmmOp.QMV_ASYNC), "it never waits");
+      assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_TILED), "it never waits");
       System.setProperty(QmmPolicy.EARLY_START_PROPERTY, "false");
       assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_MMA_SPLITK));
       System.setProperty(QmmPolicy.EARLY_START_PROPERTY, "1");

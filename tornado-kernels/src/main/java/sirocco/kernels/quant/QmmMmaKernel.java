@@ -151,6 +151,9 @@ public final class QmmMmaKernel {
       @Specialize int ks,
       @Specialize int wordsPerLane,
       @Specialize int depth) {
+    // May be launched early (QmmPolicy.earlyStart): nothing is read before the previous kernel
+    // ends.
+    ctx.waitForPriorGrids();
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
