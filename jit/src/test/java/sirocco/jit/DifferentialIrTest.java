@@ -51,6 +51,7 @@ class DifferentialIrTest {
           "MathKernels.doubleMath",
           "MathKernels.bits",
           "MathKernels.approx",
+          "MathKernels.halfPairFma",
           "SpecializeKernels.unpack",
           "SpecializeKernels.scaled",
           "ScalarParamKernels.scalars",

@@ -15,6 +15,7 @@ import sirocco.jit.testkernels.AsyncCopyKernels;
 import sirocco.jit.testkernels.AtomicKernels;
 import sirocco.jit.testkernels.GoldenKernels;
 import sirocco.jit.testkernels.LargeSharedKernels;
+import sirocco.jit.testkernels.MathKernels;
 import sirocco.jit.testkernels.MemoryKernels;
 import sirocco.jit.testkernels.MmaKernels;
 import sirocco.jit.testkernels.SpecializeKernels;
@@ -52,6 +53,15 @@ class GoldenPtxTest {
     String p = body(ptx(GoldenKernels.class, "explicitFma"));
     assertTrue(p.contains("fma.rn.f32"), p);
     assertFalse(p.contains("mul.rn.f32"), p);
+  }
+
+  @Test
+  void halfPairFmaIsOneInstructionPerPair() {
+    String p = body(ptx(MathKernels.class, "halfPairFma"));
+    // The loop over cols is not unrolled (cols is a runtime parameter): one of each in the body.
+    assertEquals(1, count(p, "fma.rn.bf16x2 %r"), p);
+    assertEquals(1, count(p, "fma.rn.f16x2 %r"), p);
+    assertFalse(p.contains("fma.rn.f32"), "no float fallback: " + p);
   }
 
   @Test

@@ -122,8 +122,35 @@ public final class GpuCaseExporter {
         ((int[]) a[1])[0] = 1;
         a[3] = 10_000_000L;
       }
+      case "halfPairFma" -> {
+        // A quarter stays random bits (NaN, infinities, subnormals, huge exponent gaps); the rest
+        // are halves with f16 exponents near 1 so that products and addends overlap and rounding
+        // ties occur: with c near them, with c = ±0 (ties of the exact product), and with a tiny c
+        // (a tie of the product broken by c's sign).
+        java.util.Random r = new java.util.Random(11);
+        int[] x = (int[]) a[1];
+        int[] y = (int[]) a[2];
+        int[] z = (int[]) a[3];
+        for (int j = 0; j < x.length; j++) {
+          int mode = j & 3;
+          if (mode == 0) {
+            continue;
+          }
+          x[j] = halfPair(r, 13, 18);
+          y[j] = halfPair(r, 13, 18);
+          z[j] =
+              mode == 1 ? halfPair(r, 11, 20) : mode == 2 ? r.nextInt(2) << 15 : halfPair(r, 0, 3);
+        }
+      }
       default -> {}
     }
+  }
+
+  /** Two halves with random signs and mantissas and f16 exponent fields in [lo, hi). */
+  private static int halfPair(java.util.Random r, int lo, int hi) {
+    int h0 = (r.nextInt(2) << 15) | ((lo + r.nextInt(hi - lo)) << 10) | r.nextInt(1024);
+    int h1 = (r.nextInt(2) << 15) | ((lo + r.nextInt(hi - lo)) << 10) | r.nextInt(1024);
+    return h0 | (h1 << 16);
   }
 
   /** Comparison rule per argument (see gpu_check.py). */

@@ -35,4 +35,14 @@ public final class Bf16 {
   public static int pack(float lo, float hi) {
     return (fromFloat(lo) & 0xFFFF) | (fromFloat(hi) << 16);
   }
+
+  /**
+   * Fused multiply-add of two packed pairs at once: each 16-bit half of the result is {@code a * b
+   * + c} of the same halves, computed exactly and rounded once to bfloat16 (ties to even;
+   * subnormals kept; overflow gives infinity; a NaN result is the canonical NaN {@code 0x7FFF}).
+   * One {@code fma.rn.bf16x2} instruction on the GPU (sm_80+).
+   */
+  public static int fma2(int a, int b, int c) {
+    return HalfPairFma.fma2(a, b, c, true);
+  }
 }

@@ -62,6 +62,12 @@ public enum MathFn {
   CLZ_L(INT, true, LONG),
   CTZ_L(INT, true, LONG),
   TO_UNSIGNED_LONG(LONG, true, INT),
+  /**
+   * {@code Bf16.fma2} / {@code F16.fma2}: packed-pair fused multiply-add, each half rounded once
+   * (canonical NaN); one {@code fma.rn.bf16x2} / {@code fma.rn.f16x2} (sm_80+).
+   */
+  FMA_BF16X2(INT, true, INT, INT, INT),
+  FMA_F16X2(INT, true, INT, INT, INT),
   DIVU_I(INT, true, INT, INT),
   REMU_I(INT, true, INT, INT);
 

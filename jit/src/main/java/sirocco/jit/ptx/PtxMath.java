@@ -58,6 +58,11 @@ final class PtxMath {
       case LG2_APPROX -> em.line("lg2.approx.f32 ", d, ", ", em.op(a[0]));
       case RSQRT_APPROX -> em.line("rsqrt.approx.f32 ", d, ", ", em.op(a[0]));
       case DIV_APPROX -> em.line("div.approx.f32 ", d, ", ", em.op(a[0]), ", ", em.op(a[1]));
+      // Packed half instructions take .b32 registers only, no immediates.
+      case FMA_BF16X2 ->
+          em.line("fma.rn.bf16x2 ", d, ", ", em.reg(a[0]), ", ", em.reg(a[1]), ", ", em.reg(a[2]));
+      case FMA_F16X2 ->
+          em.line("fma.rn.f16x2 ", d, ", ", em.reg(a[0]), ", ", em.reg(a[1]), ", ", em.reg(a[2]));
       case FLOAT_TO_RAW_INT_BITS, INT_BITS_TO_FLOAT -> em.line("mov.b32 ", d, ", ", em.op(a[0]));
       case DOUBLE_TO_RAW_LONG_BITS, LONG_BITS_TO_DOUBLE ->
           em.line("mov.b64 ", d, ", ", em.op(a[0]));

@@ -66,6 +66,25 @@ public final class MathKernels {
     out[o + 5] = Double.longBitsToDouble(Double.doubleToRawLongBits(x) + 1);
   }
 
+  /**
+   * outBf[j], outF16[j] for j = r * n + i, r < cols: {@link Bf16#fma2} and {@link F16#fma2} of the
+   * same three words (each read as two bf16 and as two f16 halves). Compare bit for bit: both are
+   * defined to round once, with a canonical NaN.
+   */
+  @Kernel
+  public static void halfPairFma(
+      KernelContext ctx, int[] a, int[] b, int[] c, int[] outBf, int[] outF16, int n, int cols) {
+    int i = ctx.globalIdx;
+    if (i >= n) {
+      return;
+    }
+    for (int r = 0; r < cols; r++) {
+      int j = r * n + i;
+      outBf[j] = Bf16.fma2(a[j], b[j], c[j]);
+      outF16[j] = F16.fma2(a[j], b[j], c[j]);
+    }
+  }
+
   /** out[i*16..]: int and long bit functions. */
   @Kernel
   public static void bits(

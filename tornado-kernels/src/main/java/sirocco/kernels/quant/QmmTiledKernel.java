@@ -1,5 +1,7 @@
 package sirocco.kernels.quant;
 
+import sirocco.api.Bf16;
+import sirocco.api.F16;
 import sirocco.api.Float4;
 import sirocco.api.Int2;
 import sirocco.api.Int4;
@@ -197,10 +199,10 @@ public final class QmmTiledKernel {
     Int4 px7 = none;
     Int4 pw0 = none;
     Int4 pw1 = none;
-    float ps0 = 0f;
-    float pb0 = 0f;
-    float ps1 = 0f;
-    float pb1 = 0f;
+    int ps0 = 0; // scale and bias bits (the dtype's 16 bits, zero-extended)
+    int pb0 = 0;
+    int ps1 = 0;
+    int pb1 = 0;
     px0 = loadX(x, tid, bm, rBlock, rows, k, 0);
     if (xSlots > 1) {
       px1 = loadX(x, tid + 1 * threads, bm, rBlock, rows, k, 0);
@@ -224,12 +226,12 @@ public final class QmmTiledKernel {
       px7 = loadX(x, tid + 7 * threads, bm, rBlock, rows, k, 0);
     }
     pw0 = loadW(wq, tid, bn, bits, fBlock, wpr, 0);
-    ps0 = loadHalf(scales, tid, bn, bits, fBlock, groups, groupSize, dtype, 0);
-    pb0 = loadHalf(biases, tid, bn, bits, fBlock, groups, groupSize, dtype, 0);
+    ps0 = loadHalf(scales, tid, bn, bits, fBlock, groups, groupSize, 0);
+    pb0 = loadHalf(biases, tid, bn, bits, fBlock, groups, groupSize, 0);
     if (wSlots > 1) {
       pw1 = loadW(wq, tid + threads, bn, bits, fBlock, wpr, 0);
-      ps1 = loadHalf(scales, tid + threads, bn, bits, fBlock, groups, groupSize, dtype, 0);
-      pb1 = loadHalf(biases, tid + threads, bn, bits, fBlock, groups, groupSize, dtype, 0);
+      ps1 = loadHalf(scales, tid + threads, bn, bits, fBlock, groups, groupSize, 0);
+      pb1 = loadHalf(biases, tid + threads, bn, bits, fBlock, groups, groupSize, 0);
     }
     storeX(xs, tid, bm, px0);
     if (xSlots > 1) {
@@ -285,12 +287,12 @@ public final class QmmTiledKernel {
           px7 = loadX(x, tid + 7 * threads, bm, rBlock, rows, k, kn);
         }
         pw0 = loadW(wq, tid, bn, bits, fBlock, wpr, kn);
-        ps0 = loadHalf(scales, tid, bn, bits, fBlock, groups, groupSize, dtype, kn);
-        pb0 = loadHalf(biases, tid, bn, bits, fBlock, groups, groupSize, dtype, kn);
+        ps0 = loadHalf(scales, tid, bn, bits, fBlock, groups, groupSize, kn);
+        pb0 = loadHalf(biases, tid, bn, bits, fBlock, groups, groupSize, kn);
         if (wSlots > 1) {
           pw1 = loadW(wq, tid + threads, bn, bits, fBlock, wpr, kn);
-          ps1 = loadHalf(scales, tid + threads, bn, bits, fBlock, groups, groupSize, dtype, kn);
-          pb1 = loadHalf(biases, tid + threads, bn, bits, fBlock, groups, groupSize, dtype, kn);
+          ps1 = loadHalf(scales, tid + threads, bn, bits, fBlock, groups, groupSize, kn);
+          pb1 = loadHalf(biases, tid + threads, bn, bits, fBlock, groups, groupSize, kn);
         }
       }
       for (int kk = 0; kk < BK / 16; kk++) {
@@ -605,29 +607,25 @@ public final class QmmTiledKernel {
     return Vec.ldg4(wq, (fBlock + i / cpf) * wpr + k0 * bits / 32 + 4 * (i % cpf));
   }
 
-  /** The scale or bias of weight chunk {@code i} (a chunk lies inside one group: g >= 32). */
-  static float loadHalf(
-      short[] a,
-      int i,
-      int bn,
-      int bits,
-      int fBlock,
-      int groups,
-      int groupSize,
-      int dtype,
-      int k0) {
+  /**
+   * The bits of the scale or bias of weight chunk {@code i} (a chunk lies inside one group: g >=
+   * 32), zero-extended.
+   */
+  static int loadHalf(
+      short[] a, int i, int bn, int bits, int fBlock, int groups, int groupSize, int k0) {
     int cpf = bits / 2;
     if (i >= bn * cpf) {
-      return 0f;
+      return 0;
     }
     int kc = k0 + (i % cpf) * (128 / bits);
-    return QuantMath.halfToFloat(Vec.ldg(a, (fBlock + i / cpf) * groups + kc / groupSize), dtype);
+    return Vec.ldg(a, (fBlock + i / cpf) * groups + kc / groupSize) & 0xFFFF;
   }
 
   /**
    * Dequantizes weight chunk {@code i} into its tile row: 4 (4-bit) or 2 (8-bit) 16-byte stores.
+   * {@code s}, {@code b}: the chunk's scale and bias bits.
    */
-  static void storeW(int[] ws, int i, int bn, int bits, int dtype, Int4 w, float s, float b) {
+  static void storeW(int[] ws, int i, int bn, int bits, int dtype, Int4 w, int s, int b) {
     int cpf = bits / 2;
     if (i < bn * cpf) {
       int f = i / cpf;
@@ -636,10 +634,12 @@ public final class QmmTiledKernel {
       int base = f * 32;
       if (bits == 4) {
         // Word j holds 8 codes: one 16-byte chunk of halves, chunk 4ch + j of the row.
-        Vec.store4(ws, base + (((4 * ch) ^ sw) << 2), deq4(w.x(), s, b, dtype));
-        Vec.store4(ws, base + (((4 * ch + 1) ^ sw) << 2), deq4(w.y(), s, b, dtype));
-        Vec.store4(ws, base + (((4 * ch + 2) ^ sw) << 2), deq4(w.z(), s, b, dtype));
-        Vec.store4(ws, base + (((4 * ch + 3) ^ sw) << 2), deq4(w.w(), s, b, dtype));
+        int s2 = s * 0x10001;
+        int b2 = b * 0x10001;
+        Vec.store4(ws, base + (((4 * ch) ^ sw) << 2), deq4(w.x(), s2, b2, dtype));
+        Vec.store4(ws, base + (((4 * ch + 1) ^ sw) << 2), deq4(w.y(), s2, b2, dtype));
+        Vec.store4(ws, base + (((4 * ch + 2) ^ sw) << 2), deq4(w.z(), s2, b2, dtype));
+        Vec.store4(ws, base + (((4 * ch + 3) ^ sw) << 2), deq4(w.w(), s2, b2, dtype));
       } else {
         // Two words hold 8 codes: chunks 2ch and 2ch + 1 of the row.
         Vec.store4(ws, base + (((2 * ch) ^ sw) << 2), deq8(w.x(), w.y(), s, b, dtype));
@@ -648,28 +648,63 @@ public final class QmmTiledKernel {
     }
   }
 
-  /** The 8 nibbles of a word (LSB first) dequantized to 4 pairs of halves. */
-  static Int4 deq4(int w, float s, float b, int dtype) {
+  /**
+   * The 8 nibbles of a word (LSB first) dequantized to 4 pairs of halves; {@code s2}, {@code b2}:
+   * the scale and the bias in both halves. Pair p holds nibbles 2p (low half) and 2p + 1: the even
+   * nibbles sit in the bytes of {@code e}, the odd ones in the bytes of {@code o}.
+   */
+  static Int4 deq4(int w, int s2, int b2, int dtype) {
+    int e = w & 0x0F0F0F0F;
+    int o = (w >>> 4) & 0x0F0F0F0F;
     return new Int4(
-        pair(w & 0xF, (w >>> 4) & 0xF, s, b, dtype),
-        pair((w >>> 8) & 0xF, (w >>> 12) & 0xF, s, b, dtype),
-        pair((w >>> 16) & 0xF, (w >>> 20) & 0xF, s, b, dtype),
-        pair((w >>> 24) & 0xF, w >>> 28, s, b, dtype));
+        pairFma((e & 0xFF) | ((o & 0xFF) << 16), s2, b2, dtype),
+        pairFma(((e >>> 8) & 0xFF) | ((o & 0xFF00) << 8), s2, b2, dtype),
+        pairFma(((e >>> 16) & 0xFF) | (o & 0xFF0000), s2, b2, dtype),
+        pairFma((e >>> 24) | ((o >>> 8) & 0xFF0000), s2, b2, dtype));
   }
 
-  /** The 8 bytes of two words (LSB first) dequantized to 4 pairs of halves. */
-  static Int4 deq8(int w0, int w1, float s, float b, int dtype) {
-    return new Int4(
-        pair(w0 & 0xFF, (w0 >>> 8) & 0xFF, s, b, dtype),
-        pair((w0 >>> 16) & 0xFF, w0 >>> 24, s, b, dtype),
-        pair(w1 & 0xFF, (w1 >>> 8) & 0xFF, s, b, dtype),
-        pair((w1 >>> 16) & 0xFF, w1 >>> 24, s, b, dtype));
+  /**
+   * {@code q * s + b} of a pair of codes below 256 ({@code q2}: one per 16-bit half), each rounded
+   * once to the dtype, in two packed-pair fmas and no conversion: or-ing the codes into the
+   * mantissa of a power of two {@code P} makes the exact halves {@code P + q} (P = 1024 for f16, 10
+   * mantissa bits; 128 for bf16, 7 bits, so codes below 128 only: 4-bit), the first fma takes
+   * {@code P} away exactly, the second is the dequantization with a single rounding.
+   */
+  static int pairFma(int q2, int s2, int b2, int dtype) {
+    if (dtype == Quant.F16) {
+      return F16.fma2(F16.fma2(q2 | 0x64006400, 0x3C003C00, 0xE400E400), s2, b2);
+    }
+    return Bf16.fma2(Bf16.fma2(q2 | 0x43004300, 0x3F803F80, 0xC300C300), s2, b2);
   }
 
-  /** {@code q * s + b} of two codes, each rounded once to the dtype, low code in the low half. */
-  static int pair(int qLo, int qHi, float s, float b, int dtype) {
-    return (QuantMath.floatToHalf(Math.fma(code(qLo), s, b), dtype) & 0xFFFF)
-        | (QuantMath.floatToHalf(Math.fma(code(qHi), s, b), dtype) << 16);
+  /**
+   * The 8 bytes of two words (LSB first) dequantized to 4 pairs of halves. f16 holds the codes
+   * exactly ({@link #pairFma}); bf16 has 7 mantissa bits, so each code goes through float.
+   */
+  static Int4 deq8(int w0, int w1, int s, int b, int dtype) {
+    if (dtype == Quant.F16) {
+      int s2 = s * 0x10001;
+      int b2 = b * 0x10001;
+      return new Int4(
+          pairFma((w0 & 0xFF) | ((w0 << 8) & 0xFF0000), s2, b2, dtype),
+          pairFma(((w0 >>> 16) & 0xFF) | ((w0 >>> 8) & 0xFF0000), s2, b2, dtype),
+          pairFma((w1 & 0xFF) | ((w1 << 8) & 0xFF0000), s2, b2, dtype),
+          pairFma(((w1 >>> 16) & 0xFF) | ((w1 >>> 8) & 0xFF0000), s2, b2, dtype));
+    }
+    float sf = Bf16.toFloat((short) s);
+    float bf = Bf16.toFloat((short) b);
+    return new Int4(
+        pair(w0 & 0xFF, (w0 >>> 8) & 0xFF, sf, bf),
+        pair((w0 >>> 16) & 0xFF, w0 >>> 24, sf, bf),
+        pair(w1 & 0xFF, (w1 >>> 8) & 0xFF, sf, bf),
+        pair((w1 >>> 16) & 0xFF, w1 >>> 24, sf, bf));
+  }
+
+  /**
+   * {@code q * s + b} of two codes in float, each rounded once to bf16, low code in the low half.
+   */
+  static int pair(int qLo, int qHi, float s, float b) {
+    return Bf16.pack(Math.fma(code(qLo), s, b), Math.fma(code(qHi), s, b));
   }
 
   /** A code (< 2^23) as a float without a conversion instruction: 2^23 + q, exact, minus 2^23. */
