@@ -103,13 +103,17 @@ public final class QmmTiledKernel {
   /** The product; see the class comment. */
   @Kernel(
       validateWith = {
-        "bits=4,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4",
-        "bits=4,groupSize=64,dtype=0,bm=128,bn=192,mt=3,nt=8",
-        "bits=4,groupSize=64,dtype=0,bm=256,bn=96,mt=3,nt=8",
-        "bits=4,groupSize=64,dtype=0,bm=64,bn=128,mt=4,nt=4",
-        "bits=4,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4",
-        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4",
-        "bits=4,groupSize=32,dtype=0,bm=64,bn=64,mt=2,nt=4"
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=1",
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=192,mt=3,nt=8,stages=1",
+        "bits=4,groupSize=64,dtype=0,bm=256,bn=96,mt=3,nt=8,stages=1",
+        "bits=4,groupSize=64,dtype=0,bm=64,bn=128,mt=4,nt=4,stages=1",
+        "bits=4,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4,stages=1",
+        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=1",
+        "bits=4,groupSize=32,dtype=0,bm=64,bn=64,mt=2,nt=4,stages=1",
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=2",
+        "bits=4,groupSize=64,dtype=0,bm=256,bn=96,mt=3,nt=8,stages=2",
+        "bits=4,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4,stages=2",
+        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=2"
       })
   public static void qmm(
       KernelContext ctx,
@@ -127,7 +131,8 @@ public final class QmmTiledKernel {
       @Specialize int bm,
       @Specialize int bn,
       @Specialize int mt,
-      @Specialize int nt) {
+      @Specialize int nt,
+      @Specialize int stages) {
     int tid = ctx.localIdx;
     int lane = tid & 31;
     int g = lane >> 2;
@@ -144,9 +149,10 @@ public final class QmmTiledKernel {
     int groups = k / groupSize;
     int steps = k / BK;
 
-    // [bn, 64] and [bm, 64] halves of the current step, swizzled rows of 32 ints.
-    int[] ws = ctx.allocateIntLocalArray(bn * 32);
-    int[] xs = ctx.allocateIntLocalArray(bm * 32);
+    // [stages, bn, 64] and [stages, bm, 64] halves (swizzled rows of 32 ints): the current step's
+    // tiles, and with 2 stages the next step's, stored while the current one is computed.
+    int[] ws = ctx.allocateIntLocalArray(stages * bn * 32);
+    int[] xs = ctx.allocateIntLocalArray(stages * bm * 32);
 
     // This warp's first weight row (feature) and x row in the tiles, and the lane's rows of them.
     int aBase = ((warp % wf) * 16 * mt + g) * 32;
@@ -233,34 +239,40 @@ public final class QmmTiledKernel {
       ps1 = loadHalf(scales, tid + threads, bn, bits, fBlock, groups, groupSize, 0);
       pb1 = loadHalf(biases, tid + threads, bn, bits, fBlock, groups, groupSize, 0);
     }
-    storeX(xs, tid, bm, px0);
+    storeX(xs, 0, tid, bm, px0);
     if (xSlots > 1) {
-      storeX(xs, tid + 1 * threads, bm, px1);
+      storeX(xs, 0, tid + 1 * threads, bm, px1);
     }
     if (xSlots > 2) {
-      storeX(xs, tid + 2 * threads, bm, px2);
+      storeX(xs, 0, tid + 2 * threads, bm, px2);
     }
     if (xSlots > 3) {
-      storeX(xs, tid + 3 * threads, bm, px3);
+      storeX(xs, 0, tid + 3 * threads, bm, px3);
     }
     if (xSlots > 4) {
-      storeX(xs, tid + 4 * threads, bm, px4);
+      storeX(xs, 0, tid + 4 * threads, bm, px4);
     }
     if (xSlots > 5) {
-      storeX(xs, tid + 5 * threads, bm, px5);
+      storeX(xs, 0, tid + 5 * threads, bm, px5);
     }
     if (xSlots > 6) {
-      storeX(xs, tid + 6 * threads, bm, px6);
+      storeX(xs, 0, tid + 6 * threads, bm, px6);
     }
     if (xSlots > 7) {
-      storeX(xs, tid + 7 * threads, bm, px7);
+      storeX(xs, 0, tid + 7 * threads, bm, px7);
     }
-    storeW(ws, tid, bn, bits, dtype, pw0, ps0, pb0);
+    storeW(ws, 0, tid, bn, bits, dtype, pw0, ps0, pb0);
     if (wSlots > 1) {
-      storeW(ws, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
+      storeW(ws, 0, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
     }
     ctx.localBarrier();
     for (int st = 0; st < steps; st++) {
+      // The slots (int offsets into the tiles) this step reads and the next step's are stored in.
+      int cur = stages == 2 ? st & 1 : 0;
+      int wCur = cur * bn * 32;
+      int xCur = cur * bm * 32;
+      int wNext = stages == 2 ? bn * 32 - wCur : 0;
+      int xNext = stages == 2 ? bm * 32 - xCur : 0;
       int kn = (st + 1) * BK;
       boolean more = st + 1 < steps;
       if (more) {
@@ -299,21 +311,21 @@ public final class QmmTiledKernel {
         // Chunk positions (swizzled) of k 16kk..16kk+7 and 16kk+8..16kk+15 in the lane's rows.
         int oLo = (((2 * kk) ^ g) << 2) + t;
         int oHi = (((2 * kk + 1) ^ g) << 2) + t;
-        Int4 e0 = fragA(ws, aBase, oLo, oHi);
+        Int4 e0 = fragA(ws, wCur + aBase, oLo, oHi);
         Int4 e1 = e0;
         if (mt > 1) {
-          e1 = fragA(ws, aBase + 512, oLo, oHi);
+          e1 = fragA(ws, wCur + aBase + 512, oLo, oHi);
         }
         Int4 e2 = e0;
         if (mt > 2) {
-          e2 = fragA(ws, aBase + 1024, oLo, oHi);
+          e2 = fragA(ws, wCur + aBase + 1024, oLo, oHi);
         }
         Int4 e3 = e0;
         if (mt > 3) {
-          e3 = fragA(ws, aBase + 1536, oLo, oHi);
+          e3 = fragA(ws, wCur + aBase + 1536, oLo, oHi);
         }
         if (nt > 0) {
-          Int2 f = fragB(xs, bBase + 0, oLo, oHi);
+          Int2 f = fragB(xs, xCur + bBase + 0, oLo, oHi);
           c00 = mma(ctx, e0, f, c00, dtype);
           if (mt > 1) {
             c10 = mma(ctx, e1, f, c10, dtype);
@@ -326,7 +338,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 1) {
-          Int2 f = fragB(xs, bBase + 256, oLo, oHi);
+          Int2 f = fragB(xs, xCur + bBase + 256, oLo, oHi);
           c01 = mma(ctx, e0, f, c01, dtype);
           if (mt > 1) {
             c11 = mma(ctx, e1, f, c11, dtype);
@@ -339,7 +351,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 2) {
-          Int2 f = fragB(xs, bBase + 512, oLo, oHi);
+          Int2 f = fragB(xs, xCur + bBase + 512, oLo, oHi);
           c02 = mma(ctx, e0, f, c02, dtype);
           if (mt > 1) {
             c12 = mma(ctx, e1, f, c12, dtype);
@@ -352,7 +364,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 3) {
-          Int2 f = fragB(xs, bBase + 768, oLo, oHi);
+          Int2 f = fragB(xs, xCur + bBase + 768, oLo, oHi);
           c03 = mma(ctx, e0, f, c03, dtype);
           if (mt > 1) {
             c13 = mma(ctx, e1, f, c13, dtype);
@@ -365,7 +377,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 4) {
-          Int2 f = fragB(xs, bBase + 1024, oLo, oHi);
+          Int2 f = fragB(xs, xCur + bBase + 1024, oLo, oHi);
           c04 = mma(ctx, e0, f, c04, dtype);
           if (mt > 1) {
             c14 = mma(ctx, e1, f, c14, dtype);
@@ -378,7 +390,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 5) {
-          Int2 f = fragB(xs, bBase + 1280, oLo, oHi);
+          Int2 f = fragB(xs, xCur + bBase + 1280, oLo, oHi);
           c05 = mma(ctx, e0, f, c05, dtype);
           if (mt > 1) {
             c15 = mma(ctx, e1, f, c15, dtype);
@@ -391,7 +403,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 6) {
-          Int2 f = fragB(xs, bBase + 1536, oLo, oHi);
+          Int2 f = fragB(xs, xCur + bBase + 1536, oLo, oHi);
           c06 = mma(ctx, e0, f, c06, dtype);
           if (mt > 1) {
             c16 = mma(ctx, e1, f, c16, dtype);
@@ -404,7 +416,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 7) {
-          Int2 f = fragB(xs, bBase + 1792, oLo, oHi);
+          Int2 f = fragB(xs, xCur + bBase + 1792, oLo, oHi);
           c07 = mma(ctx, e0, f, c07, dtype);
           if (mt > 1) {
             c17 = mma(ctx, e1, f, c17, dtype);
@@ -417,36 +429,39 @@ public final class QmmTiledKernel {
           }
         }
       }
-      ctx.localBarrier(); // every warp is done reading this step's tiles
+      if (stages == 1) {
+        ctx.localBarrier(); // every warp is done reading this step's tiles
+      }
       if (more) {
-        storeX(xs, tid, bm, px0);
+        storeX(xs, xNext, tid, bm, px0);
         if (xSlots > 1) {
-          storeX(xs, tid + 1 * threads, bm, px1);
+          storeX(xs, xNext, tid + 1 * threads, bm, px1);
         }
         if (xSlots > 2) {
-          storeX(xs, tid + 2 * threads, bm, px2);
+          storeX(xs, xNext, tid + 2 * threads, bm, px2);
         }
         if (xSlots > 3) {
-          storeX(xs, tid + 3 * threads, bm, px3);
+          storeX(xs, xNext, tid + 3 * threads, bm, px3);
         }
         if (xSlots > 4) {
-          storeX(xs, tid + 4 * threads, bm, px4);
+          storeX(xs, xNext, tid + 4 * threads, bm, px4);
         }
         if (xSlots > 5) {
-          storeX(xs, tid + 5 * threads, bm, px5);
+          storeX(xs, xNext, tid + 5 * threads, bm, px5);
         }
         if (xSlots > 6) {
-          storeX(xs, tid + 6 * threads, bm, px6);
+          storeX(xs, xNext, tid + 6 * threads, bm, px6);
         }
         if (xSlots > 7) {
-          storeX(xs, tid + 7 * threads, bm, px7);
+          storeX(xs, xNext, tid + 7 * threads, bm, px7);
         }
-        storeW(ws, tid, bn, bits, dtype, pw0, ps0, pb0);
+        storeW(ws, wNext, tid, bn, bits, dtype, pw0, ps0, pb0);
         if (wSlots > 1) {
-          storeW(ws, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
+          storeW(ws, wNext, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
         }
       }
-      ctx.localBarrier(); // the next step's tiles are in place
+      ctx.localBarrier(); // the next step's tiles are in place (and, with 2 stages, this
+      // step's slot is free for the step after)
     }
 
     int f0 = fBlock + (warp % wf) * 16 * mt + g;
@@ -588,10 +603,10 @@ public final class QmmTiledKernel {
     return Vec.ldg4(x, row * k + k0 + 8 * (i & 7));
   }
 
-  static void storeX(int[] xs, int i, int bm, Int4 v) {
+  static void storeX(int[] xs, int slot, int i, int bm, Int4 v) {
     if (i < bm * 8) {
       int row = i >> 3;
-      Vec.store4(xs, row * 32 + (((i & 7) ^ (row & 7)) << 2), v);
+      Vec.store4(xs, slot + row * 32 + (((i & 7) ^ (row & 7)) << 2), v);
     }
   }
 
@@ -625,13 +640,13 @@ public final class QmmTiledKernel {
    * Dequantizes weight chunk {@code i} into its tile row: 4 (4-bit) or 2 (8-bit) 16-byte stores.
    * {@code s}, {@code b}: the chunk's scale and bias bits.
    */
-  static void storeW(int[] ws, int i, int bn, int bits, int dtype, Int4 w, int s, int b) {
+  static void storeW(int[] ws, int slot, int i, int bn, int bits, int dtype, Int4 w, int s, int b) {
     int cpf = bits / 2;
     if (i < bn * cpf) {
       int f = i / cpf;
       int ch = i % cpf;
       int sw = f & 7;
-      int base = f * 32;
+      int base = slot + f * 32;
       if (bits == 4) {
         // Word j holds 8 codes: one 16-byte chunk of halves, chunk 4ch + j of the row.
         int s2 = s * 0x10001;
@@ -771,6 +786,18 @@ public final class QmmTiledKernel {
    * mt} features ({@code mt} 1..4) by {@code 8 nt} rows ({@code nt} 1..8).
    */
   public static LaunchPlan plan(QmmShape s, int bm, int bn, int mt, int nt) {
+    return plan(s, bm, bn, mt, nt, 1);
+  }
+
+  /**
+   * An explicit tiling with {@code stages} tile slots: 1 (static shared memory, two barriers per k
+   * step) or 2 (the next step's tiles stored while the current ones are read: one barrier per step,
+   * twice the shared memory, dynamic above 48 KiB).
+   */
+  public static LaunchPlan plan(QmmShape s, int bm, int bn, int mt, int nt, int stages) {
+    if (stages != 1 && stages != 2) {
+      throw new IllegalArgumentException("stages must be 1 or 2, got " + stages);
+    }
     if (mt < 1 || mt > 4 || nt < 1 || nt > 8) {
       throw new IllegalArgumentException("mt must be 1..4 and nt 1..8, got mt=" + mt + " nt=" + nt);
     }
@@ -799,10 +826,19 @@ public final class QmmTiledKernel {
               + threads
               + " threads (use smaller warp tiles mt, nt)");
     }
-    int shared = (bm + bn) * 32 * 4;
-    if (shared > 48 * 1024) {
+    int shared = stages * (bm + bn) * 32 * 4;
+    int limit = stages == 1 ? 48 * 1024 : QmmMmaAsyncKernel.SHARED_LIMIT;
+    if (shared > limit) {
       throw new IllegalArgumentException(
-          "bm + bn = " + (bm + bn) + " needs " + shared + " B of static shared memory (max 49152)");
+          "bm + bn = "
+              + (bm + bn)
+              + " needs "
+              + shared
+              + " B of shared memory with "
+              + stages
+              + " stage(s) (max "
+              + limit
+              + ")");
     }
     if (s.n() % bn != 0) {
       throw new IllegalArgumentException(
@@ -827,7 +863,9 @@ public final class QmmTiledKernel {
         "mt",
         mt,
         "nt",
-        nt);
+        nt,
+        "stages",
+        stages);
   }
 
   /** Float64 reference: see {@link QmmReference#affine}. */

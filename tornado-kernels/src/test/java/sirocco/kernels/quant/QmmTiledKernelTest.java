@@ -87,6 +87,25 @@ class QmmTiledKernelTest {
     }
   }
 
+  /**
+   * Two tile slots (one barrier per k step): 4 k steps so that both slots are written and read
+   * twice, a partial row tile, both dtypes, 4- and 8-bit codes, groups of 32 to 128.
+   */
+  @Test
+  void twoStages() {
+    long seed = 200;
+    int[][] cases = {
+      {4, 64, Quant.BF16}, {4, 128, Quant.F16}, {8, 64, Quant.BF16}, {8, 32, Quant.F16}
+    };
+    for (int[] c : cases) {
+      QmmShape s = QmmShape.affine(c[0], c[1], c[2], 70, 256, 256);
+      LaunchPlan p = QmmTiledKernel.plan(s, 64, 128, 2, 4, 2);
+      assertEquals(2, p.get("stages"));
+      assertEquals(2 * (64 + 128) * 128, p.sharedBytes());
+      check(s, p, seed++, "2 stages");
+    }
+  }
+
   @Test
   void supportsNamesReasons() {
     assertTrue(
@@ -122,6 +141,11 @@ class QmmTiledKernelTest {
         assertThrows(IllegalArgumentException.class, () -> QmmTiledKernel.plan(s, 256, 128, 1, 1))
             .getMessage()
             .contains("threads"));
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class, () -> QmmTiledKernel.plan(s, 128, 128, 4, 4, 3))
+            .getMessage()
+            .contains("stages"));
     QmmShape odd = QmmShape.affine(4, 64, Quant.BF16, 256, 320, 4096);
     assertTrue(
         assertThrows(IllegalArgumentException.class, () -> QmmTiledKernel.plan(odd, 128, 128, 4, 4))
