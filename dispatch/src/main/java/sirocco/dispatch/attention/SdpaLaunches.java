@@ -188,19 +188,18 @@ final class SdpaLaunches {
   }
 
   /**
-   * The measured choice (bench/RESULTS.md run 49, B=1, Hq 32, Hkv 8, bf16, S 1024/8192/32768, Lq
-   * 1–3, graph replay, three alternating runs each): with the tensor-core kernel early start gains
-   * 0.2–0.5 µs at D = 64 (8192 keys, Lq = 1: 9.09 -> 8.81) and at D = 128 with Lq 1 or 3, and loses
-   * 0.7–0.8 µs at D = 128, Lq = 2 from 8192 keys (14.56 -> 15.29; the cause was not measured).
-   * After the vector and staged kernels it lost up to 0.8 µs in most cells (with pass 1 releasing
-   * the combine at its start: D = 512 at 1024 keys 11.77 -> 12.42, D = 256 at Lq 2–3), so they
-   * launch as before.
+   * The measured choice. Run 49 (B=1, Hq 32, Hkv 8, bf16, S 1024/8192/32768, Lq 1–3, graph replay,
+   * three alternating runs each): with the tensor-core kernel early start gains 0.2–0.5 µs at D =
+   * 64 (8192 keys, Lq = 1: 9.09 -> 8.81) and at D = 128 with Lq 1 or 3, and loses 0.7–0.8 µs at D =
+   * 128, Lq = 2 from 8192 keys (14.56 -> 15.29; the cause was not measured): that case launches
+   * plainly. Run 53 (the vector and staged kernels at D = 256 and 512, Lq = 1, S 1024/8192/32768,
+   * two alternating runs; pass 1 waits but no longer releases the combine at its start, which had
+   * cost up to 0.8 µs in run 49): stream launches 3.4–3.9 µs faster in every cell (D = 256 at 1024
+   * keys: 11.52 -> 8.16), graph replay 0–0.17 µs slower (7.90 -> 8.05); so they start early too,
+   * since most callers queue launches on a stream rather than replay a graph.
    */
   static boolean earlyStartPolicy(SdpaShape shape, SdpaVectorPlans.Plan p) {
-    if (!p.mma()) {
-      return false;
-    }
-    return !(shape.headDim() == 128 && shape.qLen() == 2 && shape.kvLen() >= 8192);
+    return !(p.mma() && shape.headDim() == 128 && shape.qLen() == 2 && shape.kvLen() >= 8192);
   }
 
   /** {@link #STAGED_DECODE_PROPERTY}, else the policy; anything but true/false is refused. */

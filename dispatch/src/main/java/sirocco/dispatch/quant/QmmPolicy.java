@@ -66,24 +66,24 @@ public final class QmmPolicy {
   /**
    * Whether the launches of {@value QmmOp#QMM_MMA_SPLITK}, {@value QmmOp#QMV_SPLITK} and {@value
    * QmmOp#QMM_MMA} start early ({@code KernelLaunch.withEarlyStart}; sm_90+: while the previous
-   * kernel in the stream finishes; the three kernels wait for it before their first read). {@code
-   * -Dsirocco.qmm.earlyStart=true|false} forces it for all three; unset, only {@value
-   * QmmOp#QMM_MMA_SPLITK} starts early. Measured (bench/RESULTS.md run 50, n 12288, k 4096, 4-bit
-   * g64 bf16, back-to-back launches over 8 weight copies, two alternating runs each): {@value
-   * QmmOp#QMM_MMA_SPLITK} 13.42–13.82 µs at 2–8 rows against 15.04–15.47 without; {@value
-   * QmmOp#QMV_SPLITK} at 1 row was too noisy that run to decide (p50 20–25 µs either way, p10–p90
-   * 14–41), so it keeps the plain launch; {@value QmmOp#QMM_MMA} (32+ rows) is not measured early
-   * yet.
+   * kernel in the stream finishes; the three kernels wait for it before their first read): yes for
+   * all three; {@code -Dsirocco.qmm.earlyStart=true|false} forces it either way. Measured (n 12288,
+   * k 4096, 4-bit g64 bf16, back-to-back launches over 8 weight copies, alternating runs): {@value
+   * QmmOp#QMM_MMA_SPLITK} 13.42–13.82 µs at 2–8 rows against 15.04–15.47 without (run 50), 22.25
+   * against 23.75–24.00 at 16 rows (run 53); {@value QmmOp#QMV_SPLITK} at 1 row 12.36–13.33 against
+   * 14.00–14.04 (run 53, three runs each; p90 wider, 20–30 against 15–21); {@value QmmOp#QMM_MMA}
+   * 30.59–30.60 against 32.13–32.27 at 32 rows and 191.6–191.7 against 193.3–193.4 at 256 (run 53).
    */
   public static final String EARLY_START_PROPERTY = "sirocco.qmm.earlyStart";
 
   /** Whether {@code rung}'s launch starts early: see {@link #EARLY_START_PROPERTY}. */
   public static boolean earlyStart(String rung) {
-    boolean mma = rung.equals(QmmOp.QMM_MMA_SPLITK);
-    if (!mma && !rung.equals(QmmOp.QMV_SPLITK) && !rung.equals(QmmOp.QMM_MMA)) {
+    if (!rung.equals(QmmOp.QMM_MMA_SPLITK)
+        && !rung.equals(QmmOp.QMV_SPLITK)
+        && !rung.equals(QmmOp.QMM_MMA)) {
       return false; // only these three kernels wait for the previous one
     }
-    return BooleanProperty.get(EARLY_START_PROPERTY, mma);
+    return BooleanProperty.get(EARLY_START_PROPERTY, true);
   }
 
   /** The vector-path variant in force. */

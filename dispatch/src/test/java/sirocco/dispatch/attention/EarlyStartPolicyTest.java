@@ -12,8 +12,8 @@ import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.attention.SdpaVectorStaged;
 
 /**
- * Which vector-rung launches start early: the tensor-core kernel's (and its combine's), except at D
- * = 128 with Lq = 2 from 8192 keys; never the vector or staged kernel's; the property forces it.
+ * Which vector-rung launches start early: all (pass 1 and the combine), except the tensor-core
+ * kernel's at D = 128 with Lq = 2 from 8192 keys; the property forces it.
  */
 class EarlyStartPolicyTest {
   private static SdpaVectorPlans.Plan plan(SdpaShape s) {
@@ -38,13 +38,15 @@ class EarlyStartPolicyTest {
   }
 
   @Test
-  void theVectorAndStagedKernelsLaunchAsBefore() {
+  void theVectorAndStagedKernelsStartEarlyEverywhere() {
     SdpaShape d256 = SdpaShape.of(1, 32, 8, 2, 1024, 256);
     assertFalse(plan(d256).mma());
-    assertFalse(SdpaLaunches.earlyStart(d256, plan(d256)));
+    assertTrue(SdpaLaunches.earlyStart(d256, plan(d256)));
     SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 8192, 512);
     assertEquals(SdpaVectorStaged.class, plan(d512).kernelClass());
-    assertFalse(SdpaLaunches.earlyStart(d512, plan(d512)));
+    assertTrue(SdpaLaunches.earlyStart(d512, plan(d512)));
+    SdpaShape d128lq2 = SdpaShape.of(1, 32, 8, 2, 8192, 128);
+    assertTrue(plan(d128lq2).mma(), "the one exception is the tensor-core kernel's");
   }
 
   @Test
@@ -54,8 +56,11 @@ class EarlyStartPolicyTest {
     try {
       System.setProperty(SdpaLaunches.EARLY_START_PROPERTY, "false");
       assertFalse(SdpaLaunches.earlyStart(d64, plan(d64)));
+      assertFalse(SdpaLaunches.earlyStart(d512, plan(d512)));
       System.setProperty(SdpaLaunches.EARLY_START_PROPERTY, "true");
       assertTrue(SdpaLaunches.earlyStart(d512, plan(d512)));
+      SdpaShape lq2 = SdpaShape.of(1, 32, 8, 2, 8192, 128);
+      assertTrue(SdpaLaunches.earlyStart(lq2, plan(lq2)));
       System.setProperty(SdpaLaunches.EARLY_START_PROPERTY, "yes");
       IllegalArgumentException e =
           assertThrows(

@@ -28,9 +28,9 @@ class QmmEarlyStartTest {
     QmmShape two = QmmShape.affine(4, 64, Quant.BF16, 2, 256, 4096);
     QmmShape one = QmmShape.affine(4, 64, Quant.BF16, 1, 256, 4096);
     assertTrue(QmmOp.launch(d, QmmOp.QMM_MMA_SPLITK, two, operands(d)).earlyStart());
-    assertFalse(QmmOp.launch(d, QmmOp.QMV_SPLITK, one, operands(d)).earlyStart());
-    assertFalse(QmmOp.launch(d, QmmOp.QMV, one, operands(d)).earlyStart());
-    assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_MMA), "waits, but is not measured early");
+    assertTrue(QmmOp.launch(d, QmmOp.QMV_SPLITK, one, operands(d)).earlyStart());
+    assertFalse(QmmOp.launch(d, QmmOp.QMV, one, operands(d)).earlyStart(), "it never waits");
+    assertTrue(QmmPolicy.earlyStart(QmmOp.QMM_MMA));
     assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_TILED));
   }
 
@@ -45,6 +45,8 @@ class QmmEarlyStartTest {
       assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_TILED), "it never waits");
       System.setProperty(QmmPolicy.EARLY_START_PROPERTY, "false");
       assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_MMA_SPLITK));
+      assertFalse(QmmPolicy.earlyStart(QmmOp.QMV_SPLITK));
+      assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_MMA));
       System.setProperty(QmmPolicy.EARLY_START_PROPERTY, "1");
       IllegalArgumentException e =
           assertThrows(

@@ -529,6 +529,7 @@ final class QuantCases {
     int bn = sp.i("bn");
     int mt = sp.i("mt");
     int nt = sp.i("nt");
+    int stages = sp.i("stages");
     // 70 rows: a partial row tile (two row tiles at bm = 64); two feature tiles where bn <= 96;
     // k = 256: four k steps, so the loads of the next step run while one is computed.
     QmmShape s =
@@ -536,14 +537,24 @@ final class QuantCases {
             sp.i("bits"), sp.i("groupSize"), sp.i("dtype"), 70, bn <= 96 ? 2 * bn : bn, 256);
     QmmData d = data(sp.rnd(), s);
     Prepared.supported(QmmTiledKernel.supports(s));
-    LaunchPlan p = QmmTiledKernel.plan(s, bm, bn, mt, nt);
+    LaunchPlan p = QmmTiledKernel.plan(s, bm, bn, mt, nt, stages);
     boolean same = p.specialize().equals(QmmTiledKernel.plan(s).specialize());
     return fromPlan(
         m,
         p,
         same
             ? "dispatch"
-            : "QmmTiledKernel.plan(s, " + bm + ", " + bn + ", " + mt + ", " + nt + ")",
+            : "QmmTiledKernel.plan(s, "
+                + bm
+                + ", "
+                + bn
+                + ", "
+                + mt
+                + ", "
+                + nt
+                + ", "
+                + stages
+                + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         new Object[] {d.wq(), d.scales(), d.biases(), d.x(), d.out(), s.rows(), s.n(), s.k()});
