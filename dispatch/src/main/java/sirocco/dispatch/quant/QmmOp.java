@@ -41,8 +41,9 @@ import sirocco.runtime.KernelLaunch;
  *
  * <ol>
  *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
- *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): off,
- *       measured slower than {@value #QMM_MMA} (run 22).
+ *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): from
+ *       192 rows with n a multiple of 96 and the last 256-row block at least 3/4 full (runs 53,
+ *       55).
  *   <li>{@value #QMM_MMA_ASYNC}: {@link QmmMmaAsyncKernel} (the split-K tensor-core kernel with its
  *       weights streamed through a cp.async pipeline in shared memory) — the shapes {@value
  *       #QMM_MMA_SPLITK} takes with at least 2 groups per warp slice; then the same policy, used

@@ -207,26 +207,48 @@ public final class QmmPolicy {
 
   /**
    * Fewest rows of x at which {@value QmmOp#QMM_TILED} (shared-memory tiled tensor-core kernel) is
-   * used: none. Measured on the H200 (run 22, 12288x4096 4-bit g64 bf16) it is slower than {@value
-   * QmmOp#QMM_MMA} at every tiling tried: 234-396 µs against 195 at 256 rows, 206-303 against 85-99
-   * at 64-128 rows (its per-element dequantization into shared memory and two barriers per k step
-   * at 1-2 blocks per SM). Kept as an experiment for that work; {@code tornado bench qmm --kernel
-   * qmm-tiled} times it whatever this says.
+   * used, by the rule of {@link #tiledRejects}. H200, 12288 x 4096 g64 (runs 53 and 55, µs, its
+   * default 256 x 96 plan with two tile slots against {@value QmmOp#QMM_MMA}): 4-bit bf16 151.3 vs
+   * 98.2 at 128 rows, 157.4 vs 189.7 at 192, 157.4 vs 194.2 at 256, 304.3 vs 285.8 at 320, 304.4 vs
+   * 288.6 at 384, 309.0 vs 382.5 at 512; f16 157.9 vs 207.6 and 8-bit bf16 253.5 vs 261.1 at 256. A
+   * block covers 256 rows, so its time steps with every 256 rows while {@value QmmOp#QMM_MMA}'s
+   * grows with each row: the tiled kernel wins from 192 rows when its last 256-row block is at
+   * least three quarters full. Rows above 512 are not timed (the rule extends the same reasoning).
    */
-  public static final int TILED_MIN_ROWS = Integer.MAX_VALUE;
+  public static final int TILED_MIN_ROWS = 192;
 
-  /** The system property overriding {@link #TILED_MIN_ROWS}. */
+  /** Rows of x per block of the default tiled plan ({@code QmmTiledKernel.plan}). */
+  static final int TILED_BLOCK_ROWS = 256;
+
+  /**
+   * The system property overriding the rule of {@link #tiledRejects}: {@code N} uses {@value
+   * QmmOp#QMM_TILED} from N rows, for every n and row count.
+   */
   public static final String TILED_MIN_ROWS_PROPERTY = "sirocco.qmm.tiledMinRows";
 
-  /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_TILED}, or null. */
+  /**
+   * Why the policy keeps {@code s} away from {@value QmmOp#QMM_TILED}, or null: fewer than {@link
+   * #TILED_MIN_ROWS} rows, n not a multiple of 96 (other tilings measured no faster than {@value
+   * QmmOp#QMM_MMA}), or a last 256-row block under three quarters full.
+   */
   public static String tiledRejects(QmmShape s) {
-    int min = Integer.getInteger(TILED_MIN_ROWS_PROPERTY, TILED_MIN_ROWS);
-    if (s.rows() < min) {
-      return "policy: "
-          + (min == Integer.MAX_VALUE ? "off by default (not timed yet)" : "below " + min + " rows")
-          + " (-D"
-          + TILED_MIN_ROWS_PROPERTY
-          + "=N)";
+    String override = " (-D" + TILED_MIN_ROWS_PROPERTY + "=N)";
+    Integer forced = Integer.getInteger(TILED_MIN_ROWS_PROPERTY);
+    if (forced != null) {
+      return s.rows() < forced ? "policy: below " + forced + " rows" + override : null;
+    }
+    if (s.rows() < TILED_MIN_ROWS) {
+      return "policy: below " + TILED_MIN_ROWS + " rows (qmm-mma is faster)" + override;
+    }
+    if (s.n() % 96 != 0) {
+      return "policy: timed faster only with 96-feature blocks (n % 96 == 0)" + override;
+    }
+    int last = s.rows() % TILED_BLOCK_ROWS;
+    if (last != 0 && last < TILED_BLOCK_ROWS * 3 / 4) {
+      return "policy: its last 256-row block would hold "
+          + last
+          + " rows, under three quarters (qmm-mma is faster)"
+          + override;
     }
     return null;
   }

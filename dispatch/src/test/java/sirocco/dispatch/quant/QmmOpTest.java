@@ -36,12 +36,18 @@ class QmmOpTest {
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
     assertEquals("qmv-splitk", QmmOp.decide(affine(8, Quant.F16, 1)).chosen());
     for (int rows : new int[] {2, 3, 4, 6, 7, 8, 16, 32, 256, 65535}) {
-      // 4-bit: the split-K tensor-core kernel up to 16 rows (run 22), qmm-mma above; 8-bit qmm-mma.
+      // 4-bit: the split-K tensor-core kernel up to 16 rows (run 22), qmm-mma above, the tiled
+      // kernel at 256 rows and at 65535 (255 rows in its last block; runs 53, 55); 8-bit qmm-mma
+      // below 192 rows.
+      boolean tiled = rows == 256 || rows == 65535;
       assertEquals(
-          rows <= 16 ? "qmm-mma-splitk" : "qmm-mma",
+          rows <= 16 ? "qmm-mma-splitk" : tiled ? "qmm-tiled" : "qmm-mma",
           QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(),
           "rows " + rows);
-      assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.F16, rows)).chosen(), "rows " + rows);
+      assertEquals(
+          tiled ? "qmm-tiled" : "qmm-mma",
+          QmmOp.decide(affine(8, Quant.F16, rows)).chosen(),
+          "rows " + rows);
     }
     // What tensor cores do not take: one row at a time at 1 row, qmv-rows from 2.
     for (int bits : new int[] {2, 3, 5, 6}) {
@@ -250,12 +256,37 @@ class QmmOpTest {
   }
 
   /**
-   * qmm-tiled is off by default; with the policy's property it runs through the op (Java backend)
-   * and matches the float64 reference within the weights' bf16 rounding.
+   * The tiled rung's measured rule: from 192 rows, n a multiple of 96, the last 256-row block at
+   * least three quarters full; the property replaces the rule by a row threshold.
+   */
+  @Test
+  void tiledRungFollowsItsMeasuredRule() {
+    for (int rows : new int[] {192, 256, 448, 512, 1024, 1216}) {
+      assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(), "rows " + rows);
+    }
+    assertEquals("qmm-tiled", QmmOp.decide(affine(8, Quant.F16, 256)).chosen());
+    for (int rows : new int[] {64, 128, 191, 257, 320, 447, 513}) {
+      var d = QmmOp.decide(affine(4, Quant.BF16, rows));
+      assertEquals("qmm-mma", d.chosen(), "rows " + rows);
+      assertTrue(d.explain().contains("qmm-tiled: policy"), d.explain());
+    }
+    QmmShape n128 = QmmShape.affine(4, 64, Quant.BF16, 256, 12288 + 128, 4096);
+    assertTrue(QmmOp.decide(n128).explain().contains("96-feature"), QmmOp.decide(n128).explain());
+    System.setProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY, "100000");
+    try {
+      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 256)).chosen());
+    } finally {
+      System.clearProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY);
+    }
+  }
+
+  /**
+   * With the policy's property qmm-tiled runs through the op on any n (Java backend) and matches
+   * the float64 reference within the weights' bf16 rounding.
    */
   @Test
   void tiledRungRunsWhenThePolicyAllowsIt() {
-    QmmShape s = affine(4, Quant.BF16, 256);
+    QmmShape s = affine(4, Quant.BF16, 128);
     assertEquals("qmm-mma", QmmOp.decide(s).chosen());
     System.setProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY, "64");
     try (Sirocco rt = Sirocco.open(Backend.JAVA)) {

@@ -766,17 +766,21 @@ public final class QmmTiledKernel {
   }
 
   /**
-   * The default tiling: 128 rows x 192 features per block (4-bit, n a multiple of 192; 128 blocks
-   * for n = 12288 at 256 rows, one wave on 132 SMs; 8-bit would need 3 weight chunks per thread),
-   * else 128 x 128, else 128 x 64; warps of 48 x 64, 64 x 32 or 32 x 32 (features x rows). Not
-   * measured yet: see the class comment's prediction.
+   * The default tiling: 256 rows x 96 features per block with warps of 48 x 64 (features x rows)
+   * and two tile slots where n is a multiple of 96 (128 blocks for n = 12288 at up to 256 rows: one
+   * wave of one 256-thread block per SM at 228 registers), else 128 x 128 with 64 x 32 warps and
+   * two slots, else 128 x 64 with 32 x 32 warps and one slot. H200, 12288 x 4096 (runs 53 and 55,
+   * µs): 256 x 96 x 2 slots 152.6 / 151.3 / 157.4 / 157.4 / 304.3 / 309.0 at 64 / 128 / 192 / 256 /
+   * 320 / 512 rows of 4-bit bf16, the fastest tiling tried (128 x 128: 138.9-189.0 up to 256 rows,
+   * 320.8 at 320; 128 x 192: 195-199; one slot: 10-16 µs slower), 157.9 for f16 and 253.5 for 8-bit
+   * bf16 at 256 rows (128 x 128: 189.1 and 332.5).
    */
   public static LaunchPlan plan(QmmShape s) {
-    if (s.n() % 192 == 0 && s.bits() == 4) {
-      return plan(s, 128, 192, 3, 8);
+    if (s.n() % 96 == 0) {
+      return plan(s, 256, 96, 3, 8, 2);
     }
     if (s.n() % 128 == 0) {
-      return plan(s, 128, 128, 4, 4);
+      return plan(s, 128, 128, 4, 4, 2);
     }
     return plan(s, 128, 64, 2, 4);
   }

@@ -70,16 +70,21 @@ class QmmTiledKernelTest {
   }
 
   /**
-   * The default plans (128 x 192 with 48 x 64 warps, 128 x 128 with 64 x 32) and the other sweep
-   * candidates, with a partial row tile.
+   * The default plans (256 x 96 with 48 x 64 warps and two slots, 128 x 128 with 64 x 32 and two
+   * slots) and the other sweep candidates, with a partial row tile.
    */
   @Test
   void tilings() {
     QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 130, 384, 128);
-    assertEquals(192, QmmTiledKernel.plan(s).get("bn"));
+    assertEquals(96, QmmTiledKernel.plan(s).get("bn"));
+    assertEquals(2, QmmTiledKernel.plan(s).get("stages"));
     check(s, QmmTiledKernel.plan(s), 7, "default");
     QmmShape s8 = QmmShape.affine(8, 64, Quant.BF16, 130, 384, 128);
-    assertEquals(128, QmmTiledKernel.plan(s8).get("bn"));
+    assertEquals(96, QmmTiledKernel.plan(s8).get("bn"));
+    check(s8, QmmTiledKernel.plan(s8), 9, "default 8-bit");
+    QmmShape s128 = QmmShape.affine(4, 64, Quant.F16, 130, 256, 128);
+    assertEquals(128, QmmTiledKernel.plan(s128).get("bn"), "n not a multiple of 96");
+    check(s128, QmmTiledKernel.plan(s128), 10, "default 128x128");
     int[][] tl = {{128, 128, 4, 4}, {64, 64, 1, 1}, {64, 192, 3, 4}, {256, 64, 2, 8}};
     for (int[] t : tl) {
       QmmShape s2 = t[1] == 192 ? s : QmmShape.affine(4, 64, Quant.BF16, 130, 256, 128);
