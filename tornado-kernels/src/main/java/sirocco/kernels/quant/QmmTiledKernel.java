@@ -34,11 +34,19 @@ import sirocco.runtime.Dim3;
  *       the scale and bias of each 4-word chunk;
  *   <li>every warp runs its {@code 4 * mt * nt} mmas of this step from shared memory, fragments
  *       read with 32-bit loads (no ldmatrix intrinsic exists);
- *   <li>barrier; the threads store the x registers and <em>dequantize</em> the weights into shared
- *       memory as halves of the activation dtype, {@code w = q * s + b} computed in float and
- *       rounded once (MLX's qmm does the same: its weights enter the mma as activation-dtype
- *       values); barrier.
+ *   <li>with one tile slot ({@code stages = 1}) a barrier; the threads store the x registers and
+ *       <em>dequantize</em> the weights into shared memory as halves of the activation dtype,
+ *       {@code w = q * s + b} rounded once (MLX's qmm does the same: its weights enter the mma as
+ *       activation-dtype values); barrier. With two slots ({@code stages = 2}) the stores go to the
+ *       other slot, which no warp reads in this step, so only the closing barrier remains.
  * </ol>
+ *
+ * <p>The dequantization: 4-bit codes (and 8-bit ones for f16) are or-ed into the mantissa of a
+ * power of two P, giving the exact halves P + q two at a time; {@code Bf16.fma2} / {@code F16.fma2}
+ * (one {@code fma.rn.bf16x2} / {@code fma.rn.f16x2} each) take P away exactly and then compute
+ * {@code q * s + b} with a single rounding: two instructions per two weights plus the nibble
+ * shuffling, instead of ~13 float and integer instructions per weight before (8-bit codes for bf16,
+ * which has 7 mantissa bits, still go through float).
  *
  * <h2>Shared memory layout (no padding, no bank conflicts)</h2>
  *
@@ -48,8 +56,8 @@ import sirocco.runtime.Dim3;
  * ints {@code t} (lane % 4) of one chunk: the eight rows map the chunk to eight different
  * positions, 4 ints each, so the 32 lanes hit 32 different banks. A 16-byte store by eight
  * consecutive threads writes eight different chunk positions: one wavefront per quarter warp, the
- * minimum. Shared memory per block: {@code (bm + bn) * 128} bytes (static, at most 48 KiB: {@code
- * bm + bn <= 384}).
+ * minimum. Shared memory per block: {@code stages * (bm + bn) * 128} bytes (static up to 48 KiB,
+ * dynamic above: 90 KiB for the default 256 x 96 with two slots).
  *
  * <h2>Precision</h2>
  *
@@ -76,23 +84,33 @@ import sirocco.runtime.Dim3;
  * at 128x128 (4x4: two blocks of 256 threads per SM), 167 at 128x192 (3x8) and 224 at 256x96 (3x8):
  * one block per SM.
  *
- * <p>The dequantization is the other cost: about 13 instructions per weight element (the
- * conversion-free code-to-float, one fma, and bf16 round-to-nearest-even written in Java as integer
- * operations, NaN check included: Sirocco has no {@code cvt.rn.bf16x2.f32} intrinsic), i.e. ~1250
- * issue clocks per 128x192 block step, and it runs between the two barriers, where with one block
- * per SM nothing else overlaps it. Falsifiable prediction for the issue's shape: 128x192 (the
- * plan's default) 80–100 µs, 128x128 (two blocks per SM, whose dequantization and mma phases can
- * interleave) 70–85 µs; 256x96 similar to 128x192. So about 2–2.5x faster than {@link QmmMmaKernel}
- * (195 µs) but above the 61.8 µs target; if the measurement agrees, the next levers in order are a
- * packed bf16 conversion intrinsic (cvt.rn.bf16x2.f32: ~5 instead of ~13 instructions per element),
- * dequantizing before the first barrier (overlapping other warps' mma), and packed weights in
- * shared memory unpacked with the magic-number trick (QmmMmaKernel's arithmetic: 4x fewer A bytes,
- * no per-element conversion).
+ * <p>Before the packed-pair dequantization, that was the other cost: about 13 instructions per
+ * weight element (the conversion-free code-to-float, one fma, and bf16 round-to-nearest-even
+ * written in Java as integer operations, NaN check included: Sirocco has no {@code
+ * cvt.rn.bf16x2.f32} intrinsic), i.e. ~1250 issue clocks per 128x192 block step, and it runs
+ * between the two barriers, where with one block per SM nothing else overlaps it. Falsifiable
+ * prediction for the issue's shape: 128x192 (the plan's default) 80–100 µs, 128x128 (two blocks per
+ * SM, whose dequantization and mma phases can interleave) 70–85 µs; 256x96 similar to 128x192. So
+ * about 2–2.5x faster than {@link QmmMmaKernel} (195 µs) but above the 61.8 µs target; if the
+ * measurement agrees, the next levers in order are a packed bf16 conversion intrinsic
+ * (cvt.rn.bf16x2.f32: ~5 instead of ~13 instructions per element), dequantizing before the first
+ * barrier (overlapping other warps' mma), and packed weights in shared memory unpacked with the
+ * magic-number trick (QmmMmaKernel's arithmetic: 4x fewer A bytes, no per-element conversion).
  *
  * <p><b>Measured</b> (H200, run 22): the prediction is falsified. 256 rows: 303 µs (128x192), 273
  * (128x128, 4x4), 234 (256x96), 396 (128x128, 2x8), 381 (64x128) against {@link QmmMmaKernel}'s
  * 195; 64 and 128 rows: 206-330 against 85 and 99. The dequantization between the barriers
- * dominates even more than estimated; the policy does not use this kernel.
+ * dominated even more than estimated.
+ *
+ * <p><b>Measured after the packed-pair dequantization and two tile slots</b> (H200, runs 53 and 55,
+ * 4-bit g64 bf16, µs): 128x128 one slot 192.9 at 256 rows (was 272.7), 256x96 one slot 171.7 (was
+ * 234.4), 256x96 two slots 155.96-157.4, flat from 64 to 256 rows (152.6 / 151.3 / 157.4 / 157.4 at
+ * 64 / 128 / 192 / 256) and 304-309 for 257-512 rows (a second row block); {@link QmmMmaKernel}
+ * 84.4 / 98.2 / 189.7 / 194.2 at 64-256 rows, 285.8 / 288.6 / 382.5 at 320 / 384 / 512. So the op
+ * uses this kernel from 192 rows when its last 256-row block is at least 3/4 full ({@code
+ * QmmPolicy.tiledRejects}); still 2.5x the 61.8 µs target at 256 rows. Not measured: where the time
+ * goes now (Nsight); the next levers are the ones above (dequantizing in registers right before the
+ * mma instead of through shared memory, an ldmatrix intrinsic, more loads in flight).
  */
 public final class QmmTiledKernel {
   private QmmTiledKernel() {}
