@@ -1,14 +1,17 @@
 package sirocco.kernels.quant;
 
-import sirocco.api.Bf16;
-import sirocco.api.F16;
+import static sirocco.kernels.quant.QmmTiledTiles.loadHalf;
+import static sirocco.kernels.quant.QmmTiledTiles.loadW;
+import static sirocco.kernels.quant.QmmTiledTiles.loadX;
+import static sirocco.kernels.quant.QmmTiledTiles.storeW;
+import static sirocco.kernels.quant.QmmTiledTiles.storeX;
+
 import sirocco.api.Float4;
 import sirocco.api.Int2;
 import sirocco.api.Int4;
 import sirocco.api.Kernel;
 import sirocco.api.KernelContext;
 import sirocco.api.Specialize;
-import sirocco.api.Vec;
 import sirocco.runtime.Dim3;
 
 /**
@@ -607,142 +610,6 @@ public final class QmmTiledKernel {
   /** The B fragment of the 8 rows of x whose lane row starts at int {@code base}. */
   static Int2 fragB(int[] xs, int base, int oLo, int oHi) {
     return new Int2(xs[base + oLo], xs[base + oHi]);
-  }
-
-  /**
-   * x chunk {@code i} of the step at {@code k0} (tile row i / 8, 16-byte chunk i % 8), rows past
-   * the end clamped to the last (their outputs are never stored); zeros past the tile.
-   */
-  static Int4 loadX(short[] x, int i, int bm, int rBlock, int rows, int k, int k0) {
-    if (i >= bm * 8) {
-      return new Int4(0, 0, 0, 0);
-    }
-    int row = Math.min(rBlock + (i >> 3), rows - 1);
-    return Vec.ldg4(x, row * k + k0 + 8 * (i & 7));
-  }
-
-  static void storeX(int[] xs, int slot, int i, int bm, Int4 v) {
-    if (i < bm * 8) {
-      int row = i >> 3;
-      Vec.store4(xs, slot + row * 32 + (((i & 7) ^ (row & 7)) << 2), v);
-    }
-  }
-
-  /**
-   * Weight chunk {@code i} of the step at {@code k0}: 4 words (32 codes at 4 bits, 16 at 8) of
-   * feature {@code i / cpf}, chunk {@code i % cpf} of its 64 codes; zeros past the tile.
-   */
-  static Int4 loadW(int[] wq, int i, int bn, int bits, int fBlock, int wpr, int k0) {
-    int cpf = bits / 2;
-    if (i >= bn * cpf) {
-      return new Int4(0, 0, 0, 0);
-    }
-    return Vec.ldg4(wq, (fBlock + i / cpf) * wpr + k0 * bits / 32 + 4 * (i % cpf));
-  }
-
-  /**
-   * The bits of the scale or bias of weight chunk {@code i} (a chunk lies inside one group: g >=
-   * 32), zero-extended.
-   */
-  static int loadHalf(
-      short[] a, int i, int bn, int bits, int fBlock, int groups, int groupSize, int k0) {
-    int cpf = bits / 2;
-    if (i >= bn * cpf) {
-      return 0;
-    }
-    int kc = k0 + (i % cpf) * (128 / bits);
-    return Vec.ldg(a, (fBlock + i / cpf) * groups + kc / groupSize) & 0xFFFF;
-  }
-
-  /**
-   * Dequantizes weight chunk {@code i} into its tile row: 4 (4-bit) or 2 (8-bit) 16-byte stores.
-   * {@code s}, {@code b}: the chunk's scale and bias bits.
-   */
-  static void storeW(int[] ws, int slot, int i, int bn, int bits, int dtype, Int4 w, int s, int b) {
-    int cpf = bits / 2;
-    if (i < bn * cpf) {
-      int f = i / cpf;
-      int ch = i % cpf;
-      int sw = f & 7;
-      int base = slot + f * 32;
-      if (bits == 4) {
-        // Word j holds 8 codes: one 16-byte chunk of halves, chunk 4ch + j of the row.
-        int s2 = s * 0x10001;
-        int b2 = b * 0x10001;
-        Vec.store4(ws, base + (((4 * ch) ^ sw) << 2), deq4(w.x(), s2, b2, dtype));
-        Vec.store4(ws, base + (((4 * ch + 1) ^ sw) << 2), deq4(w.y(), s2, b2, dtype));
-        Vec.store4(ws, base + (((4 * ch + 2) ^ sw) << 2), deq4(w.z(), s2, b2, dtype));
-        Vec.store4(ws, base + (((4 * ch + 3) ^ sw) << 2), deq4(w.w(), s2, b2, dtype));
-      } else {
-        // Two words hold 8 codes: chunks 2ch and 2ch + 1 of the row.
-        Vec.store4(ws, base + (((2 * ch) ^ sw) << 2), deq8(w.x(), w.y(), s, b, dtype));
-        Vec.store4(ws, base + (((2 * ch + 1) ^ sw) << 2), deq8(w.z(), w.w(), s, b, dtype));
-      }
-    }
-  }
-
-  /**
-   * The 8 nibbles of a word (LSB first) dequantized to 4 pairs of halves; {@code s2}, {@code b2}:
-   * the scale and the bias in both halves. Pair p holds nibbles 2p (low half) and 2p + 1: the even
-   * nibbles sit in the bytes of {@code e}, the odd ones in the bytes of {@code o}.
-   */
-  static Int4 deq4(int w, int s2, int b2, int dtype) {
-    int e = w & 0x0F0F0F0F;
-    int o = (w >>> 4) & 0x0F0F0F0F;
-    return new Int4(
-        pairFma((e & 0xFF) | ((o & 0xFF) << 16), s2, b2, dtype),
-        pairFma(((e >>> 8) & 0xFF) | ((o & 0xFF00) << 8), s2, b2, dtype),
-        pairFma(((e >>> 16) & 0xFF) | (o & 0xFF0000), s2, b2, dtype),
-        pairFma((e >>> 24) | ((o >>> 8) & 0xFF0000), s2, b2, dtype));
-  }
-
-  /**
-   * {@code q * s + b} of a pair of codes below 256 ({@code q2}: one per 16-bit half), each rounded
-   * once to the dtype, in two packed-pair fmas and no conversion: or-ing the codes into the
-   * mantissa of a power of two {@code P} makes the exact halves {@code P + q} (P = 1024 for f16, 10
-   * mantissa bits; 128 for bf16, 7 bits, so codes below 128 only: 4-bit), the first fma takes
-   * {@code P} away exactly, the second is the dequantization with a single rounding.
-   */
-  static int pairFma(int q2, int s2, int b2, int dtype) {
-    if (dtype == Quant.F16) {
-      return F16.fma2(F16.fma2(q2 | 0x64006400, 0x3C003C00, 0xE400E400), s2, b2);
-    }
-    return Bf16.fma2(Bf16.fma2(q2 | 0x43004300, 0x3F803F80, 0xC300C300), s2, b2);
-  }
-
-  /**
-   * The 8 bytes of two words (LSB first) dequantized to 4 pairs of halves. f16 holds the codes
-   * exactly ({@link #pairFma}); bf16 has 7 mantissa bits, so each code goes through float.
-   */
-  static Int4 deq8(int w0, int w1, int s, int b, int dtype) {
-    if (dtype == Quant.F16) {
-      int s2 = s * 0x10001;
-      int b2 = b * 0x10001;
-      return new Int4(
-          pairFma((w0 & 0xFF) | ((w0 << 8) & 0xFF0000), s2, b2, dtype),
-          pairFma(((w0 >>> 16) & 0xFF) | ((w0 >>> 8) & 0xFF0000), s2, b2, dtype),
-          pairFma((w1 & 0xFF) | ((w1 << 8) & 0xFF0000), s2, b2, dtype),
-          pairFma(((w1 >>> 16) & 0xFF) | ((w1 >>> 8) & 0xFF0000), s2, b2, dtype));
-    }
-    float sf = Bf16.toFloat((short) s);
-    float bf = Bf16.toFloat((short) b);
-    return new Int4(
-        pair(w0 & 0xFF, (w0 >>> 8) & 0xFF, sf, bf),
-        pair((w0 >>> 16) & 0xFF, w0 >>> 24, sf, bf),
-        pair(w1 & 0xFF, (w1 >>> 8) & 0xFF, sf, bf),
-        pair((w1 >>> 16) & 0xFF, w1 >>> 24, sf, bf));
-  }
-
-  /**
-   * {@code q * s + b} of two codes in float, each rounded once to bf16, low code in the low half.
-   */
-  static int pair(int qLo, int qHi, float s, float b) {
-    return Bf16.pack(Math.fma(code(qLo), s, b), Math.fma(code(qHi), s, b));
-  }
-
-  /** A code (< 2^23) as a float without a conversion instruction: 2^23 + q, exact, minus 2^23. */
-  static float code(int q) {
-    return Float.intBitsToFloat(0x4B000000 | q) - 8388608f;
   }
 
   // ---- dispatch helpers ----
