@@ -32,4 +32,13 @@ public interface Stream {
    * Makes later work on this stream wait for {@code event} (which may come from another stream).
    */
   void waitFor(Event event);
+
+  /**
+   * True while Sirocco records this stream's work into a graph ({@code CudaGraph.capture}) instead
+   * of running it; ops may then choose launches for graph replay. Capture begun outside Sirocco is
+   * not seen. False on streams that cannot be captured.
+   */
+  default boolean capturing() {
+    return false;
+  }
 }

@@ -89,7 +89,7 @@ final class SdpaLaunches {
             c.maskKind(),
             hasSinks,
             p);
-    boolean early = earlyStart(shape, p);
+    boolean early = earlyStart(shape, p, l.stream.capturing());
     l.launch(decodeLaunch(p, args).withEarlyStart(early));
     if (cp != null) {
       l.launch(
@@ -183,23 +183,27 @@ final class SdpaLaunches {
    */
   static final String EARLY_START_PROPERTY = "sirocco.attention.earlyStart";
 
-  static boolean earlyStart(SdpaShape shape, SdpaVectorPlans.Plan p) {
-    return BooleanProperty.get(EARLY_START_PROPERTY, earlyStartPolicy(shape, p));
+  static boolean earlyStart(SdpaShape shape, SdpaVectorPlans.Plan p, boolean capturing) {
+    return BooleanProperty.get(EARLY_START_PROPERTY, earlyStartPolicy(shape, p, capturing));
   }
 
   /**
-   * The measured choice. Run 49 (B=1, Hq 32, Hkv 8, bf16, S 1024/8192/32768, Lq 1–3, graph replay,
-   * three alternating runs each): with the tensor-core kernel early start gains 0.2–0.5 µs at D =
-   * 64 (8192 keys, Lq = 1: 9.09 -> 8.81) and at D = 128 with Lq 1 or 3, and loses 0.7–0.8 µs at D =
-   * 128, Lq = 2 from 8192 keys (14.56 -> 15.29; the cause was not measured): that case launches
-   * plainly. Run 53 (the vector and staged kernels at D = 256 and 512, Lq = 1, S 1024/8192/32768,
-   * two alternating runs; pass 1 waits but no longer releases the combine at its start, which had
-   * cost up to 0.8 µs in run 49): stream launches 3.4–3.9 µs faster in every cell (D = 256 at 1024
-   * keys: 11.52 -> 8.16), graph replay 0–0.17 µs slower (7.90 -> 8.05); so they start early too,
-   * since most callers queue launches on a stream rather than replay a graph.
+   * The measured choice, by how the launches will run: {@code capturing} (recorded into a graph by
+   * {@code CudaGraph.capture}, then replayed) or queued on the stream. Run 49 (B=1, Hq 32, Hkv 8,
+   * bf16, S 1024/8192/32768, Lq 1–3, three alternating runs each): stream launches gain 0.5–3.5 µs
+   * in every cell; in graph replay the tensor-core kernel gains 0.2–0.5 µs at D = 64 (8192 keys, Lq
+   * = 1: 9.09 -> 8.81) and at D = 128 with Lq 1 or 3, and loses 0.7–0.8 µs at D = 128, Lq = 2 from
+   * 8192 keys (14.56 -> 15.29; the cause was not measured). Runs 53 and 55 (the vector and staged
+   * kernels at D = 256/512, Lq 1–3, pass 1 waiting but not releasing the combine, two alternating
+   * runs): stream launches 3.3–4.1 µs faster in all 18 cells (D = 256, 1024 keys, Lq = 1: 11.52 ->
+   * 8.16), graph replay 0–0.5 µs slower (7.90 -> 8.05). So: early start on a stream; in a graph
+   * only for the tensor-core kernel, outside that one cell.
    */
-  static boolean earlyStartPolicy(SdpaShape shape, SdpaVectorPlans.Plan p) {
-    return !(p.mma() && shape.headDim() == 128 && shape.qLen() == 2 && shape.kvLen() >= 8192);
+  static boolean earlyStartPolicy(SdpaShape shape, SdpaVectorPlans.Plan p, boolean capturing) {
+    if (!capturing) {
+      return true;
+    }
+    return p.mma() && !(shape.headDim() == 128 && shape.qLen() == 2 && shape.kvLen() >= 8192);
   }
 
   /** {@link #STAGED_DECODE_PROPERTY}, else the policy; anything but true/false is refused. */

@@ -12,41 +12,59 @@ import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.attention.SdpaVectorStaged;
 
 /**
- * Which vector-rung launches start early: all (pass 1 and the combine), except the tensor-core
- * kernel's at D = 128 with Lq = 2 from 8192 keys; the property forces it.
+ * Which vector-rung launches start early: on a stream all of them (pass 1 and the combine); while a
+ * graph is being captured only the tensor-core kernel's, except at D = 128 with Lq = 2 from 8192
+ * keys; the property forces it either way.
  */
 class EarlyStartPolicyTest {
+  private static final boolean STREAM = false;
+  private static final boolean GRAPH = true;
+
   private static SdpaVectorPlans.Plan plan(SdpaShape s) {
     return SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE);
   }
 
-  @Test
-  void tensorCoresStartEarlyExceptWhereMeasuredSlower() {
-    SdpaShape d64 = SdpaShape.of(1, 32, 8, 1, 8192, 64);
-    assertTrue(plan(d64).mma(), "the tensor-core kernel takes D = 64");
-    assertTrue(SdpaLaunches.earlyStart(d64, plan(d64)));
-    for (int lq : new int[] {1, 3}) {
-      SdpaShape d128 = SdpaShape.of(1, 32, 8, lq, 8192, 128);
-      assertTrue(plan(d128).mma());
-      assertTrue(SdpaLaunches.earlyStart(d128, plan(d128)), "Lq " + lq);
-    }
-    SdpaShape lq2 = SdpaShape.of(1, 32, 8, 2, 8192, 128);
-    assertTrue(plan(lq2).mma());
-    assertFalse(SdpaLaunches.earlyStart(lq2, plan(lq2)));
-    SdpaShape short2 = SdpaShape.of(1, 32, 8, 2, 1024, 128);
-    assertTrue(SdpaLaunches.earlyStart(short2, plan(short2)));
+  private static boolean early(SdpaShape s, boolean capturing) {
+    return SdpaLaunches.earlyStart(s, plan(s), capturing);
   }
 
   @Test
-  void theVectorAndStagedKernelsStartEarlyEverywhere() {
+  void onAStreamEveryKernelStartsEarly() {
+    for (int d : new int[] {64, 128, 256, 512}) {
+      for (int lq = 1; lq <= 3; lq++) {
+        for (int kv : new int[] {1024, 8192, 32768}) {
+          SdpaShape s = SdpaShape.of(1, 32, 8, lq, kv, d);
+          assertTrue(early(s, STREAM), s.toString());
+        }
+      }
+    }
+  }
+
+  @Test
+  void inAGraphTensorCoresStartEarlyExceptWhereMeasuredSlower() {
+    SdpaShape d64 = SdpaShape.of(1, 32, 8, 1, 8192, 64);
+    assertTrue(plan(d64).mma(), "the tensor-core kernel takes D = 64");
+    assertTrue(early(d64, GRAPH));
+    for (int lq : new int[] {1, 3}) {
+      SdpaShape d128 = SdpaShape.of(1, 32, 8, lq, 8192, 128);
+      assertTrue(plan(d128).mma());
+      assertTrue(early(d128, GRAPH), "Lq " + lq);
+    }
+    SdpaShape lq2 = SdpaShape.of(1, 32, 8, 2, 8192, 128);
+    assertTrue(plan(lq2).mma());
+    assertFalse(early(lq2, GRAPH));
+    SdpaShape short2 = SdpaShape.of(1, 32, 8, 2, 1024, 128);
+    assertTrue(early(short2, GRAPH));
+  }
+
+  @Test
+  void inAGraphTheVectorAndStagedKernelsLaunchPlainly() {
     SdpaShape d256 = SdpaShape.of(1, 32, 8, 2, 1024, 256);
     assertFalse(plan(d256).mma());
-    assertTrue(SdpaLaunches.earlyStart(d256, plan(d256)));
+    assertFalse(early(d256, GRAPH));
     SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 8192, 512);
     assertEquals(SdpaVectorStaged.class, plan(d512).kernelClass());
-    assertTrue(SdpaLaunches.earlyStart(d512, plan(d512)));
-    SdpaShape d128lq2 = SdpaShape.of(1, 32, 8, 2, 8192, 128);
-    assertTrue(plan(d128lq2).mma(), "the one exception is the tensor-core kernel's");
+    assertFalse(early(d512, GRAPH));
   }
 
   @Test
@@ -55,16 +73,15 @@ class EarlyStartPolicyTest {
     SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 8192, 512);
     try {
       System.setProperty(SdpaLaunches.EARLY_START_PROPERTY, "false");
-      assertFalse(SdpaLaunches.earlyStart(d64, plan(d64)));
-      assertFalse(SdpaLaunches.earlyStart(d512, plan(d512)));
+      assertFalse(early(d64, STREAM));
+      assertFalse(early(d512, STREAM));
       System.setProperty(SdpaLaunches.EARLY_START_PROPERTY, "true");
-      assertTrue(SdpaLaunches.earlyStart(d512, plan(d512)));
+      assertTrue(early(d512, GRAPH));
       SdpaShape lq2 = SdpaShape.of(1, 32, 8, 2, 8192, 128);
-      assertTrue(SdpaLaunches.earlyStart(lq2, plan(lq2)));
+      assertTrue(early(lq2, GRAPH));
       System.setProperty(SdpaLaunches.EARLY_START_PROPERTY, "yes");
       IllegalArgumentException e =
-          assertThrows(
-              IllegalArgumentException.class, () -> SdpaLaunches.earlyStart(d64, plan(d64)));
+          assertThrows(IllegalArgumentException.class, () -> early(d64, STREAM));
       assertTrue(e.getMessage().contains("sirocco.attention.earlyStart"), e.getMessage());
     } finally {
       System.clearProperty(SdpaLaunches.EARLY_START_PROPERTY);

@@ -50,7 +50,12 @@ public final class CudaGraph implements AutoCloseable {
                     .invokeExact(stream.handle, CAPTURE_MODE_RELAXED));
     MemorySegment g;
     try {
-      body.run();
+      stream.capturing = true;
+      try {
+        body.run();
+      } finally {
+        stream.capturing = false;
+      }
     } catch (RuntimeException | Error e) {
       // Unwinding: end the capture so the stream is usable again; the body's exception is the
       // one the caller needs.

@@ -26,6 +26,8 @@ public final class CudaStream implements Stream {
   final MemorySegment argPointers;
   // The CUlaunchConfig and its attribute for early-start launches. Guarded by this.
   final MemorySegment launchConfig;
+  // Set by CudaGraph.capture around the captured work.
+  volatile boolean capturing;
 
   CudaStream(CudaDevice device, MemorySegment handle) {
     this.device = device;
@@ -37,6 +39,11 @@ public final class CudaStream implements Stream {
     for (int i = 0; i < MAX_ARGS; i++) {
       argPointers.setAtIndex(ValueLayout.ADDRESS, i, argValues.asSlice(8L * i, 8));
     }
+  }
+
+  @Override
+  public boolean capturing() {
+    return capturing;
   }
 
   public MemorySegment handle() {

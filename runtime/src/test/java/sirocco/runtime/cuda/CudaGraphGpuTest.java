@@ -1,6 +1,7 @@
 package sirocco.runtime.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -50,13 +51,18 @@ class CudaGraphGpuTest {
       d.fill32(dc, 0, n, Float.floatToRawIntBits(Float.NaN), s); // poison
       s.synchronize();
       Dim3 grid = Dim3.of((n + 255) / 256);
+      assertFalse(s.capturing());
+      boolean[] seen = new boolean[1];
       CudaGraph g =
           CudaGraph.capture(
               s,
               () -> {
+                seen[0] = s.capturing(); // what ops consult to choose graph-friendly launches
                 d.launchFunction(add, grid, Dim3.of(256), 0, s, da, db, dc, n); // c = a + b
                 d.launchFunction(add, grid, Dim3.of(256), 0, s, dc, db, dc, n); // c = a + 2b
               });
+      assertTrue(seen[0], "the stream reports capture while the body runs");
+      assertFalse(s.capturing(), "and not after it");
       try (g) {
         float[] c = new float[n];
         d.download(dc, 0, c, 0, n, s);
@@ -96,6 +102,7 @@ class CudaGraphGpuTest {
                       throw boom;
                     }));
     assertSame(boom, e);
+    assertFalse(s.capturing(), "capture ended with the body's exception");
     int n = 256;
     try (DeviceBuffer da = d.allocate(ElementType.F32, n);
         DeviceBuffer dc = d.allocate(ElementType.F32, n)) {
