@@ -262,6 +262,7 @@ public final class KernelCompiler {
             ctx.dynamicShared ? ctx.sharedOffsets : null,
             target.isa(),
             target.arch(),
+            target.hasGridDependencyControl(),
             options.lineInfo(),
             comment,
             bounds == null ? "" : bounds.directives());

@@ -151,6 +151,14 @@ public record Target(int smMajor, int smMinor, int ptxMajor, int ptxMinor) {
     return "sm_" + smMajor + smMinor;
   }
 
+  /**
+   * Whether {@code griddepcontrol} exists here (sm_90+, PTX ISA 7.8): before sm_90 no launch starts
+   * early, so {@code waitForPriorGrids} and {@code releaseDependentGrids} emit nothing.
+   */
+  public boolean hasGridDependencyControl() {
+    return smMajor >= 9;
+  }
+
   /** "8.0". */
   public String isa() {
     return ptxMajor + "." + ptxMinor;

@@ -69,15 +69,16 @@ public final class PtxEmitter {
   private int lastLine = -1;
   private String lastFile;
 
-  /** Whether the target has {@code griddepcontrol} (sm_90+, PTX ISA 7.8; every Target is 8.0+). */
-  private boolean gridDependencies;
+  /** Whether the target has {@code griddepcontrol} (sm_90+, PTX ISA 7.8). */
+  private final boolean gridDependencies;
 
   /** Addresses computed in the current block, by array, index base and element size. */
   final Map<PtxMemory.AddrKey, String> addresses = new HashMap<>();
 
-  private PtxEmitter(Function fn, boolean lineInfo) {
+  private PtxEmitter(Function fn, boolean lineInfo, boolean gridDependencies) {
     this.fn = fn;
     this.lineInfo = lineInfo;
+    this.gridDependencies = gridDependencies;
     this.names = new String[fn.instIdLimit() + 1024];
     // Room for the usual text (about 36 bytes per instruction for the shipped kernels), so that
     // the body is not copied over and over as it grows (that copying was a tenth of emission).
@@ -104,24 +105,12 @@ public final class PtxEmitter {
       Map<SharedSite, Long> dynamicOffsets,
       String isa,
       String arch,
+      boolean gridDependencies,
       boolean lineInfo,
       List<String> comment,
       String directives) {
-    PtxEmitter e = new PtxEmitter(fn, lineInfo);
+    PtxEmitter e = new PtxEmitter(fn, lineInfo, gridDependencies);
     return e.run(entryName, params, shared, dynamicOffsets, isa, arch, comment, directives);
-  }
-
-  /** 90 for "sm_90" and "sm_90a", 80 for "sm_80"; 0 when the name has no number. */
-  static int smNumber(String arch) {
-    int n = 0;
-    for (int k = arch.indexOf('_') + 1; k > 0 && k < arch.length(); k++) {
-      char ch = arch.charAt(k);
-      if (ch < '0' || ch > '9') {
-        break;
-      }
-      n = 10 * n + (ch - '0');
-    }
-    return n;
   }
 
   /** The module's one {@code .extern .shared} array when the shared arrays are dynamic. */
@@ -153,7 +142,6 @@ public final class PtxEmitter {
     for (int i = 0; i < order.size(); i++) {
       labels.put(order.get(i), "$B" + i);
     }
-    gridDependencies = smNumber(arch) >= 90;
     emitParams(params);
     for (int i = 0; i < order.size(); i++) {
       Block b = order.get(i);

@@ -673,7 +673,7 @@ public final class Cu {
    * {@link #launchKernel(MemorySegment, int, int, int, int, int, int, int, MemorySegment,
    * MemorySegment)}, or, when {@code earlyConfig} is not null, a launch that may start before the
    * previous kernel in {@code stream} has finished ({@code cuLaunchKernelEx} with programmatic
-   * stream serialization allowed); {@code earlyConfig} is then {@link #LAUNCH_CONFIG_BYTES} of
+   * stream serialization allowed); {@code earlyConfig} is then {@link CuLaunchEx#CONFIG_BYTES} of
    * scratch, 8-byte aligned, that this call fills.
    */
   public static void launchKernel(
@@ -689,7 +689,7 @@ public final class Cu {
       MemorySegment params,
       MemorySegment earlyConfig) {
     if (earlyConfig != null) {
-      launchEarly(
+      CuLaunchEx.launchEarly(
           function,
           gridX,
           gridY,
@@ -719,58 +719,6 @@ public final class Cu {
                   params,
                   MemorySegment.NULL);
       check("cuLaunchKernel", rc);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  /** {@code CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION}. */
-  static final int LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
-
-  /**
-   * Bytes of a {@code CUlaunchConfig} (seven {@code unsigned int}s, the stream at 32, the attribute
-   * pointer at 40, their count at 48) followed by one {@code CUlaunchAttribute} (the id, padding to
-   * 8, a 64-byte value union) at {@link #LAUNCH_ATTRIBUTE_OFFSET}.
-   */
-  static final int LAUNCH_CONFIG_BYTES = 56 + 72;
-
-  static final int LAUNCH_ATTRIBUTE_OFFSET = 56;
-
-  /** Whether this driver has {@code cuLaunchKernelEx} (CUDA 11.8+). */
-  public static boolean hasLaunchKernelEx() {
-    return CudaDriver.cuLaunchKernelEx != null;
-  }
-
-  private static void launchEarly(
-      MemorySegment function,
-      int gridX,
-      int gridY,
-      int gridZ,
-      int blockX,
-      int blockY,
-      int blockZ,
-      int sharedBytes,
-      MemorySegment stream,
-      MemorySegment params,
-      MemorySegment config) {
-    MethodHandle ex = CudaDriver.require(CudaDriver.cuLaunchKernelEx, "cuLaunchKernelEx");
-    config.fill((byte) 0);
-    config.set(JAVA_INT, 0, gridX);
-    config.set(JAVA_INT, 4, gridY);
-    config.set(JAVA_INT, 8, gridZ);
-    config.set(JAVA_INT, 12, blockX);
-    config.set(JAVA_INT, 16, blockY);
-    config.set(JAVA_INT, 20, blockZ);
-    config.set(JAVA_INT, 24, sharedBytes);
-    config.set(ADDRESS, 32, stream);
-    MemorySegment attr = config.asSlice(LAUNCH_ATTRIBUTE_OFFSET, 72);
-    config.set(ADDRESS, 40, attr);
-    config.set(JAVA_INT, 48, 1);
-    attr.set(JAVA_INT, 0, LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
-    attr.set(JAVA_INT, 8, 1); // value.programmaticStreamSerializationAllowed
-    try {
-      int rc = (int) ex.invokeExact(config, function, params, MemorySegment.NULL);
-      check("cuLaunchKernelEx", rc);
     } catch (Throwable t) {
       throw rethrow(t);
     }

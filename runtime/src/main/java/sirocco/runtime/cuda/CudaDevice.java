@@ -423,7 +423,7 @@ public final class CudaDevice extends Device {
    * and a driver with {@code cuLaunchKernelEx}.
    */
   public boolean supportsEarlyStart() {
-    return info.computeMajor() >= 9 && Cu.hasLaunchKernelEx();
+    return info.computeMajor() >= 9 && CuLaunchEx.available();
   }
 
   /**

@@ -35,7 +35,7 @@ public final class CudaStream implements Stream {
     Arena arena = Arena.ofAuto();
     this.argValues = arena.allocate(8L * MAX_ARGS, 16);
     this.argPointers = arena.allocate(ValueLayout.ADDRESS, MAX_ARGS);
-    this.launchConfig = arena.allocate(Cu.LAUNCH_CONFIG_BYTES, 8);
+    this.launchConfig = arena.allocate(CuLaunchEx.CONFIG_BYTES, 8);
     for (int i = 0; i < MAX_ARGS; i++) {
       argPointers.setAtIndex(ValueLayout.ADDRESS, i, argValues.asSlice(8L * i, 8));
     }
