@@ -271,6 +271,11 @@ class AsyncCopyTest {
         "misalignedIndex | the dstIndex of Vec.copyAsync(int[] dst, dstIndex, int[] src,"
             + " srcIndex, bytes) is 2, not a multiple of 4: 16-byte copies must start at a"
             + " multiple of 16 bytes",
+        "matrixFromGlobal | the array of ctx.loadMatrixX4(int[] shared, index) must be a shared"
+            + " array from ctx.allocateIntLocalArray (ldmatrix reads shared memory only), but it is"
+            + " a kernel parameter (global memory)",
+        "matrixMisaligned | the index of ctx.loadMatrixX4(int[] shared, index) is 6, not a"
+            + " multiple of 4: 16-byte matrix rows must start at a multiple of 16 bytes",
       })
   void misuseIsACompileErrorNamingTheConstruct(String method, String construct) {
     String msg = reject(method, Map.of()).getMessage();

@@ -16,6 +16,7 @@ import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
 import sirocco.jit.ir.Op;
+import sirocco.jit.ir.VecAccess;
 import sirocco.jit.testutil.Geometry;
 import sirocco.jit.testutil.Inputs;
 import sirocco.jit.testutil.IrInterpreter;
@@ -68,7 +69,8 @@ class DifferentialIrTest {
     for (Block b : fn.blocks) {
       for (Inst i : b.insts) {
         boolean asyncGroup = i.aux == BarrierKind.ASYNC_COMMIT || i.aux == BarrierKind.ASYNC_WAIT;
-        if ((i.op == Op.BARRIER && !asyncGroup) || i.op == Op.SHFL || i.op == Op.MMA) {
+        boolean ldmatrix = i.op == Op.LOAD_VEC && ((VecAccess) i.aux).matrix();
+        if ((i.op == Op.BARRIER && !asyncGroup) || i.op == Op.SHFL || i.op == Op.MMA || ldmatrix) {
           return false;
         }
       }

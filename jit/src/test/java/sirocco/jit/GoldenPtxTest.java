@@ -360,6 +360,19 @@ class GoldenPtxTest {
   }
 
   @Test
+  void loadMatrixIsOneLdmatrixFromTheSharedTile() {
+    String p = body(ptx(MmaKernels.class, "loadMatrix"));
+    Matcher m =
+        Pattern.compile(
+                "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.shared\\.b16 \\{%r\\d+, %r\\d+, %r\\d+,"
+                    + " %r\\d+\\}, \\[%r\\d+\\];")
+            .matcher(p);
+    assertTrue(m.find(), p);
+    assertFalse(m.find(), "exactly one ldmatrix: " + p);
+    assertFalse(p.contains("ld.shared"), "no scalar shared loads left: " + p);
+  }
+
+  @Test
   void specializationRemovesDeadThrowAndFoldsDivisions() {
     var m = TestKernels.method(SpecializeKernels.class, "unpack");
     String p = body(KernelCompiler.compile(m, Map.of("bits", 4), Target.sm90()).ptx());

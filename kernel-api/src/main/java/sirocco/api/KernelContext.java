@@ -249,6 +249,22 @@ public abstract class KernelContext {
   /** As {@link #mmaBf16} with IEEE binary16 inputs ({@code .f16}). */
   public abstract Float4 mmaF16(Int4 a, Int2 b, Float4 c);
 
+  /**
+   * Warp-wide load of four 8x8 matrices of 16-bit values from shared memory in the fragment layout
+   * of {@link #mmaBf16} ({@code ldmatrix.sync.aligned.m8n8.x4.shared.b16}): one instruction where
+   * 32-bit loads take sixteen per 16x16 tile. All 32 lanes call it together; lane {@code l} passes
+   * the int index in {@code shared} (an array from {@link #allocateIntLocalArray}, index a multiple
+   * of 4: 16-byte rows) of row {@code l & 7} of matrix {@code l >> 3}, each row 8 halves (4 ints).
+   * Component {@code i} of the result (x, y, z, w for i = 0..3) holds, for lane {@code l}, int
+   * {@code l & 3} of row {@code l >> 2} of matrix {@code i}: the pair of columns {@code 2 (l & 3)},
+   * {@code 2 (l & 3) + 1} of that row, low half the lower column. With matrices 0..3 = rows 0-7 /
+   * 8-15 by columns 0-7 / 8-15 of a row-major 16x16 A tile (matrix order: rows 0-7 cols 0-7, rows
+   * 8-15 cols 0-7, rows 0-7 cols 8-15, rows 8-15 cols 8-15) the result is the A fragment; a B
+   * fragment of an 8-column tile stored n-major (each row of the array one column of B) is two
+   * matrices (its k 0-7 and k 8-15 halves).
+   */
+  public abstract Int4 loadMatrixX4(int[] shared, int index);
+
   /** Lane of this thread within its warp: {@code localIdx & 31} for one-dimensional blocks. */
   public final int laneId() {
     return localIdx & (WARP_SIZE - 1);

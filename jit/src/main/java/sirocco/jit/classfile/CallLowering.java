@@ -422,6 +422,12 @@ final class CallLowering {
               b.append(Op.MMA, Type.record(RecordKind.FLOAT4), MmaKind.BF16, a);
           case "mmaF16(" + INT4 + INT2 + FLOAT4 + ")" + FLOAT4 ->
               b.append(Op.MMA, Type.record(RecordKind.FLOAT4), MmaKind.F16, a);
+          case "loadMatrixX4([II)" + INT4 ->
+              b.append(
+                  Op.LOAD_VEC,
+                  Type.record(RecordKind.INT4),
+                  new VecAccess(4, false, false, true),
+                  a);
           case "laneId()I" -> b.append(Op.AND, Type.INT, null, sreg(SReg.TID_X), Const.ofInt(31));
           case "warpId()I" -> b.append(Op.SHR, Type.INT, null, sreg(SReg.TID_X), Const.ofInt(5));
           default ->

@@ -9,12 +9,13 @@ import sirocco.jit.ir.Inst;
 import sirocco.jit.ir.MathFn;
 import sirocco.jit.ir.Space;
 import sirocco.jit.ir.Value;
+import sirocco.jit.ir.VecAccess;
 
 /**
  * Rejects what is still unsupported after specialization and dead-code elimination: reachable traps
  * (unsupported constructs found by the front end), functions with no PTX mapping, and asynchronous
- * copies whose operands {@code cp.async} cannot take (checked here because constants and address
- * spaces are known only now).
+ * copies whose operands {@code cp.async} cannot take and matrix loads from anything but shared
+ * memory (checked here because constants and address spaces are known only now).
  */
 public final class Legalize implements Pass {
   /**
@@ -53,6 +54,11 @@ public final class Legalize implements Pass {
             }
           }
           case COPY_ASYNC -> copyAsync(i);
+          case LOAD_VEC -> {
+            if (((VecAccess) i.aux).matrix()) {
+              loadMatrix(i);
+            }
+          }
           case BARRIER -> {
             if (i.aux == BarrierKind.ASYNC_WAIT) {
               waitAsync(i);
@@ -99,12 +105,28 @@ public final class Legalize implements Pass {
               + describe(src));
     }
     int size = i.args[0].type().elem.size;
-    aligned(i, call, "dstIndex", i.args[1], size, bytes);
-    aligned(i, call, "srcIndex", i.args[3], size, bytes);
+    aligned(i, call, "dstIndex", i.args[1], size, bytes, "copies");
+    aligned(i, call, "srcIndex", i.args[3], size, bytes, "copies");
   }
 
-  /** A constant index that is not a multiple of the copy (the GPU would fault). */
-  private static void aligned(Inst i, String call, String name, Value index, int size, int bytes) {
+  private static void loadMatrix(Inst i) {
+    String call = "ctx.loadMatrixX4(int[] shared, index)";
+    Space sp = space(i.args[0]);
+    if (sp != Space.SHARED) {
+      throw Errors.at(
+          i.pos,
+          "the array of "
+              + call
+              + " must be a shared array from ctx.allocateIntLocalArray (ldmatrix reads shared"
+              + " memory only), but it is "
+              + describe(sp));
+    }
+    aligned(i, call, "index", i.args[1], 4, 16, "matrix rows");
+  }
+
+  /** A constant index that is not a multiple of the access (the GPU would fault). */
+  private static void aligned(
+      Inst i, String call, String name, Value index, int size, int bytes, String what) {
     if (index instanceof Const c && ((long) c.asInt() * size) % bytes != 0) {
       throw Errors.at(
           i.pos,
@@ -118,7 +140,9 @@ public final class Legalize implements Pass {
               + bytes / size
               + ": "
               + bytes
-              + "-byte copies must start at a multiple of "
+              + "-byte "
+              + what
+              + " must start at a multiple of "
               + bytes
               + " bytes");
     }

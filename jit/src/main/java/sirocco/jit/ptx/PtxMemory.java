@@ -157,6 +157,11 @@ final class PtxMemory {
       regs[k] = em.fresh(c);
     }
     em.tuples.put(i, regs);
+    if (va.matrix()) {
+      // Legalize checked the shared space; the address is this lane's 16-byte row.
+      em.line("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {", String.join(", ", regs), "}, ", addr);
+      return;
+    }
     String q = va.nc() && sp == Space.GLOBAL ? "ld.global.nc" : "ld" + spaceSuffix(sp);
     em.line(
         q,

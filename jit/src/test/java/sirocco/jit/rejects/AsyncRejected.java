@@ -1,14 +1,15 @@
 package sirocco.jit.rejects;
 
+import sirocco.api.Int4;
 import sirocco.api.KernelContext;
 import sirocco.api.Specialize;
 import sirocco.api.Vec;
 
 /**
- * Misuses of the asynchronous-copy intrinsics ({@code Vec.copyAsync/commitAsync/waitAsync}); each
- * must be rejected with a message naming this class, the method, the source line (marked below with
- * a comment "reject: method") and the construct. The specialized ones compile with good values. Not
- * for running.
+ * Misuses of the asynchronous-copy intrinsics ({@code Vec.copyAsync/commitAsync/waitAsync}) and of
+ * the other shared-memory-only access, {@code ctx.loadMatrixX4}; each must be rejected with a
+ * message naming this class, the method, the source line (marked below with a comment "reject:
+ * method") and the construct. The specialized ones compile with good values. Not for running.
  */
 @SuppressWarnings("unused")
 public final class AsyncRejected {
@@ -78,5 +79,18 @@ public final class AsyncRejected {
     Vec.commitAsync();
     Vec.waitAsync(0);
     out[ctx.globalIdx] = sh[2];
+  }
+
+  public static void matrixFromGlobal(KernelContext ctx, int[] src, int[] out) {
+    Int4 r = ctx.loadMatrixX4(src, 4 * ctx.laneId()); // reject: matrixFromGlobal
+    out[ctx.globalIdx] = r.x();
+  }
+
+  public static void matrixMisaligned(KernelContext ctx, int[] out) {
+    int[] sh = ctx.allocateIntLocalArray(128);
+    sh[ctx.localIdx] = ctx.localIdx;
+    ctx.localBarrier();
+    Int4 r = ctx.loadMatrixX4(sh, 6); // reject: matrixMisaligned
+    out[ctx.globalIdx] = r.x();
   }
 }

@@ -52,4 +52,27 @@ public final class MmaKernels {
   public static void mmaF16(KernelContext ctx, short[] a, short[] b, float[] c, float[] d) {
     run(ctx, a, b, c, d, false);
   }
+
+  /**
+   * {@code ctx.loadMatrixX4}: each thread copies its 4 ints of {@code in} into a shared tile (one
+   * 16-byte row per thread), then every lane loads four 8x8 matrices whose rows are the tile's rows
+   * in a scrambled order ({@code (7 * lane + 3) % 32} of its warp: a different row per lane) and
+   * writes the four words it got. Default launch: blocks of 32, 64 threads.
+   */
+  @Kernel
+  public static void loadMatrix(KernelContext ctx, int[] in, int[] out) {
+    int tid = ctx.localIdx;
+    int g = ctx.globalIdx;
+    int[] tile = ctx.allocateIntLocalArray(32 * 4);
+    for (int j = 0; j < 4; j++) {
+      tile[tid * 4 + j] = in[g * 4 + j];
+    }
+    ctx.localBarrier();
+    int row = (7 * ctx.laneId() + 3) & 31;
+    Int4 r = ctx.loadMatrixX4(tile, row * 4);
+    out[g * 4] = r.x();
+    out[g * 4 + 1] = r.y();
+    out[g * 4 + 2] = r.z();
+    out[g * 4 + 3] = r.w();
+  }
 }

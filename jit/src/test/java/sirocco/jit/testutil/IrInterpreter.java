@@ -273,6 +273,9 @@ public final class IrInterpreter {
   }
 
   private static Const[] loadVec(VecAccess va, Object arr, int i, Elem e) {
+    if (va.matrix()) {
+      throw new IllegalStateException("ldmatrix is warp-collective: not interpreted per thread");
+    }
     Const[] r = new Const[va.words()];
     for (int w = 0; w < r.length; w++) {
       r[w] =

@@ -291,6 +291,26 @@ public final class ThreadedContext extends KernelContext {
     return bf16 ? Float.intBitsToFloat((bits & 0xFFFF) << 16) : Float.float16ToFloat((short) bits);
   }
 
+  /** Lane l takes int l & 3 of row l >> 2 of each of the four 8x8 matrices the lanes address. */
+  @Override
+  public Int4 loadMatrixX4(int[] shared, int index) {
+    int w = tid >> 5;
+    int lane = tid & 31;
+    state.frags[w][lane] =
+        new int[] {shared[index], shared[index + 1], shared[index + 2], shared[index + 3]};
+    await(state.warps[w]);
+    int r = lane >> 2;
+    int c = lane & 3;
+    Int4 out =
+        new Int4(
+            ((int[]) state.frags[w][r])[c],
+            ((int[]) state.frags[w][8 + r])[c],
+            ((int[]) state.frags[w][16 + r])[c],
+            ((int[]) state.frags[w][24 + r])[c]);
+    await(state.warps[w]);
+    return out;
+  }
+
   @Override
   public Float4 mmaBf16(Int4 a, Int2 b, Float4 c) {
     return mma(a, b, c, true);

@@ -46,6 +46,16 @@ final class HostBlock {
     return warps[localLinearId >> 5];
   }
 
+  /** True when {@code array} is one of this block's shared arrays. */
+  synchronized boolean isShared(Object array) {
+    for (Object a : shared) {
+      if (a == array) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The {@code site}-th shared array of this block, created on first request. */
   synchronized Object sharedArray(int site, Class<?> type, int length) {
     if (length < 0) {

@@ -180,6 +180,44 @@ final class HostKernelContext extends KernelContext {
     return mma(a, b, c, false);
   }
 
+  @Override
+  public Int4 loadMatrixX4(int[] shared, int index) {
+    if ((index & 3) != 0 || index < 0 || index + 4 > shared.length) {
+      throw new IllegalArgumentException(
+          "loadMatrixX4: lane "
+              + lane
+              + " passed index "
+              + index
+              + "; expected a multiple of 4 (a 16-byte row) with index + 4 <= "
+              + shared.length);
+    }
+    if (!block.isShared(shared)) {
+      throw new IllegalArgumentException(
+          "loadMatrixX4: the array must come from ctx.allocateIntLocalArray (ldmatrix reads shared"
+              + " memory only)");
+    }
+    // Each lane reads the row it addresses when it reaches the instruction, as the GPU does; the
+    // rows are then exchanged so that lane l takes int l & 3 of row l >> 2 of each matrix.
+    Int4 row = new Int4(shared[index], shared[index + 1], shared[index + 2], shared[index + 3]);
+    Object[] rows = warp.gather(lane, row, "loadMatrixX4");
+    int r = lane >> 2;
+    int c = lane & 3;
+    return new Int4(
+        word((Int4) rows[r], c),
+        word((Int4) rows[8 + r], c),
+        word((Int4) rows[16 + r], c),
+        word((Int4) rows[24 + r], c));
+  }
+
+  private static int word(Int4 v, int c) {
+    return switch (c) {
+      case 0 -> v.x();
+      case 1 -> v.y();
+      case 2 -> v.z();
+      default -> v.w();
+    };
+  }
+
   private record Fragments(Int4 a, Int2 b) {}
 
   /** m16n8k16 with the PTX fragment layout documented on {@link KernelContext#mmaBf16}. */

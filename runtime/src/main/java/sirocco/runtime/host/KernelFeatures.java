@@ -30,7 +30,8 @@ public final class KernelFeatures {
           "shuffleUp",
           "shuffleIdx",
           "mmaBf16",
-          "mmaF16");
+          "mmaF16",
+          "loadMatrixX4");
   private static final Map<Method, Boolean> CACHE = new ConcurrentHashMap<>();
 
   private KernelFeatures() {}

@@ -184,6 +184,63 @@ class HostGridRunnerTest {
   }
 
   @Test
+  void matrixLoadsGiveTheMmaFragments() {
+    SplittableRandom rnd = new SplittableRandom(5);
+    short[] a = new short[256];
+    short[] bt = new short[128];
+    float[] c = new float[128];
+    for (int i = 0; i < a.length; i++) {
+      a[i] = Bf16.fromFloat((float) rnd.nextDouble(-2, 2));
+    }
+    for (int i = 0; i < bt.length; i++) {
+      bt[i] = Bf16.fromFloat((float) rnd.nextDouble(-2, 2));
+      c[i] = (float) rnd.nextDouble(-1, 1);
+    }
+    float[] d = new float[128];
+    Arrays.fill(d, Float.NaN);
+    assertTrue(KernelFeatures.synchronizesThreads(kernel("matrixMma")));
+    HostGridRunner.run(kernel("matrixMma"), Dim3.of(1), Dim3.of(32), a, bt, c, d);
+    for (int m = 0; m < 16; m++) {
+      for (int n = 0; n < 8; n++) {
+        double ref = c[m * 8 + n];
+        for (int k = 0; k < 16; k++) {
+          ref += (double) Bf16.toFloat(a[m * 16 + k]) * Bf16.toFloat(bt[n * 16 + k]);
+        }
+        assertEquals(ref, d[m * 8 + n], 1e-5, "d[" + m + "][" + n + "]");
+      }
+    }
+  }
+
+  @Test
+  void matrixLoadsRefuseMisalignedIndicesAndGlobalArrays() {
+    int[] out = new int[32];
+    Throwable e =
+        assertThrows(
+            RuntimeException.class,
+            () -> HostGridRunner.run(kernel("matrixAt"), Dim3.of(1), Dim3.of(32), 6, out));
+    assertTrue(rootMessage(e).contains("passed index 6; expected a multiple of 4"), rootMessage(e));
+    e =
+        assertThrows(
+            RuntimeException.class,
+            () -> HostGridRunner.run(kernel("matrixAt"), Dim3.of(1), Dim3.of(32), 64, out));
+    assertTrue(rootMessage(e).contains("index + 4 <= 64"), rootMessage(e));
+    e =
+        assertThrows(
+            RuntimeException.class,
+            () ->
+                HostGridRunner.run(
+                    kernel("matrixFromGlobal"), Dim3.of(1), Dim3.of(32), new int[64], out));
+    assertTrue(rootMessage(e).contains("ctx.allocateIntLocalArray"), rootMessage(e));
+  }
+
+  private static String rootMessage(Throwable e) {
+    while (e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e.getMessage();
+  }
+
+  @Test
   void kernelsWithoutSynchronizationRunSequentially() {
     assertFalse(KernelFeatures.synchronizesThreads(kernel("axpy")));
     assertTrue(KernelFeatures.synchronizesThreads(kernel("blockSum")));

@@ -141,6 +141,56 @@ public final class HostTestKernels {
     d[(g + 8) * 8 + 2 * t + 1] = r.w();
   }
 
+  /**
+   * The product of {@link #mma} with both fragments read by {@code ctx.loadMatrixX4} from a shared
+   * tile: A [16,16] row-major bf16 and B stored n-major ({@code bt} [8,16]: row n holds
+   * B[0..15][n]), each row two 16-byte chunks, the chunks of rows 4-7 and 12-15 swapped (so lanes
+   * address rows with different offsets).
+   */
+  public static void matrixMma(KernelContext ctx, short[] a, short[] bt, float[] c, float[] d) {
+    int lane = ctx.laneId();
+    int[] tile = ctx.allocateIntLocalArray(192); // [16 + 8 rows, 8] ints
+    for (int i = lane; i < 192; i += 32) {
+      int row = i >> 3;
+      int chunk = ((i >> 2) & 1) ^ ((row >> 2) & 1);
+      int at = row < 16 ? row * 16 : (row - 16) * 16;
+      short[] src = row < 16 ? a : bt;
+      tile[i] = pair(src, at + chunk * 8 + 2 * (i & 3));
+    }
+    ctx.localBarrier();
+    int m = lane >> 3;
+    int ar = (lane & 7) + 8 * (m & 1);
+    Int4 fa = ctx.loadMatrixX4(tile, ar * 8 + (((m >> 1) ^ ((ar >> 2) & 1)) << 2));
+    int br = lane & 7;
+    Int4 fb = ctx.loadMatrixX4(tile, (16 + br) * 8 + (((m & 1) ^ ((br >> 2) & 1)) << 2));
+    int g = lane >> 2;
+    int t = lane & 3;
+    Float4 fc =
+        new Float4(
+            c[g * 8 + 2 * t],
+            c[g * 8 + 2 * t + 1],
+            c[(g + 8) * 8 + 2 * t],
+            c[(g + 8) * 8 + 2 * t + 1]);
+    Float4 r = ctx.mmaBf16(fa, new Int2(fb.x(), fb.y()), fc);
+    d[g * 8 + 2 * t] = r.x();
+    d[g * 8 + 2 * t + 1] = r.y();
+    d[(g + 8) * 8 + 2 * t] = r.z();
+    d[(g + 8) * 8 + 2 * t + 1] = r.w();
+  }
+
+  /** {@code ctx.loadMatrixX4} with {@code index} (every lane the same) on a 64-int shared array. */
+  public static void matrixAt(KernelContext ctx, int index, int[] out) {
+    int[] tile = ctx.allocateIntLocalArray(64);
+    tile[ctx.laneId()] = 0;
+    ctx.localBarrier();
+    out[ctx.laneId()] = ctx.loadMatrixX4(tile, index).x();
+  }
+
+  /** {@code ctx.loadMatrixX4} on a global array: refused. */
+  public static void matrixFromGlobal(KernelContext ctx, int[] in, int[] out) {
+    out[ctx.laneId()] = ctx.loadMatrixX4(in, 0).x();
+  }
+
   private static int pair(short[] a, int i) {
     return (a[i] & 0xFFFF) | (a[i + 1] << 16);
   }

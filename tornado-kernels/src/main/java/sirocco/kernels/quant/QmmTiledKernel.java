@@ -36,7 +36,9 @@ import sirocco.runtime.Dim3;
  *       stored) and the packed weight tile ({@code bn} x 64 codes, 16-byte loads of 4 words) with
  *       the scale and bias of each 4-word chunk;
  *   <li>every warp runs its {@code 4 * mt * nt} mmas of this step from shared memory, fragments
- *       read with 32-bit loads (no ldmatrix intrinsic exists);
+ *       read with {@code ctx.loadMatrixX4} ({@code ldmatrix .x4}): one instruction per 16x16 weight
+ *       tile and per two 8-row x tiles, where 32-bit loads took four per tile and two per x tile,
+ *       each with its own address arithmetic;
  *   <li>with one tile slot ({@code stages = 1}) a barrier; the threads store the x registers and
  *       <em>dequantize</em> the weights into shared memory as halves of the activation dtype,
  *       {@code w = q * s + b} rounded once (MLX's qmm does the same: its weights enter the mma as
@@ -54,13 +56,13 @@ import sirocco.runtime.Dim3;
  * <h2>Shared memory layout (no padding, no bank conflicts)</h2>
  *
  * Each tile row (a feature, or a row of x) is 64 halves = 32 ints = eight 16-byte chunks; chunk
- * {@code c} of row {@code r} is stored at chunk position {@code c ^ (r & 7)} (XOR swizzle). A
- * fragment load by a warp touches rows {@code base + g} (g = lane / 4, base a multiple of 8) and
- * ints {@code t} (lane % 4) of one chunk: the eight rows map the chunk to eight different
- * positions, 4 ints each, so the 32 lanes hit 32 different banks. A 16-byte store by eight
- * consecutive threads writes eight different chunk positions: one wavefront per quarter warp, the
- * minimum. Shared memory per block: {@code stages * (bm + bn) * 128} bytes (static up to 48 KiB,
- * dynamic above: 90 KiB for the default 256 x 96 with two slots).
+ * {@code c} of row {@code r} is stored at chunk position {@code c ^ (r & 7)} (XOR swizzle). Each
+ * 8x8 matrix of a {@code ldmatrix} is one chunk of eight consecutive rows (first row a multiple of
+ * 8): the eight rows map the chunk to eight different positions, 4 banks each, so each matrix is
+ * read in one conflict-free wavefront. A 16-byte store by eight consecutive threads writes eight
+ * different chunk positions: one wavefront per quarter warp, the minimum. Shared memory per block:
+ * {@code stages * (bm + bn) * 128} bytes (static up to 48 KiB, dynamic above: 90 KiB for the
+ * default 256 x 96 with two slots).
  *
  * <h2>Precision</h2>
  *
@@ -175,9 +177,18 @@ public final class QmmTiledKernel {
     int[] ws = ctx.allocateIntLocalArray(stages * bn * 32);
     int[] xs = ctx.allocateIntLocalArray(stages * bm * 32);
 
-    // This warp's first weight row (feature) and x row in the tiles, and the lane's rows of them.
-    int aBase = ((warp % wf) * 16 * mt + g) * 32;
-    int bBase = ((warp / wf) * 8 * nt + g) * 32;
+    // The rows this lane addresses for ctx.loadMatrixX4 (int offsets into a slot). A, a warp's 16
+    // features: matrix l >> 3 = features 0-7 / 8-15 (bit 0) by k 0-7 / 8-15 (bit 1). B, two tiles
+    // of 8 rows of x: matrix l >> 3 = k 0-7 / 8-15 (bit 0) of tile 0 / 1 (bit 1); bRowSingle for a
+    // lone last tile (odd nt), whose lanes 16-31 repeat lanes 0-15's rows. Every row a lane
+    // addresses is 8-aligned plus l & 7, so its swizzle is l & 7.
+    int mat = lane >> 3;
+    int sw = lane & 7;
+    int cA = mat >> 1;
+    int cB = mat & 1;
+    int aRow = ((warp % wf) * 16 * mt + sw + 8 * (mat & 1)) * 32;
+    int bRowSingle = ((warp / wf) * 8 * nt + sw) * 32;
+    int bRow = bRowSingle + 8 * cA * 32;
 
     Float4 zero = new Float4(0f, 0f, 0f, 0f);
     // Accumulators c<m><n>: feature tile m (16 features), row tile n (8 rows) of the warp.
@@ -329,124 +340,128 @@ public final class QmmTiledKernel {
         }
       }
       for (int kk = 0; kk < BK / 16; kk++) {
-        // Chunk positions (swizzled) of k 16kk..16kk+7 and 16kk+8..16kk+15 in the lane's rows.
-        int oLo = (((2 * kk) ^ g) << 2) + t;
-        int oHi = (((2 * kk + 1) ^ g) << 2) + t;
-        Int4 e0 = fragA(ws, wCur + aBase, oLo, oHi);
+        // This lane's row chunk (k 16kk..16kk+7 or 16kk+8..16kk+15, swizzled) for each operand.
+        int kA = (((2 * kk + cA) ^ sw) << 2);
+        int kB = (((2 * kk + cB) ^ sw) << 2);
+        Int4 e0 = ctx.loadMatrixX4(ws, wCur + aRow + kA);
         Int4 e1 = e0;
         if (mt > 1) {
-          e1 = fragA(ws, wCur + aBase + 512, oLo, oHi);
+          e1 = ctx.loadMatrixX4(ws, wCur + aRow + 512 + kA);
         }
         Int4 e2 = e0;
         if (mt > 2) {
-          e2 = fragA(ws, wCur + aBase + 1024, oLo, oHi);
+          e2 = ctx.loadMatrixX4(ws, wCur + aRow + 1024 + kA);
         }
         Int4 e3 = e0;
         if (mt > 3) {
-          e3 = fragA(ws, wCur + aBase + 1536, oLo, oHi);
+          e3 = ctx.loadMatrixX4(ws, wCur + aRow + 1536 + kA);
         }
         if (nt > 0) {
-          Int2 f = fragB(xs, xCur + bBase + 0, oLo, oHi);
-          c00 = mma(ctx, e0, f, c00, dtype);
+          Int4 f = ctx.loadMatrixX4(xs, xCur + (nt > 1 ? bRow : bRowSingle) + 0 + kB);
+          Int2 f0 = new Int2(f.x(), f.y());
+          c00 = mma(ctx, e0, f0, c00, dtype);
           if (mt > 1) {
-            c10 = mma(ctx, e1, f, c10, dtype);
+            c10 = mma(ctx, e1, f0, c10, dtype);
           }
           if (mt > 2) {
-            c20 = mma(ctx, e2, f, c20, dtype);
+            c20 = mma(ctx, e2, f0, c20, dtype);
           }
           if (mt > 3) {
-            c30 = mma(ctx, e3, f, c30, dtype);
+            c30 = mma(ctx, e3, f0, c30, dtype);
           }
-        }
-        if (nt > 1) {
-          Int2 f = fragB(xs, xCur + bBase + 256, oLo, oHi);
-          c01 = mma(ctx, e0, f, c01, dtype);
-          if (mt > 1) {
-            c11 = mma(ctx, e1, f, c11, dtype);
-          }
-          if (mt > 2) {
-            c21 = mma(ctx, e2, f, c21, dtype);
-          }
-          if (mt > 3) {
-            c31 = mma(ctx, e3, f, c31, dtype);
+          if (nt > 1) {
+            Int2 f1 = new Int2(f.z(), f.w());
+            c01 = mma(ctx, e0, f1, c01, dtype);
+            if (mt > 1) {
+              c11 = mma(ctx, e1, f1, c11, dtype);
+            }
+            if (mt > 2) {
+              c21 = mma(ctx, e2, f1, c21, dtype);
+            }
+            if (mt > 3) {
+              c31 = mma(ctx, e3, f1, c31, dtype);
+            }
           }
         }
         if (nt > 2) {
-          Int2 f = fragB(xs, xCur + bBase + 512, oLo, oHi);
-          c02 = mma(ctx, e0, f, c02, dtype);
+          Int4 f = ctx.loadMatrixX4(xs, xCur + (nt > 3 ? bRow : bRowSingle) + 512 + kB);
+          Int2 f0 = new Int2(f.x(), f.y());
+          c02 = mma(ctx, e0, f0, c02, dtype);
           if (mt > 1) {
-            c12 = mma(ctx, e1, f, c12, dtype);
+            c12 = mma(ctx, e1, f0, c12, dtype);
           }
           if (mt > 2) {
-            c22 = mma(ctx, e2, f, c22, dtype);
+            c22 = mma(ctx, e2, f0, c22, dtype);
           }
           if (mt > 3) {
-            c32 = mma(ctx, e3, f, c32, dtype);
+            c32 = mma(ctx, e3, f0, c32, dtype);
           }
-        }
-        if (nt > 3) {
-          Int2 f = fragB(xs, xCur + bBase + 768, oLo, oHi);
-          c03 = mma(ctx, e0, f, c03, dtype);
-          if (mt > 1) {
-            c13 = mma(ctx, e1, f, c13, dtype);
-          }
-          if (mt > 2) {
-            c23 = mma(ctx, e2, f, c23, dtype);
-          }
-          if (mt > 3) {
-            c33 = mma(ctx, e3, f, c33, dtype);
+          if (nt > 3) {
+            Int2 f1 = new Int2(f.z(), f.w());
+            c03 = mma(ctx, e0, f1, c03, dtype);
+            if (mt > 1) {
+              c13 = mma(ctx, e1, f1, c13, dtype);
+            }
+            if (mt > 2) {
+              c23 = mma(ctx, e2, f1, c23, dtype);
+            }
+            if (mt > 3) {
+              c33 = mma(ctx, e3, f1, c33, dtype);
+            }
           }
         }
         if (nt > 4) {
-          Int2 f = fragB(xs, xCur + bBase + 1024, oLo, oHi);
-          c04 = mma(ctx, e0, f, c04, dtype);
+          Int4 f = ctx.loadMatrixX4(xs, xCur + (nt > 5 ? bRow : bRowSingle) + 1024 + kB);
+          Int2 f0 = new Int2(f.x(), f.y());
+          c04 = mma(ctx, e0, f0, c04, dtype);
           if (mt > 1) {
-            c14 = mma(ctx, e1, f, c14, dtype);
+            c14 = mma(ctx, e1, f0, c14, dtype);
           }
           if (mt > 2) {
-            c24 = mma(ctx, e2, f, c24, dtype);
+            c24 = mma(ctx, e2, f0, c24, dtype);
           }
           if (mt > 3) {
-            c34 = mma(ctx, e3, f, c34, dtype);
+            c34 = mma(ctx, e3, f0, c34, dtype);
           }
-        }
-        if (nt > 5) {
-          Int2 f = fragB(xs, xCur + bBase + 1280, oLo, oHi);
-          c05 = mma(ctx, e0, f, c05, dtype);
-          if (mt > 1) {
-            c15 = mma(ctx, e1, f, c15, dtype);
-          }
-          if (mt > 2) {
-            c25 = mma(ctx, e2, f, c25, dtype);
-          }
-          if (mt > 3) {
-            c35 = mma(ctx, e3, f, c35, dtype);
+          if (nt > 5) {
+            Int2 f1 = new Int2(f.z(), f.w());
+            c05 = mma(ctx, e0, f1, c05, dtype);
+            if (mt > 1) {
+              c15 = mma(ctx, e1, f1, c15, dtype);
+            }
+            if (mt > 2) {
+              c25 = mma(ctx, e2, f1, c25, dtype);
+            }
+            if (mt > 3) {
+              c35 = mma(ctx, e3, f1, c35, dtype);
+            }
           }
         }
         if (nt > 6) {
-          Int2 f = fragB(xs, xCur + bBase + 1536, oLo, oHi);
-          c06 = mma(ctx, e0, f, c06, dtype);
+          Int4 f = ctx.loadMatrixX4(xs, xCur + (nt > 7 ? bRow : bRowSingle) + 1536 + kB);
+          Int2 f0 = new Int2(f.x(), f.y());
+          c06 = mma(ctx, e0, f0, c06, dtype);
           if (mt > 1) {
-            c16 = mma(ctx, e1, f, c16, dtype);
+            c16 = mma(ctx, e1, f0, c16, dtype);
           }
           if (mt > 2) {
-            c26 = mma(ctx, e2, f, c26, dtype);
+            c26 = mma(ctx, e2, f0, c26, dtype);
           }
           if (mt > 3) {
-            c36 = mma(ctx, e3, f, c36, dtype);
+            c36 = mma(ctx, e3, f0, c36, dtype);
           }
-        }
-        if (nt > 7) {
-          Int2 f = fragB(xs, xCur + bBase + 1792, oLo, oHi);
-          c07 = mma(ctx, e0, f, c07, dtype);
-          if (mt > 1) {
-            c17 = mma(ctx, e1, f, c17, dtype);
-          }
-          if (mt > 2) {
-            c27 = mma(ctx, e2, f, c27, dtype);
-          }
-          if (mt > 3) {
-            c37 = mma(ctx, e3, f, c37, dtype);
+          if (nt > 7) {
+            Int2 f1 = new Int2(f.z(), f.w());
+            c07 = mma(ctx, e0, f1, c07, dtype);
+            if (mt > 1) {
+              c17 = mma(ctx, e1, f1, c17, dtype);
+            }
+            if (mt > 2) {
+              c27 = mma(ctx, e2, f1, c27, dtype);
+            }
+            if (mt > 3) {
+              c37 = mma(ctx, e3, f1, c37, dtype);
+            }
           }
         }
       }
@@ -597,19 +612,6 @@ public final class QmmTiledKernel {
 
   static Float4 mma(KernelContext ctx, Int4 a, Int2 b, Float4 c, int dtype) {
     return dtype == Quant.F16 ? ctx.mmaF16(a, b, c) : ctx.mmaBf16(a, b, c);
-  }
-
-  /**
-   * The A fragment of the 16 features whose first row (for this lane, feature g) starts at int
-   * {@code base}: rows g and g+8 (8 rows = 256 ints further), k chunks at {@code oLo}/{@code oHi}.
-   */
-  static Int4 fragA(int[] ws, int base, int oLo, int oHi) {
-    return new Int4(ws[base + oLo], ws[base + 256 + oLo], ws[base + oHi], ws[base + 256 + oHi]);
-  }
-
-  /** The B fragment of the 8 rows of x whose lane row starts at int {@code base}. */
-  static Int2 fragB(int[] xs, int base, int oLo, int oHi) {
-    return new Int2(xs[base + oLo], xs[base + oHi]);
   }
 
   // ---- dispatch helpers ----

@@ -85,7 +85,10 @@ class QmmTiledKernelTest {
     QmmShape s128 = QmmShape.affine(4, 64, Quant.F16, 130, 256, 128);
     assertEquals(128, QmmTiledKernel.plan(s128).get("bn"), "n not a multiple of 96");
     check(s128, QmmTiledKernel.plan(s128), 10, "default 128x128");
-    int[][] tl = {{128, 128, 4, 4}, {64, 64, 1, 1}, {64, 192, 3, 4}, {256, 64, 2, 8}};
+    // nt = 1 and 3: a lone last x tile per warp (lanes 16-31 of its matrix load repeat 0-15).
+    int[][] tl = {
+      {128, 128, 4, 4}, {64, 64, 1, 1}, {64, 192, 3, 4}, {256, 64, 2, 8}, {48, 64, 2, 3}
+    };
     for (int[] t : tl) {
       QmmShape s2 = t[1] == 192 ? s : QmmShape.affine(4, 64, Quant.BF16, 130, 256, 128);
       check(s2, QmmTiledKernel.plan(s2, t[0], t[1], t[2], t[3]), 8, "tiling");
