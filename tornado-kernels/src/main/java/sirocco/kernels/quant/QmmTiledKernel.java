@@ -3,8 +3,12 @@ package sirocco.kernels.quant;
 import static sirocco.kernels.quant.QmmTiledTiles.loadHalf;
 import static sirocco.kernels.quant.QmmTiledTiles.loadW;
 import static sirocco.kernels.quant.QmmTiledTiles.loadX;
+import static sirocco.kernels.quant.QmmTiledTiles.sAt;
 import static sirocco.kernels.quant.QmmTiledTiles.storeW;
 import static sirocco.kernels.quant.QmmTiledTiles.storeX;
+import static sirocco.kernels.quant.QmmTiledTiles.wAt;
+import static sirocco.kernels.quant.QmmTiledTiles.xAt;
+import static sirocco.kernels.quant.QmmTiledTiles.xSharedAt;
 
 import sirocco.api.Float4;
 import sirocco.api.Int2;
@@ -225,6 +229,22 @@ public final class QmmTiledKernel {
     Float4 c36 = zero;
     Float4 c37 = zero;
 
+    // Where this thread's x chunks, weight chunks and their scales/biases start in global memory
+    // (at k = 0; -1 past the tile): loop-invariant, so each step only adds its k.
+    boolean xFull = xSlots * threads == bm * 8; // every x slot of every thread in the tile
+    int xg0 = xSlots > 0 ? xAt(tid + 0 * threads, bm, rBlock, rows, k) : -1;
+    int xg1 = xSlots > 1 ? xAt(tid + 1 * threads, bm, rBlock, rows, k) : -1;
+    int xg2 = xSlots > 2 ? xAt(tid + 2 * threads, bm, rBlock, rows, k) : -1;
+    int xg3 = xSlots > 3 ? xAt(tid + 3 * threads, bm, rBlock, rows, k) : -1;
+    int xg4 = xSlots > 4 ? xAt(tid + 4 * threads, bm, rBlock, rows, k) : -1;
+    int xg5 = xSlots > 5 ? xAt(tid + 5 * threads, bm, rBlock, rows, k) : -1;
+    int xg6 = xSlots > 6 ? xAt(tid + 6 * threads, bm, rBlock, rows, k) : -1;
+    int xg7 = xSlots > 7 ? xAt(tid + 7 * threads, bm, rBlock, rows, k) : -1;
+    int wg0 = wAt(tid, bn, bits, fBlock, wpr);
+    int sg0 = sAt(tid, bn, bits, fBlock, groups);
+    int wg1 = wSlots > 1 ? wAt(tid + threads, bn, bits, fBlock, wpr) : -1;
+    int sg1 = wSlots > 1 ? sAt(tid + threads, bn, bits, fBlock, groups) : -1;
+
     // Next step's global loads, held in registers while the current step is computed.
     Int4 none = new Int4(0, 0, 0, 0);
     Int4 px0 = none;
@@ -241,63 +261,64 @@ public final class QmmTiledKernel {
     int pb0 = 0;
     int ps1 = 0;
     int pb1 = 0;
-    px0 = loadX(x, tid, bm, rBlock, rows, k, 0);
+    px0 = loadX(x, xg0, 0, xFull);
     if (xSlots > 1) {
-      px1 = loadX(x, tid + 1 * threads, bm, rBlock, rows, k, 0);
+      px1 = loadX(x, xg1, 0, xFull);
     }
     if (xSlots > 2) {
-      px2 = loadX(x, tid + 2 * threads, bm, rBlock, rows, k, 0);
+      px2 = loadX(x, xg2, 0, xFull);
     }
     if (xSlots > 3) {
-      px3 = loadX(x, tid + 3 * threads, bm, rBlock, rows, k, 0);
+      px3 = loadX(x, xg3, 0, xFull);
     }
     if (xSlots > 4) {
-      px4 = loadX(x, tid + 4 * threads, bm, rBlock, rows, k, 0);
+      px4 = loadX(x, xg4, 0, xFull);
     }
     if (xSlots > 5) {
-      px5 = loadX(x, tid + 5 * threads, bm, rBlock, rows, k, 0);
+      px5 = loadX(x, xg5, 0, xFull);
     }
     if (xSlots > 6) {
-      px6 = loadX(x, tid + 6 * threads, bm, rBlock, rows, k, 0);
+      px6 = loadX(x, xg6, 0, xFull);
     }
     if (xSlots > 7) {
-      px7 = loadX(x, tid + 7 * threads, bm, rBlock, rows, k, 0);
+      px7 = loadX(x, xg7, 0, xFull);
     }
-    pw0 = loadW(wq, tid, bn, bits, fBlock, wpr, 0);
-    ps0 = loadHalf(scales, tid, bn, bits, fBlock, groups, groupSize, 0);
-    pb0 = loadHalf(biases, tid, bn, bits, fBlock, groups, groupSize, 0);
+    pw0 = loadW(wq, wg0, 0 * bits / 32);
+    ps0 = loadHalf(scales, sg0, tid, bits, 0, groupSize);
+    pb0 = loadHalf(biases, sg0, tid, bits, 0, groupSize);
     if (wSlots > 1) {
-      pw1 = loadW(wq, tid + threads, bn, bits, fBlock, wpr, 0);
-      ps1 = loadHalf(scales, tid + threads, bn, bits, fBlock, groups, groupSize, 0);
-      pb1 = loadHalf(biases, tid + threads, bn, bits, fBlock, groups, groupSize, 0);
+      pw1 = loadW(wq, wg1, 0 * bits / 32);
+      ps1 = loadHalf(scales, sg1, tid + threads, bits, 0, groupSize);
+      pb1 = loadHalf(biases, sg1, tid + threads, bits, 0, groupSize);
     }
-    storeX(xs, 0, tid, bm, px0);
+    storeX(xs, 0 + xSharedAt(tid, 0, threads), xg0, xFull, px0);
     if (xSlots > 1) {
-      storeX(xs, 0, tid + 1 * threads, bm, px1);
+      storeX(xs, 0 + xSharedAt(tid, 1, threads), xg1, xFull, px1);
     }
     if (xSlots > 2) {
-      storeX(xs, 0, tid + 2 * threads, bm, px2);
+      storeX(xs, 0 + xSharedAt(tid, 2, threads), xg2, xFull, px2);
     }
     if (xSlots > 3) {
-      storeX(xs, 0, tid + 3 * threads, bm, px3);
+      storeX(xs, 0 + xSharedAt(tid, 3, threads), xg3, xFull, px3);
     }
     if (xSlots > 4) {
-      storeX(xs, 0, tid + 4 * threads, bm, px4);
+      storeX(xs, 0 + xSharedAt(tid, 4, threads), xg4, xFull, px4);
     }
     if (xSlots > 5) {
-      storeX(xs, 0, tid + 5 * threads, bm, px5);
+      storeX(xs, 0 + xSharedAt(tid, 5, threads), xg5, xFull, px5);
     }
     if (xSlots > 6) {
-      storeX(xs, 0, tid + 6 * threads, bm, px6);
+      storeX(xs, 0 + xSharedAt(tid, 6, threads), xg6, xFull, px6);
     }
     if (xSlots > 7) {
-      storeX(xs, 0, tid + 7 * threads, bm, px7);
+      storeX(xs, 0 + xSharedAt(tid, 7, threads), xg7, xFull, px7);
     }
     storeW(ws, 0, tid, bn, bits, dtype, pw0, ps0, pb0);
     if (wSlots > 1) {
       storeW(ws, 0, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
     }
     ctx.localBarrier();
+
     for (int st = 0; st < steps; st++) {
       // The slots (int offsets into the tiles) this step reads and the next step's are stored in.
       int cur = stages == 2 ? st & 1 : 0;
@@ -305,39 +326,38 @@ public final class QmmTiledKernel {
       int xCur = cur * bm * 32;
       int wNext = stages == 2 ? bn * 32 - wCur : 0;
       int xNext = stages == 2 ? bm * 32 - xCur : 0;
-      int kn = (st + 1) * BK;
-      boolean more = st + 1 < steps;
-      if (more) {
-        px0 = loadX(x, tid, bm, rBlock, rows, k, kn);
-        if (xSlots > 1) {
-          px1 = loadX(x, tid + 1 * threads, bm, rBlock, rows, k, kn);
-        }
-        if (xSlots > 2) {
-          px2 = loadX(x, tid + 2 * threads, bm, rBlock, rows, k, kn);
-        }
-        if (xSlots > 3) {
-          px3 = loadX(x, tid + 3 * threads, bm, rBlock, rows, k, kn);
-        }
-        if (xSlots > 4) {
-          px4 = loadX(x, tid + 4 * threads, bm, rBlock, rows, k, kn);
-        }
-        if (xSlots > 5) {
-          px5 = loadX(x, tid + 5 * threads, bm, rBlock, rows, k, kn);
-        }
-        if (xSlots > 6) {
-          px6 = loadX(x, tid + 6 * threads, bm, rBlock, rows, k, kn);
-        }
-        if (xSlots > 7) {
-          px7 = loadX(x, tid + 7 * threads, bm, rBlock, rows, k, kn);
-        }
-        pw0 = loadW(wq, tid, bn, bits, fBlock, wpr, kn);
-        ps0 = loadHalf(scales, tid, bn, bits, fBlock, groups, groupSize, kn);
-        pb0 = loadHalf(biases, tid, bn, bits, fBlock, groups, groupSize, kn);
-        if (wSlots > 1) {
-          pw1 = loadW(wq, tid + threads, bn, bits, fBlock, wpr, kn);
-          ps1 = loadHalf(scales, tid + threads, bn, bits, fBlock, groups, groupSize, kn);
-          pb1 = loadHalf(biases, tid + threads, bn, bits, fBlock, groups, groupSize, kn);
-        }
+      // The last step loads (and stores into the free slot) its own k again: redundant, but no
+      // branch and no merge of loaded and unloaded registers in the loop.
+      int kn = Math.min(st + 1, steps - 1) * BK;
+      px0 = loadX(x, xg0, kn, xFull);
+      if (xSlots > 1) {
+        px1 = loadX(x, xg1, kn, xFull);
+      }
+      if (xSlots > 2) {
+        px2 = loadX(x, xg2, kn, xFull);
+      }
+      if (xSlots > 3) {
+        px3 = loadX(x, xg3, kn, xFull);
+      }
+      if (xSlots > 4) {
+        px4 = loadX(x, xg4, kn, xFull);
+      }
+      if (xSlots > 5) {
+        px5 = loadX(x, xg5, kn, xFull);
+      }
+      if (xSlots > 6) {
+        px6 = loadX(x, xg6, kn, xFull);
+      }
+      if (xSlots > 7) {
+        px7 = loadX(x, xg7, kn, xFull);
+      }
+      pw0 = loadW(wq, wg0, kn * bits / 32);
+      ps0 = loadHalf(scales, sg0, tid, bits, kn, groupSize);
+      pb0 = loadHalf(biases, sg0, tid, bits, kn, groupSize);
+      if (wSlots > 1) {
+        pw1 = loadW(wq, wg1, kn * bits / 32);
+        ps1 = loadHalf(scales, sg1, tid + threads, bits, kn, groupSize);
+        pb1 = loadHalf(biases, sg1, tid + threads, bits, kn, groupSize);
       }
       for (int kk = 0; kk < BK / 16; kk++) {
         // This lane's row chunk (k 16kk..16kk+7 or 16kk+8..16kk+15, swizzled) for each operand.
@@ -468,33 +488,31 @@ public final class QmmTiledKernel {
       if (stages == 1) {
         ctx.localBarrier(); // every warp is done reading this step's tiles
       }
-      if (more) {
-        storeX(xs, xNext, tid, bm, px0);
-        if (xSlots > 1) {
-          storeX(xs, xNext, tid + 1 * threads, bm, px1);
-        }
-        if (xSlots > 2) {
-          storeX(xs, xNext, tid + 2 * threads, bm, px2);
-        }
-        if (xSlots > 3) {
-          storeX(xs, xNext, tid + 3 * threads, bm, px3);
-        }
-        if (xSlots > 4) {
-          storeX(xs, xNext, tid + 4 * threads, bm, px4);
-        }
-        if (xSlots > 5) {
-          storeX(xs, xNext, tid + 5 * threads, bm, px5);
-        }
-        if (xSlots > 6) {
-          storeX(xs, xNext, tid + 6 * threads, bm, px6);
-        }
-        if (xSlots > 7) {
-          storeX(xs, xNext, tid + 7 * threads, bm, px7);
-        }
-        storeW(ws, wNext, tid, bn, bits, dtype, pw0, ps0, pb0);
-        if (wSlots > 1) {
-          storeW(ws, wNext, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
-        }
+      storeX(xs, xNext + xSharedAt(tid, 0, threads), xg0, xFull, px0);
+      if (xSlots > 1) {
+        storeX(xs, xNext + xSharedAt(tid, 1, threads), xg1, xFull, px1);
+      }
+      if (xSlots > 2) {
+        storeX(xs, xNext + xSharedAt(tid, 2, threads), xg2, xFull, px2);
+      }
+      if (xSlots > 3) {
+        storeX(xs, xNext + xSharedAt(tid, 3, threads), xg3, xFull, px3);
+      }
+      if (xSlots > 4) {
+        storeX(xs, xNext + xSharedAt(tid, 4, threads), xg4, xFull, px4);
+      }
+      if (xSlots > 5) {
+        storeX(xs, xNext + xSharedAt(tid, 5, threads), xg5, xFull, px5);
+      }
+      if (xSlots > 6) {
+        storeX(xs, xNext + xSharedAt(tid, 6, threads), xg6, xFull, px6);
+      }
+      if (xSlots > 7) {
+        storeX(xs, xNext + xSharedAt(tid, 7, threads), xg7, xFull, px7);
+      }
+      storeW(ws, wNext, tid, bn, bits, dtype, pw0, ps0, pb0);
+      if (wSlots > 1) {
+        storeW(ws, wNext, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
       }
       ctx.localBarrier(); // the next step's tiles are in place (and, with 2 stages, this
       // step's slot is free for the step after)
@@ -736,27 +754,37 @@ public final class QmmTiledKernel {
           "bn=" + bn + " must divide n=" + s.n() + " (whole feature tiles)");
     }
     Dim3 grid = Dim3.of(s.n() / bn, (s.rows() + bm - 1) / bm);
-    return LaunchPlan.of(
-        "QmmTiledKernel.qmm",
-        grid,
-        Dim3.of(threads),
-        shared,
-        "bits",
-        s.bits(),
-        "groupSize",
-        s.groupSize(),
-        "dtype",
-        s.dtype(),
-        "bm",
-        bm,
-        "bn",
-        bn,
-        "mt",
-        mt,
-        "nt",
-        nt,
-        "stages",
-        stages);
+    // Two blocks per SM where threads and shared memory allow it and ptxas fits 4-bit warp tiles of
+    // up to 64 accumulators in the 128 registers that leaves without spills (ptxas 12.6, sm_90: 128
+    // at 128x128 one or two slots, where it would otherwise take 157; 8-bit codes spill).
+    boolean twoPerSm =
+        s.bits() == 4
+            && mt * nt <= 16
+            && threads <= 256
+            && 2 * shared <= QmmMmaAsyncKernel.SHARED_LIMIT;
+    LaunchPlan p =
+        LaunchPlan.of(
+            "QmmTiledKernel.qmm",
+            grid,
+            Dim3.of(threads),
+            shared,
+            "bits",
+            s.bits(),
+            "groupSize",
+            s.groupSize(),
+            "dtype",
+            s.dtype(),
+            "bm",
+            bm,
+            "bn",
+            bn,
+            "mt",
+            mt,
+            "nt",
+            nt,
+            "stages",
+            stages);
+    return twoPerSm ? p.withMinBlocksPerSm(2) : p;
   }
 
   /** Float64 reference: see {@link QmmReference#affine}. */

@@ -14,48 +14,93 @@ final class QmmTiledTiles {
   private QmmTiledTiles() {}
 
   /**
-   * x chunk {@code i} of the step at {@code k0} (tile row i / 8, 16-byte chunk i % 8), rows past
-   * the end clamped to the last (their outputs are never stored); zeros past the tile.
+   * Where x chunk {@code i} of a step (tile row i / 8, 16-byte chunk i % 8) starts in x at k = 0:
+   * rows past the end clamped to the last (their outputs are never stored); -1 past the tile.
    */
-  static Int4 loadX(short[] x, int i, int bm, int rBlock, int rows, int k, int k0) {
+  static int xAt(int i, int bm, int rBlock, int rows, int k) {
     if (i >= bm * 8) {
-      return new Int4(0, 0, 0, 0);
+      return -1;
     }
     int row = Math.min(rBlock + (i >> 3), rows - 1);
-    return Vec.ldg4(x, row * k + k0 + 8 * (i & 7));
+    return row * k + 8 * (i & 7);
   }
 
-  static void storeX(int[] xs, int slot, int i, int bm, Int4 v) {
-    if (i < bm * 8) {
-      int row = i >> 3;
-      Vec.store4(xs, slot + row * 32 + (((i & 7) ^ (row & 7)) << 2), v);
+  /**
+   * x chunk at {@code at} (from {@link #xAt}) of the step at {@code k0}; zeros past the tile, a
+   * check {@code full} (every slot in the tile, known after specialization) removes.
+   */
+  static Int4 loadX(short[] x, int at, int k0, boolean full) {
+    if (!full && at < 0) {
+      return new Int4(0, 0, 0, 0);
+    }
+    return Vec.ldg4(x, at + k0);
+  }
+
+  /**
+   * Where x chunk {@code tid + s * threads} goes in a tile slot (row r at int 32 r, chunk c at
+   * position {@code c ^ (r & 7)}). When {@code threads} is a multiple of 64 every slot's row has
+   * the same {@code r & 7}, so the slots lie a constant {@code 4 * threads} ints apart: an
+   * immediate offset in the store instead of a recomputed swizzle.
+   */
+  static int xSharedAt(int tid, int s, int threads) {
+    if (threads % 64 == 0) {
+      return xShared(tid) + s * 4 * threads;
+    }
+    return xShared(tid + s * threads);
+  }
+
+  private static int xShared(int i) {
+    int row = i >> 3;
+    return row * 32 + (((i & 7) ^ (row & 7)) << 2);
+  }
+
+  static void storeX(int[] xs, int at, int xAt, boolean full, Int4 v) {
+    if (full || xAt >= 0) {
+      Vec.store4(xs, at, v);
     }
   }
 
   /**
-   * Weight chunk {@code i} of the step at {@code k0}: 4 words (32 codes at 4 bits, 16 at 8) of
-   * feature {@code i / cpf}, chunk {@code i % cpf} of its 64 codes; zeros past the tile.
+   * Where weight chunk {@code i} (4 words: 32 codes at 4 bits, 16 at 8; feature {@code i / cpf},
+   * chunk {@code i % cpf} of its 64 codes per step) starts in wq at k = 0; -1 past the tile.
    */
-  static Int4 loadW(int[] wq, int i, int bn, int bits, int fBlock, int wpr, int k0) {
+  static int wAt(int i, int bn, int bits, int fBlock, int wpr) {
     int cpf = bits / 2;
     if (i >= bn * cpf) {
+      return -1;
+    }
+    return (fBlock + i / cpf) * wpr + 4 * (i % cpf);
+  }
+
+  /**
+   * The weight chunk at {@code at} (from {@link #wAt}), {@code w0} words on; zeros past the tile.
+   */
+  static Int4 loadW(int[] wq, int at, int w0) {
+    if (at < 0) {
       return new Int4(0, 0, 0, 0);
     }
-    return Vec.ldg4(wq, (fBlock + i / cpf) * wpr + k0 * bits / 32 + 4 * (i % cpf));
+    return Vec.ldg4(wq, at + w0);
+  }
+
+  /** Where the scales (and biases) of weight chunk {@code i}'s feature start; -1 past the tile. */
+  static int sAt(int i, int bn, int bits, int fBlock, int groups) {
+    int cpf = bits / 2;
+    if (i >= bn * cpf) {
+      return -1;
+    }
+    return (fBlock + i / cpf) * groups;
   }
 
   /**
    * The bits of the scale or bias of weight chunk {@code i} (a chunk lies inside one group: g >=
-   * 32), zero-extended.
+   * 32) at step {@code k0}, zero-extended; {@code at} from {@link #sAt}.
    */
-  static int loadHalf(
-      short[] a, int i, int bn, int bits, int fBlock, int groups, int groupSize, int k0) {
-    int cpf = bits / 2;
-    if (i >= bn * cpf) {
+  static int loadHalf(short[] a, int at, int i, int bits, int k0, int groupSize) {
+    if (at < 0) {
       return 0;
     }
-    int kc = k0 + (i % cpf) * (128 / bits);
-    return Vec.ldg(a, (fBlock + i / cpf) * groups + kc / groupSize) & 0xFFFF;
+    int kc = k0 + (i % (bits / 2)) * (128 / bits);
+    return Vec.ldg(a, at + kc / groupSize) & 0xFFFF;
   }
 
   /**
