@@ -32,6 +32,7 @@ import sirocco.jit.pass.Memory;
 import sirocco.jit.pass.Pass;
 import sirocco.jit.pass.PassContext;
 import sirocco.jit.pass.Peephole;
+import sirocco.jit.pass.PowerOfTwoDivision;
 import sirocco.jit.pass.ScalarReplaceRecords;
 import sirocco.jit.pass.SimplifyCfg;
 import sirocco.jit.pass.SpecializeParams;
@@ -203,6 +204,7 @@ public final class KernelCompiler {
             // function, else it is as the first ones left it, and both are idempotent (a second
             // run after unroll changed none of the shipped or test kernels' PTX).
             new Unroll(),
+            new PowerOfTwoDivision(),
             new Cse(),
             new Dce(),
             new Memory(),

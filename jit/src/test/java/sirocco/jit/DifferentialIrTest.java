@@ -35,6 +35,7 @@ class DifferentialIrTest {
       List.of(
           "ArithKernels.intOps",
           "ArithKernels.longOps",
+          "ArithKernels.powerOfTwoDivision",
           "ArithKernels.floatOps",
           "ArithKernels.doubleOps",
           "ArithKernels.compares",

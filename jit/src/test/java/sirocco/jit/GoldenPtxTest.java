@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import sirocco.jit.testkernels.ArithKernels;
 import sirocco.jit.testkernels.AsyncCopyKernels;
 import sirocco.jit.testkernels.AtomicKernels;
 import sirocco.jit.testkernels.GoldenKernels;
@@ -373,11 +374,24 @@ class GoldenPtxTest {
   }
 
   @Test
+  void divisionByAPowerOfTwoIsShifts() {
+    String p = body(ptx(ArithKernels.class, "powerOfTwoDivision"));
+    // Only x / -64, x % 63 and nothing else: every power-of-two divisor became shifts.
+    assertEquals(1, count(p, "div.s32 "), p);
+    assertEquals(1, count(p, "rem.s32 "), p);
+    assertFalse(p.contains("div.s64") || p.contains("rem.s64"), p);
+    assertTrue(p.contains("shr.u32 ") && p.contains("shr.s64 "), p);
+  }
+
+  @Test
   void specializationRemovesDeadThrowAndFoldsDivisions() {
     var m = TestKernels.method(SpecializeKernels.class, "unpack");
     String p = body(KernelCompiler.compile(m, Map.of("bits", 4), Target.sm90()).ptx());
     assertFalse(p.contains("trap"), p);
-    assertTrue(p.contains(", 8;"), "32/bits folded to 8: " + p);
+    // 32 / bits folded to 8, and i / 8, i % 8 then became shifts (PowerOfTwoDivision).
+    assertTrue(Pattern.compile("shr\\.s32 %r\\d+, %r\\d+, 3;").matcher(p).find(), p);
+    assertTrue(p.contains(", -8;"), p);
+    assertFalse(p.contains("div.s32") || p.contains("rem.s32"), p);
     assertTrue(Pattern.compile("and\\.b32 %r\\d+, %r\\d+, 15;").matcher(p).find(), p);
   }
 

@@ -40,6 +40,34 @@ public final class ArithKernels {
     out[o + 15] = (x * 31 + y) / 7 - (x % 5);
   }
 
+  /**
+   * W = 12: division and remainder by constant powers of two, which the compiler turns into shifts
+   * (Java rounds toward zero: negative dividends, MIN_VALUE and -1 among the inputs), beside a
+   * negative power of two and 2^n - 1, which it leaves as divisions.
+   */
+  @Kernel
+  public static void powerOfTwoDivision(KernelContext ctx, int[] a, long[] b, long[] out, int n) {
+    int i = ctx.globalIdx;
+    if (i >= n) {
+      return;
+    }
+    int x = a[i];
+    long y = b[i] ^ ((long) x << 17);
+    int o = i * 12;
+    out[o] = x / 2;
+    out[o + 1] = x % 2;
+    out[o + 2] = x / 64;
+    out[o + 3] = x % 64;
+    out[o + 4] = x / (1 << 30);
+    out[o + 5] = x % (1 << 30);
+    out[o + 6] = x / -64 + x % 63;
+    out[o + 7] = y / 2;
+    out[o + 8] = y % 2;
+    out[o + 9] = y / (1L << 40);
+    out[o + 10] = y % (1L << 40);
+    out[o + 11] = y / (1L << 62) + y % (1L << 62);
+  }
+
   /** W = 14: long operators; shift counts are ints taken from b (Java masks them with 63). */
   @Kernel
   public static void longOps(KernelContext ctx, long[] a, long[] b, long[] out, int n) {
