@@ -381,6 +381,7 @@ class GoldenPtxTest {
     assertEquals(1, count(p, "rem.s32 "), p);
     assertFalse(p.contains("div.s64") || p.contains("rem.s64"), p);
     assertTrue(p.contains("shr.u32 ") && p.contains("shr.s64 "), p);
+    assertTrue(Pattern.compile("and\\.b32 %r\\d+, %r\\d+, 7;").matcher(p).find(), p);
   }
 
   @Test

@@ -42,8 +42,7 @@ import sirocco.runtime.KernelLaunch;
  * <ol>
  *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
  *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): from
- *       192 rows with n a multiple of 96 and the last 256-row block at least 3/4 full (runs 53,
- *       55).
+ *       64 rows with n a multiple of 96, from 96 with n a multiple of 128 (run 60).
  *   <li>{@value #QMM_MMA_ASYNC}: {@link QmmMmaAsyncKernel} (the split-K tensor-core kernel with its
  *       weights streamed through a cp.async pipeline in shared memory) — the shapes {@value
  *       #QMM_MMA_SPLITK} takes with at least 2 groups per warp slice; then the same policy, used

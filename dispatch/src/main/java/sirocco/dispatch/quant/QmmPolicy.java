@@ -207,18 +207,20 @@ public final class QmmPolicy {
 
   /**
    * Fewest rows of x at which {@value QmmOp#QMM_TILED} (shared-memory tiled tensor-core kernel) is
-   * used, by the rule of {@link #tiledRejects}. H200, 12288 x 4096 g64 (runs 53 and 55, µs, its
-   * default 256 x 96 plan with two tile slots against {@value QmmOp#QMM_MMA}): 4-bit bf16 151.3 vs
-   * 98.2 at 128 rows, 157.4 vs 189.7 at 192, 157.4 vs 194.2 at 256, 304.3 vs 285.8 at 320, 304.4 vs
-   * 288.6 at 384, 309.0 vs 382.5 at 512; f16 157.9 vs 207.6 and 8-bit bf16 253.5 vs 261.1 at 256. A
-   * block covers 256 rows, so its time steps with every 256 rows while {@value QmmOp#QMM_MMA}'s
-   * grows with each row: the tiled kernel wins from 192 rows when its last 256-row block is at
-   * least three quarters full. Rows above 512 are not timed (the rule extends the same reasoning).
+   * used when n is a multiple of 96 (its 128 x 96 plan). H200, 12288 x 4096 4-bit g64 bf16 (run 60,
+   * µs, the op's plan against {@value QmmOp#QMM_MMA}): 72.5 vs 82.5 at 64 rows, 73.0 vs 93.6 at 96,
+   * 74.1 vs 95.0 at 128, 113.7 vs 173.5 at 160, 114.3 vs 188.6 at 256, 175.3 vs 277.8 at 320, 176.6
+   * vs 279.6 at 384, 207.2 vs 370.6 at 512 and 384.5 vs 729.5 at 1024 (128 x 128 plans there): the
+   * tiled kernel wins at every row count it takes. (Runs 53–55, before ldmatrix, loop-invariant
+   * addressing and shift divisions, it won only from 192 rows.)
    */
-  public static final int TILED_MIN_ROWS = 192;
+  public static final int TILED_MIN_ROWS = 64;
 
-  /** Rows of x per block of the default tiled plan ({@code QmmTiledKernel.plan}). */
-  static final int TILED_BLOCK_ROWS = 256;
+  /**
+   * Fewest rows for the 128 x 128 plan (n a multiple of 128, not of 96): 85.6 vs 82.5 at 64 rows,
+   * 86.3 vs 93.6 at 96 (run 60, as above, the 128 x 128 tiling timed on n = 12288).
+   */
+  public static final int TILED_MIN_ROWS_128 = 96;
 
   /**
    * The system property overriding the rule of {@link #tiledRejects}: {@code N} uses {@value
@@ -228,8 +230,8 @@ public final class QmmPolicy {
 
   /**
    * Why the policy keeps {@code s} away from {@value QmmOp#QMM_TILED}, or null: fewer than {@link
-   * #TILED_MIN_ROWS} rows, n not a multiple of 96 (other tilings measured no faster than {@value
-   * QmmOp#QMM_MMA}), or a last 256-row block under three quarters full.
+   * #TILED_MIN_ROWS} rows (n a multiple of 96) or {@link #TILED_MIN_ROWS_128} (n a multiple of 128
+   * only), or n a multiple of neither (its 128 x 64 fallback plan has not been timed).
    */
   public static String tiledRejects(QmmShape s) {
     String override = " (-D" + TILED_MIN_ROWS_PROPERTY + "=N)";
@@ -237,18 +239,17 @@ public final class QmmPolicy {
     if (forced != null) {
       return s.rows() < forced ? "policy: below " + forced + " rows" + override : null;
     }
-    if (s.rows() < TILED_MIN_ROWS) {
-      return "policy: below " + TILED_MIN_ROWS + " rows (qmm-mma is faster)" + override;
-    }
-    if (s.n() % 96 != 0) {
-      return "policy: timed faster only with 96-feature blocks (n % 96 == 0)" + override;
-    }
-    int last = s.rows() % TILED_BLOCK_ROWS;
-    if (last != 0 && last < TILED_BLOCK_ROWS * 3 / 4) {
-      return "policy: its last 256-row block would hold "
-          + last
-          + " rows, under three quarters (qmm-mma is faster)"
+    int min;
+    if (s.n() % 96 == 0) {
+      min = TILED_MIN_ROWS;
+    } else if (s.n() % 128 == 0) {
+      min = TILED_MIN_ROWS_128;
+    } else {
+      return "policy: timed only with 96- or 128-feature blocks (n a multiple of 96 or 128)"
           + override;
+    }
+    if (s.rows() < min) {
+      return "policy: below " + min + " rows (qmm-mma is faster)" + override;
     }
     return null;
   }

@@ -2,6 +2,7 @@ package sirocco.dispatch.quant;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -256,22 +257,27 @@ class QmmOpTest {
   }
 
   /**
-   * The tiled rung's measured rule: from 192 rows, n a multiple of 96, the last 256-row block at
-   * least three quarters full; the property replaces the rule by a row threshold.
+   * The tiled rung's measured rule: from 64 rows where n is a multiple of 96, from 96 where it is a
+   * multiple of 128 only, never otherwise; the property replaces the rule by a row threshold.
    */
   @Test
   void tiledRungFollowsItsMeasuredRule() {
-    for (int rows : new int[] {192, 256, 448, 512, 1024, 1216}) {
+    for (int rows : new int[] {64, 65, 128, 192, 257, 320, 512, 1024, 1216}) {
       assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(), "rows " + rows);
     }
     assertEquals("qmm-tiled", QmmOp.decide(affine(8, Quant.F16, 256)).chosen());
-    for (int rows : new int[] {64, 128, 191, 257, 320, 447, 513}) {
-      var d = QmmOp.decide(affine(4, Quant.BF16, rows));
-      assertEquals("qmm-mma", d.chosen(), "rows " + rows);
-      assertTrue(d.explain().contains("qmm-tiled: policy"), d.explain());
-    }
-    QmmShape n128 = QmmShape.affine(4, 64, Quant.BF16, 256, 12288 + 128, 4096);
-    assertTrue(QmmOp.decide(n128).explain().contains("96-feature"), QmmOp.decide(n128).explain());
+    var below = QmmOp.decide(affine(4, Quant.BF16, 63));
+    assertTrue(below.explain().contains("qmm-tiled: "), below.explain());
+    assertFalse("qmm-tiled".equals(below.chosen()), below.explain());
+    QmmShape n128 = QmmShape.affine(4, 64, Quant.BF16, 95, 4096, 4096);
+    assertEquals("qmm-mma", QmmOp.decide(n128).chosen());
+    assertTrue(
+        QmmOp.decide(n128).explain().contains("below 96 rows"), QmmOp.decide(n128).explain());
+    assertEquals(
+        "qmm-tiled", QmmOp.decide(QmmShape.affine(4, 64, Quant.BF16, 96, 4096, 4096)).chosen());
+    QmmShape n64 = QmmShape.affine(4, 64, Quant.BF16, 256, 12288 + 64, 4096);
+    assertTrue(
+        QmmOp.decide(n64).explain().contains("96- or 128-feature"), QmmOp.decide(n64).explain());
     System.setProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY, "100000");
     try {
       assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 256)).chosen());
@@ -286,8 +292,13 @@ class QmmOpTest {
    */
   @Test
   void tiledRungRunsWhenThePolicyAllowsIt() {
-    QmmShape s = affine(4, Quant.BF16, 128);
-    assertEquals("qmm-mma", QmmOp.decide(s).chosen());
+    QmmShape s = affine(4, Quant.BF16, 70);
+    System.setProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY, "1000");
+    try {
+      assertEquals("qmm-mma", QmmOp.decide(s).chosen());
+    } finally {
+      System.clearProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY);
+    }
     System.setProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY, "64");
     try (Sirocco rt = Sirocco.open(Backend.JAVA)) {
       assertEquals("qmm-tiled", QmmOp.decide(s).chosen());

@@ -43,7 +43,7 @@ public final class ArithKernels {
   /**
    * W = 12: division and remainder by constant powers of two, which the compiler turns into shifts
    * (Java rounds toward zero: negative dividends, MIN_VALUE and -1 among the inputs), beside a
-   * negative power of two and 2^n - 1, which it leaves as divisions.
+   * negative power of two and 2^n - 1, which it leaves as divisions, and non-negative dividends.
    */
   @Kernel
   public static void powerOfTwoDivision(KernelContext ctx, int[] a, long[] b, long[] out, int n) {
@@ -60,7 +60,8 @@ public final class ArithKernels {
     out[o + 3] = x % 64;
     out[o + 4] = x / (1 << 30);
     out[o + 5] = x % (1 << 30);
-    out[o + 6] = x / -64 + x % 63;
+    // Dividends known not to be negative (a thread index): one shift, one mask.
+    out[o + 6] = x / -64 + x % 63 + (ctx.localIdx + 5) / 4 + ctx.localIdx % 8;
     out[o + 7] = y / 2;
     out[o + 8] = y % 2;
     out[o + 9] = y / (1L << 40);

@@ -63,7 +63,8 @@ import sirocco.runtime.Dim3;
  *       of the 8 µs floor: not the limit, but only 4 warps per scheduler hide it).
  *   <li>Registers (sm_90, unhinted; ptxas 12.0 / 13.0): mt = 1: 96 / 96 (g64 bf16), 94 / 94 (g64
  *       f16), 106 / 114 and 102 / 96 (g32), 72 (g128); ks = 32, wps = 4: 56–64. mt = 2: 134 / 134
- *       (g64 bf16), 131 / 135 (f16), 128 (g128), 147–174 (g32): above the 128 a block of 512
+ *       (g64 bf16), 131 / 135 (f16), 128 (g128; 130 with ptxas 12.6 once the compiler turned the
+ *       divisions by powers of two into shifts), 147–174 (g32): above the 128 a block of 512
  *       threads allows, so those plans carry an occupancy hint ({@code .maxntid 512, .minnctapersm
  *       1}) and then compile to 128 without spills (g64; g32 spills). The reduction ({@link
  *       #reduceBatch}) is a thread-strided loop: a constant-round form of it took 98 (g64), 108
@@ -500,7 +501,7 @@ public final class QmmMmaSplitKKernel {
     if (mt == 1) {
       return groupSize == 32 ? 120 : groupSize == 64 ? 96 : 72;
     }
-    return groupSize == 32 ? 176 : groupSize == 64 ? 136 : 128;
+    return groupSize == 32 ? 176 : 136;
   }
 
   /** Warps' registers (units of 256) that fit an SM's 4 quarters of 16 K at {@code regs}. */

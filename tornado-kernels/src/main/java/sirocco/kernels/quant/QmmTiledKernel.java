@@ -140,7 +140,11 @@ public final class QmmTiledKernel {
         "bits=4,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=2",
         "bits=4,groupSize=64,dtype=0,bm=256,bn=96,mt=3,nt=8,stages=2",
         "bits=4,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4,stages=2",
-        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=2"
+        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=2",
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2",
+        "bits=4,groupSize=128,dtype=1,bm=128,bn=96,mt=3,nt=4,stages=2",
+        "bits=8,groupSize=64,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2",
+        "bits=4,groupSize=32,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2"
       })
   public static void qmm(
       KernelContext ctx,
@@ -671,18 +675,19 @@ public final class QmmTiledKernel {
   }
 
   /**
-   * The default tiling: 256 rows x 96 features per block with warps of 48 x 64 (features x rows)
-   * and two tile slots where n is a multiple of 96 (128 blocks for n = 12288 at up to 256 rows: one
-   * wave of one 256-thread block per SM at 228 registers), else 128 x 128 with 64 x 32 warps and
-   * two slots, else 128 x 64 with 32 x 32 warps and one slot. H200, 12288 x 4096 (runs 53 and 55,
-   * µs): 256 x 96 x 2 slots 152.6 / 151.3 / 157.4 / 157.4 / 304.3 / 309.0 at 64 / 128 / 192 / 256 /
-   * 320 / 512 rows of 4-bit bf16, the fastest tiling tried (128 x 128: 138.9-189.0 up to 256 rows,
-   * 320.8 at 320; 128 x 192: 195-199; one slot: 10-16 µs slower), 157.9 for f16 and 253.5 for 8-bit
-   * bf16 at 256 rows (128 x 128: 189.1 and 332.5).
+   * The default tiling: blocks of 128 rows of x, with warps of 48 features x 32 rows and two tile
+   * slots; 96 features per block where n is a multiple of 96 (up to 384 rows), else 128 (warps of
+   * 64 x 32), else 64 (32 x 32, one slot). Each plan fits two 256-thread blocks per SM (96 and 128
+   * registers). H200, 12288 x 4096 4-bit g64 bf16 (run 60, µs): 128 x 96 72.5 / 74.1 / 114.3 /
+   * 176.6 / 223.2 / 438.8 at 64 / 128 / 256 / 384 / 512 / 1024 rows, 128 x 128 85.6 / 86.3 / 132.2
+   * / 206.0 / 207.2 / 384.5, 256 x 96 (48 x 64 warps, one 256-thread block per SM) 113.5 / 111.3 /
+   * 118.4 / 225.7 / 232.9 / 448.4. Blocks run in waves of two per SM: above 384 rows the 128-wide
+   * blocks, fewer and each more efficient per feature, leave a smaller last wave (at 512 rows 384
+   * blocks = 1.45 waves against 512 = 1.94).
    */
   public static LaunchPlan plan(QmmShape s) {
-    if (s.n() % 96 == 0) {
-      return plan(s, 256, 96, 3, 8, 2);
+    if (s.n() % 96 == 0 && (s.rows() <= 384 || s.n() % 128 != 0)) {
+      return plan(s, 128, 96, 3, 4, 2);
     }
     if (s.n() % 128 == 0) {
       return plan(s, 128, 128, 4, 4, 2);

@@ -82,6 +82,14 @@ class QmmTiledKernelTest {
     QmmShape s8 = QmmShape.affine(8, 64, Quant.BF16, 130, 384, 128);
     assertEquals(96, QmmTiledKernel.plan(s8).get("bn"));
     check(s8, QmmTiledKernel.plan(s8), 9, "default 8-bit");
+    assertEquals(128, QmmTiledKernel.plan(s).get("bm"));
+    // Above 384 rows 128-feature blocks where n allows (fewer blocks, a smaller last wave).
+    assertEquals(
+        96, QmmTiledKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 384, 384, 128)).get("bn"));
+    assertEquals(
+        128, QmmTiledKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 385, 384, 128)).get("bn"));
+    assertEquals(
+        96, QmmTiledKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 385, 288, 128)).get("bn"));
     QmmShape s128 = QmmShape.affine(4, 64, Quant.F16, 130, 256, 128);
     assertEquals(128, QmmTiledKernel.plan(s128).get("bn"), "n not a multiple of 96");
     check(s128, QmmTiledKernel.plan(s128), 10, "default 128x128");
