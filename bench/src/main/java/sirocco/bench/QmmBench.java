@@ -167,8 +167,9 @@ public final class QmmBench {
                 + " qmm-mma-splitk@16x2x1), qmv-splitk its blocks per SM and batch as"
                 + " qmv-splitk@BPSxFB, qmv-async its whole grid, batch and stages as"
                 + " qmv-async@BLOCKSxFBxSTAGES, qmm-mma-async its k split and stages as qmm-mma-async@KSxSTAGES, and qmv-rows its rows of x per block and features per warp as"
-                + " qmv-rows@RxF, qmm-tiled its block and warp tiles and tile slots as"
-                + " qmm-tiled@BMxBNxMTxNT[xS] (e.g. qmm-tiled@128x192x3x8 or qmm-tiled@128x128x4x4x2), got '"
+                + " qmv-rows@RxF, qmm-tiled its block and warp tiles, tile slots and cp.async x"
+                + " tile as qmm-tiled@BMxBNxMTxNT[xS[xA]] (e.g. qmm-tiled@128x192x3x8,"
+                + " qmm-tiled@128x128x4x4x2 or qmm-tiled@128x96x3x4x2x1), got '"
                 + kernel
                 + "'");
       }

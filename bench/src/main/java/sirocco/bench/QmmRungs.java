@@ -48,7 +48,8 @@ final class QmmRungs {
    * stages}}, {@code qmm-mma-async@KSxSTAGES} gives {@code {warps splitting k, stages}}, {@code
    * qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
    * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
-   * per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2).
+   * per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
+   * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2).
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -63,7 +64,7 @@ final class QmmRungs {
             : base.equals(QmmOp.QMM_MMA_SPLITK)
                 ? parts.length == 3
                 : base.equals(QmmOp.QMM_TILED)
-                    ? parts.length == 4 || parts.length == 5
+                    ? parts.length >= 4 && parts.length <= 6
                     : base.equals(QmmOp.QMV_ASYNC)
                         ? parts.length == 3
                         : base.equals(QmmOp.QMM_MMA_ASYNC)
@@ -95,7 +96,8 @@ final class QmmRungs {
     }
     if (base.equals(QmmOp.QMM_TILED)) {
       // Checks the tiling and the stages, names the bad one.
-      return QmmTiledKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 1);
+      return QmmTiledKernel.plan(
+          s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 1, t.length > 5 ? t[5] : 0);
     }
     if (base.equals(QmmOp.QMM_MMA_ASYNC)) {
       return QmmMmaAsyncKernel.plan(s, smCount, t[0], t[1]); // checks KS and STAGES

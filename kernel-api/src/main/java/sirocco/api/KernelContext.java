@@ -265,6 +265,12 @@ public abstract class KernelContext {
    */
   public abstract Int4 loadMatrixX4(int[] shared, int index);
 
+  /**
+   * {@link #loadMatrixX4(int[], int)} from a shared {@code short} array (from {@link
+   * #allocateShortLocalArray}): {@code index} counts halves and is a multiple of 8 (a 16-byte row).
+   */
+  public abstract Int4 loadMatrixX4(short[] shared, int index);
+
   /** Lane of this thread within its warp: {@code localIdx & 31} for one-dimensional blocks. */
   public final int laneId() {
     return localIdx & (WARP_SIZE - 1);

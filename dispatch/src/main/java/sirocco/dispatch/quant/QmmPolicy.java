@@ -1,7 +1,9 @@
 package sirocco.dispatch.quant;
 
 import sirocco.dispatch.BooleanProperty;
+import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmShape;
+import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
 
 /**
@@ -207,20 +209,37 @@ public final class QmmPolicy {
 
   /**
    * Fewest rows of x at which {@value QmmOp#QMM_TILED} (shared-memory tiled tensor-core kernel) is
-   * used when n is a multiple of 96 (its 128 x 96 plan). H200, 12288 x 4096 4-bit g64 bf16 (run 60,
-   * µs, the op's plan against {@value QmmOp#QMM_MMA}): 72.5 vs 82.5 at 64 rows, 73.0 vs 93.6 at 96,
-   * 74.1 vs 95.0 at 128, 113.7 vs 173.5 at 160, 114.3 vs 188.6 at 256, 175.3 vs 277.8 at 320, 176.6
-   * vs 279.6 at 384, 207.2 vs 370.6 at 512 and 384.5 vs 729.5 at 1024 (128 x 128 plans there): the
-   * tiled kernel wins at every row count it takes. (Runs 53–55, before ldmatrix, loop-invariant
-   * addressing and shift divisions, it won only from 192 rows.)
+   * used for 4-bit weights when n is a multiple of 96 (its 128 x 96 plan). H200, 12288 x 4096 4-bit
+   * g64 bf16 (runs 60–61, µs, the op's plan against {@value QmmOp#QMM_MMA}): 72.5 vs 82.5 at 64
+   * rows, 73.0 vs 93.6 at 96, 74.1 vs 95.0 at 128, 113.7 vs 173.5 at 160, 114.3 vs 188.6 at 256,
+   * 175.3 vs 277.8 at 320, 176.6 vs 279.6 at 384, 205.5 vs 370.6 at 512 and 380.2 vs 729.5 at 1024
+   * (128 x 128 plans there); f16 72.5 / 75.4 / 115.7 vs 83.1 / 98.3 / 193.6 at 64 / 128 / 256 (run
+   * 62). (Runs 53–55, before ldmatrix, loop-invariant addressing and shift divisions, it won only
+   * from 192 rows.)
    */
   public static final int TILED_MIN_ROWS = 64;
 
   /**
    * Fewest rows for the 128 x 128 plan (n a multiple of 128, not of 96): 85.6 vs 82.5 at 64 rows,
-   * 86.3 vs 93.6 at 96 (run 60, as above, the 128 x 128 tiling timed on n = 12288).
+   * 86.3 vs 93.6 at 96 (run 60, the 128 x 128 tiling timed on n = 12288).
    */
   public static final int TILED_MIN_ROWS_128 = 96;
+
+  /**
+   * Fewest rows for 8-bit weights, whose bf16 dequantization goes through float: 147.4 vs 106.3 at
+   * 64 rows, 160.7 vs 126.0 at 128, 171.5 vs 228.9 at 160, 171.7 vs 232.4 at 192, 171.2 vs 250.3 at
+   * 256 (run 62, 12288 x 4096 g64 bf16).
+   */
+  public static final int TILED_MIN_ROWS_8BIT = 160;
+
+  /**
+   * Fewest blocks the tiled grid must have: with fewer the SMs are not all busy and {@value
+   * QmmOp#QMM_MMA} (a block per 8 features) is faster. Run 62, 4096 x 4096 4-bit g64 bf16 (128 x
+   * 128 plan, 32 blocks per 128 rows): 84.0 / 84.2 / 84.1 / 82.5 µs at 64 / 96 / 128 / 256 rows (32
+   * and 64 blocks) vs 70.9 / 68.7 / 67.8 / 77.0; 81.9 / 82.0 / 131.3 at 384 / 512 / 1024 rows (96,
+   * 128, 256 blocks) vs 92.1 / 164.7 / 270.9. 12288 x 4096 at 64 rows (128 blocks) wins.
+   */
+  public static final int TILED_MIN_BLOCKS = 96;
 
   /**
    * The system property overriding the rule of {@link #tiledRejects}: {@code N} uses {@value
@@ -229,9 +248,10 @@ public final class QmmPolicy {
   public static final String TILED_MIN_ROWS_PROPERTY = "sirocco.qmm.tiledMinRows";
 
   /**
-   * Why the policy keeps {@code s} away from {@value QmmOp#QMM_TILED}, or null: fewer than {@link
-   * #TILED_MIN_ROWS} rows (n a multiple of 96) or {@link #TILED_MIN_ROWS_128} (n a multiple of 128
-   * only), or n a multiple of neither (its 128 x 64 fallback plan has not been timed).
+   * Why the policy keeps {@code s} away from {@value QmmOp#QMM_TILED}, or null: fewer rows than
+   * {@link #TILED_MIN_ROWS} (n a multiple of 96), {@link #TILED_MIN_ROWS_128} (n a multiple of 128
+   * only) or {@link #TILED_MIN_ROWS_8BIT} (8-bit codes), n a multiple of neither (its 128 x 64
+   * fallback plan has not been timed), or a grid of fewer than {@link #TILED_MIN_BLOCKS} blocks.
    */
   public static String tiledRejects(QmmShape s) {
     String override = " (-D" + TILED_MIN_ROWS_PROPERTY + "=N)";
@@ -248,8 +268,21 @@ public final class QmmPolicy {
       return "policy: timed only with 96- or 128-feature blocks (n a multiple of 96 or 128)"
           + override;
     }
+    if (s.bits() == 8) {
+      min = Math.max(min, TILED_MIN_ROWS_8BIT);
+    }
     if (s.rows() < min) {
       return "policy: below " + min + " rows (qmm-mma is faster)" + override;
+    }
+    LaunchPlan p = QmmTiledKernel.plan(s);
+    long blocks = (long) p.grid().x() * p.grid().y();
+    if (blocks < TILED_MIN_BLOCKS) {
+      return "policy: "
+          + blocks
+          + " blocks, under "
+          + TILED_MIN_BLOCKS
+          + " (too few to fill the GPU; qmm-mma is faster)"
+          + override;
     }
     return null;
   }

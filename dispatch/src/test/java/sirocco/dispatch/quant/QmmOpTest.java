@@ -258,7 +258,8 @@ class QmmOpTest {
 
   /**
    * The tiled rung's measured rule: from 64 rows where n is a multiple of 96, from 96 where it is a
-   * multiple of 128 only, never otherwise; the property replaces the rule by a row threshold.
+   * multiple of 128 only, never otherwise; 8-bit codes from 160 rows; never with fewer than 96
+   * blocks. The property replaces the rule by a row threshold.
    */
   @Test
   void tiledRungFollowsItsMeasuredRule() {
@@ -266,15 +267,25 @@ class QmmOpTest {
       assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(), "rows " + rows);
     }
     assertEquals("qmm-tiled", QmmOp.decide(affine(8, Quant.F16, 256)).chosen());
+    assertEquals("qmm-tiled", QmmOp.decide(affine(8, Quant.BF16, 160)).chosen());
+    var eight = QmmOp.decide(affine(8, Quant.BF16, 128));
+    assertEquals("qmm-mma", eight.chosen());
+    assertTrue(eight.explain().contains("below 160 rows"), eight.explain());
+    // 4096 features: 32 blocks per 128 rows; the grid reaches 96 blocks at 257 rows.
+    var few = QmmOp.decide(QmmShape.affine(4, 64, Quant.BF16, 256, 4096, 4096));
+    assertEquals("qmm-mma", few.chosen());
+    assertTrue(few.explain().contains("64 blocks, under 96"), few.explain());
+    assertEquals(
+        "qmm-tiled", QmmOp.decide(QmmShape.affine(4, 64, Quant.BF16, 257, 4096, 4096)).chosen());
     var below = QmmOp.decide(affine(4, Quant.BF16, 63));
     assertTrue(below.explain().contains("qmm-tiled: "), below.explain());
     assertFalse("qmm-tiled".equals(below.chosen()), below.explain());
-    QmmShape n128 = QmmShape.affine(4, 64, Quant.BF16, 95, 4096, 4096);
+    QmmShape n128 = QmmShape.affine(4, 64, Quant.BF16, 95, 16384, 4096);
     assertEquals("qmm-mma", QmmOp.decide(n128).chosen());
     assertTrue(
         QmmOp.decide(n128).explain().contains("below 96 rows"), QmmOp.decide(n128).explain());
     assertEquals(
-        "qmm-tiled", QmmOp.decide(QmmShape.affine(4, 64, Quant.BF16, 96, 4096, 4096)).chosen());
+        "qmm-tiled", QmmOp.decide(QmmShape.affine(4, 64, Quant.BF16, 96, 16384, 4096)).chosen());
     QmmShape n64 = QmmShape.affine(4, 64, Quant.BF16, 256, 12288 + 64, 4096);
     assertTrue(
         QmmOp.decide(n64).explain().contains("96- or 128-feature"), QmmOp.decide(n64).explain());

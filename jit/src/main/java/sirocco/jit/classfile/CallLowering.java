@@ -422,7 +422,7 @@ final class CallLowering {
               b.append(Op.MMA, Type.record(RecordKind.FLOAT4), MmaKind.BF16, a);
           case "mmaF16(" + INT4 + INT2 + FLOAT4 + ")" + FLOAT4 ->
               b.append(Op.MMA, Type.record(RecordKind.FLOAT4), MmaKind.F16, a);
-          case "loadMatrixX4([II)" + INT4 ->
+          case "loadMatrixX4([II)" + INT4, "loadMatrixX4([SI)" + INT4 ->
               b.append(
                   Op.LOAD_VEC,
                   Type.record(RecordKind.INT4),

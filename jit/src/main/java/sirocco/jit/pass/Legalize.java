@@ -110,18 +110,20 @@ public final class Legalize implements Pass {
   }
 
   private static void loadMatrix(Inst i) {
-    String call = "ctx.loadMatrixX4(int[] shared, index)";
+    String elem = i.args[0].type().elem.javaName();
+    String call = "ctx.loadMatrixX4(" + elem + "[] shared, index)";
     Space sp = space(i.args[0]);
     if (sp != Space.SHARED) {
       throw Errors.at(
           i.pos,
           "the array of "
               + call
-              + " must be a shared array from ctx.allocateIntLocalArray (ldmatrix reads shared"
-              + " memory only), but it is "
+              + " must be a shared array from ctx.allocate"
+              + (elem.equals("int") ? "Int" : "Short")
+              + "LocalArray (ldmatrix reads shared memory only), but it is "
               + describe(sp));
     }
-    aligned(i, call, "index", i.args[1], 4, 16, "matrix rows");
+    aligned(i, call, "index", i.args[1], i.args[0].type().elem.size, 16, "matrix rows");
   }
 
   /** A constant index that is not a multiple of the access (the GPU would fault). */

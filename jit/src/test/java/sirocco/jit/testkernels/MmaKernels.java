@@ -75,4 +75,25 @@ public final class MmaKernels {
     out[g * 4 + 2] = r.z();
     out[g * 4 + 3] = r.w();
   }
+
+  /**
+   * {@link #loadMatrix} from a shared {@code short} tile (indexes in halves): each thread copies
+   * its 8 halves of {@code in} into one 16-byte row, then loads the scrambled rows.
+   */
+  @Kernel
+  public static void loadMatrixShort(KernelContext ctx, short[] in, int[] out) {
+    int tid = ctx.localIdx;
+    int g = ctx.globalIdx;
+    short[] tile = ctx.allocateShortLocalArray(32 * 8);
+    for (int j = 0; j < 8; j++) {
+      tile[tid * 8 + j] = in[g * 8 + j];
+    }
+    ctx.localBarrier();
+    int row = (5 * ctx.laneId() + 9) & 31;
+    Int4 r = ctx.loadMatrixX4(tile, row * 8);
+    out[g * 4] = r.x();
+    out[g * 4 + 1] = r.y();
+    out[g * 4 + 2] = r.z();
+    out[g * 4 + 3] = r.w();
+  }
 }

@@ -166,6 +166,11 @@ public final class SeqContext extends KernelContext {
   }
 
   @Override
+  public Int4 loadMatrixX4(short[] shared, int index) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
   public Float4 mmaBf16(Int4 a, Int2 b, Float4 c) {
     throw new UnsupportedOperationException();
   }

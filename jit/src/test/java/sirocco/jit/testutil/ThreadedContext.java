@@ -294,10 +294,23 @@ public final class ThreadedContext extends KernelContext {
   /** Lane l takes int l & 3 of row l >> 2 of each of the four 8x8 matrices the lanes address. */
   @Override
   public Int4 loadMatrixX4(int[] shared, int index) {
+    return matrixRows(
+        new int[] {shared[index], shared[index + 1], shared[index + 2], shared[index + 3]});
+  }
+
+  @Override
+  public Int4 loadMatrixX4(short[] shared, int index) {
+    int[] row = new int[4];
+    for (int j = 0; j < 4; j++) {
+      row[j] = (shared[index + 2 * j] & 0xFFFF) | (shared[index + 2 * j + 1] << 16);
+    }
+    return matrixRows(row);
+  }
+
+  private Int4 matrixRows(int[] row) {
     int w = tid >> 5;
     int lane = tid & 31;
-    state.frags[w][lane] =
-        new int[] {shared[index], shared[index + 1], shared[index + 2], shared[index + 3]};
+    state.frags[w][lane] = row;
     await(state.warps[w]);
     int r = lane >> 2;
     int c = lane & 3;

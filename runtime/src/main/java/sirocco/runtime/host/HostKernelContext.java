@@ -182,23 +182,51 @@ final class HostKernelContext extends KernelContext {
 
   @Override
   public Int4 loadMatrixX4(int[] shared, int index) {
-    if ((index & 3) != 0 || index < 0 || index + 4 > shared.length) {
+    checkMatrixRow(shared, index, 4, shared.length, "Int");
+    // Each lane reads the row it addresses when it reaches the instruction, as the GPU does.
+    return exchangeRows(
+        new Int4(shared[index], shared[index + 1], shared[index + 2], shared[index + 3]));
+  }
+
+  @Override
+  public Int4 loadMatrixX4(short[] shared, int index) {
+    checkMatrixRow(shared, index, 8, shared.length, "Short");
+    return exchangeRows(
+        new Int4(
+            pairAt(shared, index),
+            pairAt(shared, index + 2),
+            pairAt(shared, index + 4),
+            pairAt(shared, index + 6)));
+  }
+
+  private static int pairAt(short[] a, int i) {
+    return (a[i] & 0xFFFF) | (a[i + 1] << 16);
+  }
+
+  private void checkMatrixRow(Object shared, int index, int row, int length, String kind) {
+    if (index % row != 0 || index < 0 || index + row > length) {
       throw new IllegalArgumentException(
           "loadMatrixX4: lane "
               + lane
               + " passed index "
               + index
-              + "; expected a multiple of 4 (a 16-byte row) with index + 4 <= "
-              + shared.length);
+              + "; expected a multiple of "
+              + row
+              + " (a 16-byte row) with index + "
+              + row
+              + " <= "
+              + length);
     }
     if (!block.isShared(shared)) {
       throw new IllegalArgumentException(
-          "loadMatrixX4: the array must come from ctx.allocateIntLocalArray (ldmatrix reads shared"
-              + " memory only)");
+          "loadMatrixX4: the array must come from ctx.allocate"
+              + kind
+              + "LocalArray (ldmatrix reads shared memory only)");
     }
-    // Each lane reads the row it addresses when it reaches the instruction, as the GPU does; the
-    // rows are then exchanged so that lane l takes int l & 3 of row l >> 2 of each matrix.
-    Int4 row = new Int4(shared[index], shared[index + 1], shared[index + 2], shared[index + 3]);
+  }
+
+  /** The rows are exchanged so that lane l takes int l & 3 of row l >> 2 of each matrix. */
+  private Int4 exchangeRows(Int4 row) {
     Object[] rows = warp.gather(lane, row, "loadMatrixX4");
     int r = lane >> 2;
     int c = lane & 3;

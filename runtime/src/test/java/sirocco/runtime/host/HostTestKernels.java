@@ -149,20 +149,22 @@ public final class HostTestKernels {
    */
   public static void matrixMma(KernelContext ctx, short[] a, short[] bt, float[] c, float[] d) {
     int lane = ctx.laneId();
-    int[] tile = ctx.allocateIntLocalArray(192); // [16 + 8 rows, 8] ints
-    for (int i = lane; i < 192; i += 32) {
+    int[] tile = ctx.allocateIntLocalArray(128); // A: [16 rows, 8] ints
+    short[] bTile = ctx.allocateShortLocalArray(128); // B: [8 rows, 16] halves
+    for (int i = lane; i < 128; i += 32) {
       int row = i >> 3;
       int chunk = ((i >> 2) & 1) ^ ((row >> 2) & 1);
-      int at = row < 16 ? row * 16 : (row - 16) * 16;
-      short[] src = row < 16 ? a : bt;
-      tile[i] = pair(src, at + chunk * 8 + 2 * (i & 3));
+      tile[i] = pair(a, row * 16 + chunk * 8 + 2 * (i & 3));
+      int br = i >> 4;
+      int bc = ((i >> 3) & 1) ^ ((br >> 2) & 1);
+      bTile[i] = bt[br * 16 + bc * 8 + (i & 7)];
     }
     ctx.localBarrier();
     int m = lane >> 3;
     int ar = (lane & 7) + 8 * (m & 1);
     Int4 fa = ctx.loadMatrixX4(tile, ar * 8 + (((m >> 1) ^ ((ar >> 2) & 1)) << 2));
     int br = lane & 7;
-    Int4 fb = ctx.loadMatrixX4(tile, (16 + br) * 8 + (((m & 1) ^ ((br >> 2) & 1)) << 2));
+    Int4 fb = ctx.loadMatrixX4(bTile, br * 16 + (((m & 1) ^ ((br >> 2) & 1)) << 3));
     int g = lane >> 2;
     int t = lane & 3;
     Float4 fc =

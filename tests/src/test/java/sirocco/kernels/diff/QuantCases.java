@@ -530,6 +530,7 @@ final class QuantCases {
     int mt = sp.i("mt");
     int nt = sp.i("nt");
     int stages = sp.i("stages");
+    int xAsync = sp.i("xAsync");
     // 70 rows: a partial row tile (two row tiles at bm = 64); two feature tiles where bn <= 96;
     // k = 256: four k steps, so the loads of the next step run while one is computed.
     QmmShape s =
@@ -537,7 +538,7 @@ final class QuantCases {
             sp.i("bits"), sp.i("groupSize"), sp.i("dtype"), 70, bn <= 96 ? 2 * bn : bn, 256);
     QmmData d = data(sp.rnd(), s);
     Prepared.supported(QmmTiledKernel.supports(s));
-    LaunchPlan p = QmmTiledKernel.plan(s, bm, bn, mt, nt, stages);
+    LaunchPlan p = QmmTiledKernel.plan(s, bm, bn, mt, nt, stages, xAsync);
     boolean same = p.specialize().equals(QmmTiledKernel.plan(s).specialize());
     return fromPlan(
         m,
@@ -554,6 +555,8 @@ final class QuantCases {
                 + nt
                 + ", "
                 + stages
+                + ", "
+                + xAsync
                 + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),

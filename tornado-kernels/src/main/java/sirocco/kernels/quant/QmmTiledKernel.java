@@ -1,8 +1,8 @@
 package sirocco.kernels.quant;
 
+import static sirocco.kernels.quant.QmmTiledTiles.fetchX;
 import static sirocco.kernels.quant.QmmTiledTiles.loadHalf;
 import static sirocco.kernels.quant.QmmTiledTiles.loadW;
-import static sirocco.kernels.quant.QmmTiledTiles.loadX;
 import static sirocco.kernels.quant.QmmTiledTiles.sAt;
 import static sirocco.kernels.quant.QmmTiledTiles.storeW;
 import static sirocco.kernels.quant.QmmTiledTiles.storeX;
@@ -16,6 +16,7 @@ import sirocco.api.Int4;
 import sirocco.api.Kernel;
 import sirocco.api.KernelContext;
 import sirocco.api.Specialize;
+import sirocco.api.Vec;
 import sirocco.runtime.Dim3;
 
 /**
@@ -38,7 +39,9 @@ import sirocco.runtime.Dim3;
  *   <li>the block's threads issue the next step's global loads into registers: the x tile ({@code
  *       bm} x 64 halves, 16-byte loads, rows past the end clamped to the last row: computed, never
  *       stored) and the packed weight tile ({@code bn} x 64 codes, 16-byte loads of 4 words) with
- *       the scale and bias of each 4-word chunk;
+ *       the scale and bias of each 4-word chunk (with {@code xAsync = 1} the x tile instead goes by
+ *       {@code cp.async} straight into the free slot, waited for before the step's last barrier: no
+ *       registers hold it and no stores write it);
  *   <li>every warp runs its {@code 4 * mt * nt} mmas of this step from shared memory, fragments
  *       read with {@code ctx.loadMatrixX4} ({@code ldmatrix .x4}): one instruction per 16x16 weight
  *       tile and per two 8-row x tiles, where 32-bit loads took four per tile and two per x tile,
@@ -93,33 +96,26 @@ import sirocco.runtime.Dim3;
  * at 128x128 (4x4: two blocks of 256 threads per SM), 167 at 128x192 (3x8) and 224 at 256x96 (3x8):
  * one block per SM.
  *
- * <p>Before the packed-pair dequantization, that was the other cost: about 13 instructions per
- * weight element (the conversion-free code-to-float, one fma, and bf16 round-to-nearest-even
- * written in Java as integer operations, NaN check included: Sirocco has no {@code
- * cvt.rn.bf16x2.f32} intrinsic), i.e. ~1250 issue clocks per 128x192 block step, and it runs
- * between the two barriers, where with one block per SM nothing else overlaps it. Falsifiable
- * prediction for the issue's shape: 128x192 (the plan's default) 80–100 µs, 128x128 (two blocks per
- * SM, whose dequantization and mma phases can interleave) 70–85 µs; 256x96 similar to 128x192. So
- * about 2–2.5x faster than {@link QmmMmaKernel} (195 µs) but above the 61.8 µs target; if the
- * measurement agrees, the next levers in order are a packed bf16 conversion intrinsic
- * (cvt.rn.bf16x2.f32: ~5 instead of ~13 instructions per element), dequantizing before the first
- * barrier (overlapping other warps' mma), and packed weights in shared memory unpacked with the
- * magic-number trick (QmmMmaKernel's arithmetic: 4x fewer A bytes, no per-element conversion).
+ * <p><b>History</b> (bench/RESULTS.md). That prediction (70–100 µs at 256 rows) was falsified in
+ * run 22: 234–303 µs, the dequantization between the two barriers (then ~13 instructions per
+ * weight) dominating. With the packed-pair dequantization and two tile slots (runs 53 and 55) the
+ * 256x96 tiling took 152–157 µs flat from 64 to 256 rows against {@link QmmMmaKernel}'s 84.4 / 98.2
+ * / 194.2 at 64 / 128 / 256 rows, and the op used it from 192 rows.
  *
- * <p><b>Measured</b> (H200, run 22): the prediction is falsified. 256 rows: 303 µs (128x192), 273
- * (128x128, 4x4), 234 (256x96), 396 (128x128, 2x8), 381 (64x128) against {@link QmmMmaKernel}'s
- * 195; 64 and 128 rows: 206-330 against 85 and 99. The dequantization between the barriers
- * dominated even more than estimated.
- *
- * <p><b>Measured after the packed-pair dequantization and two tile slots</b> (H200, runs 53 and 55,
- * 4-bit g64 bf16, µs): 128x128 one slot 192.9 at 256 rows (was 272.7), 256x96 one slot 171.7 (was
- * 234.4), 256x96 two slots 155.96-157.4, flat from 64 to 256 rows (152.6 / 151.3 / 157.4 / 157.4 at
- * 64 / 128 / 192 / 256) and 304-309 for 257-512 rows (a second row block); {@link QmmMmaKernel}
- * 84.4 / 98.2 / 189.7 / 194.2 at 64-256 rows, 285.8 / 288.6 / 382.5 at 320 / 384 / 512. So the op
- * uses this kernel from 192 rows when its last 256-row block is at least 3/4 full ({@code
- * QmmPolicy.tiledRejects}); still 2.5x the 61.8 µs target at 256 rows. Not measured: where the time
- * goes now (Nsight); the next levers are the ones above (dequantizing in registers right before the
- * mma instead of through shared memory, an ldmatrix intrinsic, more loads in flight).
+ * <p><b>Where the time went, and what changed</b> (H200, runs 57–60, bench/RESULTS.md). Nsight on
+ * 256x96 two slots: one block of 8 warps per SM, issued IPC 1.38, tensor pipe 25%; the loop's SASS
+ * held 688 instructions per k step and warp for its 96 mmas. Three changes cut that: fragments
+ * through {@code ctx.loadMatrixX4} (151.2 µs at 256 rows); tile addresses computed once per thread
+ * and the next step's loads made unconditional (the last step reloads its own k), which removed
+ * per-step parameter reloads, clamps and register moves (123.4 µs, 29.5 M instead of 41.8 M
+ * instructions); and the compiler's shift division (ptxas had left {@code div.s32 x, 64} as a
+ * reciprocal sequence; 227 → 164 registers). The smaller register count made 128 x 96 blocks of 8
+ * warps of 48 x 32 fit two per SM at 96 registers, the default now: 72.5 / 74.1 / 114.3 µs at 64 /
+ * 128 / 256 rows against {@link QmmMmaKernel}'s 82.5 / 95.0 / 188.6 (run 60). Still 1.85x the
+ * 256-row target; Nsight on the 16-warp 256 x 96 tiling (118.5 µs) shows tensor pipe 34% and the
+ * warps waiting on shared-memory loads, global loads and the step barrier about equally. Next
+ * levers: the x tile through {@code cp.async} with three slots (no register staging, loads two
+ * steps ahead), and bf16 8-bit codes without the float detour (8-bit is 1.5x the 4-bit time).
  */
 public final class QmmTiledKernel {
   private QmmTiledKernel() {}
@@ -130,21 +126,23 @@ public final class QmmTiledKernel {
   /** The product; see the class comment. */
   @Kernel(
       validateWith = {
-        "bits=4,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=1",
-        "bits=4,groupSize=64,dtype=0,bm=128,bn=192,mt=3,nt=8,stages=1",
-        "bits=4,groupSize=64,dtype=0,bm=256,bn=96,mt=3,nt=8,stages=1",
-        "bits=4,groupSize=64,dtype=0,bm=64,bn=128,mt=4,nt=4,stages=1",
-        "bits=4,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4,stages=1",
-        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=1",
-        "bits=4,groupSize=32,dtype=0,bm=64,bn=64,mt=2,nt=4,stages=1",
-        "bits=4,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=2",
-        "bits=4,groupSize=64,dtype=0,bm=256,bn=96,mt=3,nt=8,stages=2",
-        "bits=4,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4,stages=2",
-        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=2",
-        "bits=4,groupSize=64,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2",
-        "bits=4,groupSize=128,dtype=1,bm=128,bn=96,mt=3,nt=4,stages=2",
-        "bits=8,groupSize=64,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2",
-        "bits=4,groupSize=32,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2"
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=1,xAsync=0",
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=192,mt=3,nt=8,stages=1,xAsync=0",
+        "bits=4,groupSize=64,dtype=0,bm=256,bn=96,mt=3,nt=8,stages=1,xAsync=0",
+        "bits=4,groupSize=64,dtype=0,bm=64,bn=128,mt=4,nt=4,stages=1,xAsync=0",
+        "bits=4,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4,stages=1,xAsync=0",
+        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=1,xAsync=0",
+        "bits=4,groupSize=32,dtype=0,bm=64,bn=64,mt=2,nt=4,stages=1,xAsync=0",
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=2,xAsync=0",
+        "bits=4,groupSize=64,dtype=0,bm=256,bn=96,mt=3,nt=8,stages=2,xAsync=0",
+        "bits=4,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4,stages=2,xAsync=0",
+        "bits=8,groupSize=64,dtype=0,bm=128,bn=128,mt=4,nt=4,stages=2,xAsync=0",
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2,xAsync=0",
+        "bits=4,groupSize=128,dtype=1,bm=128,bn=96,mt=3,nt=4,stages=2,xAsync=0",
+        "bits=8,groupSize=64,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2,xAsync=0",
+        "bits=4,groupSize=32,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2,xAsync=0",
+        "bits=4,groupSize=64,dtype=0,bm=128,bn=96,mt=3,nt=4,stages=2,xAsync=1",
+        "bits=8,groupSize=128,dtype=1,bm=128,bn=128,mt=4,nt=4,stages=2,xAsync=1"
       })
   public static void qmm(
       KernelContext ctx,
@@ -163,7 +161,8 @@ public final class QmmTiledKernel {
       @Specialize int bn,
       @Specialize int mt,
       @Specialize int nt,
-      @Specialize int stages) {
+      @Specialize int stages,
+      @Specialize int xAsync) {
     int tid = ctx.localIdx;
     int lane = tid & 31;
     int g = lane >> 2;
@@ -183,7 +182,7 @@ public final class QmmTiledKernel {
     // [stages, bn, 64] and [stages, bm, 64] halves (swizzled rows of 32 ints): the current step's
     // tiles, and with 2 stages the next step's, stored while the current one is computed.
     int[] ws = ctx.allocateIntLocalArray(stages * bn * 32);
-    int[] xs = ctx.allocateIntLocalArray(stages * bm * 32);
+    short[] xs = ctx.allocateShortLocalArray(stages * bm * 64);
 
     // The rows this lane addresses for ctx.loadMatrixX4 (int offsets into a slot). A, a warp's 16
     // features: matrix l >> 3 = features 0-7 / 8-15 (bit 0) by k 0-7 / 8-15 (bit 1). B, two tiles
@@ -265,27 +264,27 @@ public final class QmmTiledKernel {
     int pb0 = 0;
     int ps1 = 0;
     int pb1 = 0;
-    px0 = loadX(x, xg0, 0, xFull);
+    px0 = fetchX(x, xs, 2 * xSharedAt(tid, 0, threads), xg0, 0, xFull, xAsync);
     if (xSlots > 1) {
-      px1 = loadX(x, xg1, 0, xFull);
+      px1 = fetchX(x, xs, 2 * xSharedAt(tid, 1, threads), xg1, 0, xFull, xAsync);
     }
     if (xSlots > 2) {
-      px2 = loadX(x, xg2, 0, xFull);
+      px2 = fetchX(x, xs, 2 * xSharedAt(tid, 2, threads), xg2, 0, xFull, xAsync);
     }
     if (xSlots > 3) {
-      px3 = loadX(x, xg3, 0, xFull);
+      px3 = fetchX(x, xs, 2 * xSharedAt(tid, 3, threads), xg3, 0, xFull, xAsync);
     }
     if (xSlots > 4) {
-      px4 = loadX(x, xg4, 0, xFull);
+      px4 = fetchX(x, xs, 2 * xSharedAt(tid, 4, threads), xg4, 0, xFull, xAsync);
     }
     if (xSlots > 5) {
-      px5 = loadX(x, xg5, 0, xFull);
+      px5 = fetchX(x, xs, 2 * xSharedAt(tid, 5, threads), xg5, 0, xFull, xAsync);
     }
     if (xSlots > 6) {
-      px6 = loadX(x, xg6, 0, xFull);
+      px6 = fetchX(x, xs, 2 * xSharedAt(tid, 6, threads), xg6, 0, xFull, xAsync);
     }
     if (xSlots > 7) {
-      px7 = loadX(x, xg7, 0, xFull);
+      px7 = fetchX(x, xs, 2 * xSharedAt(tid, 7, threads), xg7, 0, xFull, xAsync);
     }
     pw0 = loadW(wq, wg0, 0 * bits / 32);
     ps0 = loadHalf(scales, sg0, tid, bits, 0, groupSize);
@@ -295,31 +294,35 @@ public final class QmmTiledKernel {
       ps1 = loadHalf(scales, sg1, tid + threads, bits, 0, groupSize);
       pb1 = loadHalf(biases, sg1, tid + threads, bits, 0, groupSize);
     }
-    storeX(xs, 0 + xSharedAt(tid, 0, threads), xg0, xFull, px0);
+    storeX(xs, 2 * xSharedAt(tid, 0, threads), xg0, xFull, xAsync, px0);
     if (xSlots > 1) {
-      storeX(xs, 0 + xSharedAt(tid, 1, threads), xg1, xFull, px1);
+      storeX(xs, 2 * xSharedAt(tid, 1, threads), xg1, xFull, xAsync, px1);
     }
     if (xSlots > 2) {
-      storeX(xs, 0 + xSharedAt(tid, 2, threads), xg2, xFull, px2);
+      storeX(xs, 2 * xSharedAt(tid, 2, threads), xg2, xFull, xAsync, px2);
     }
     if (xSlots > 3) {
-      storeX(xs, 0 + xSharedAt(tid, 3, threads), xg3, xFull, px3);
+      storeX(xs, 2 * xSharedAt(tid, 3, threads), xg3, xFull, xAsync, px3);
     }
     if (xSlots > 4) {
-      storeX(xs, 0 + xSharedAt(tid, 4, threads), xg4, xFull, px4);
+      storeX(xs, 2 * xSharedAt(tid, 4, threads), xg4, xFull, xAsync, px4);
     }
     if (xSlots > 5) {
-      storeX(xs, 0 + xSharedAt(tid, 5, threads), xg5, xFull, px5);
+      storeX(xs, 2 * xSharedAt(tid, 5, threads), xg5, xFull, xAsync, px5);
     }
     if (xSlots > 6) {
-      storeX(xs, 0 + xSharedAt(tid, 6, threads), xg6, xFull, px6);
+      storeX(xs, 2 * xSharedAt(tid, 6, threads), xg6, xFull, xAsync, px6);
     }
     if (xSlots > 7) {
-      storeX(xs, 0 + xSharedAt(tid, 7, threads), xg7, xFull, px7);
+      storeX(xs, 2 * xSharedAt(tid, 7, threads), xg7, xFull, xAsync, px7);
     }
     storeW(ws, 0, tid, bn, bits, dtype, pw0, ps0, pb0);
     if (wSlots > 1) {
       storeW(ws, 0, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
+    }
+    if (xAsync == 1) {
+      Vec.commitAsync();
+      Vec.waitAsync(0);
     }
     ctx.localBarrier();
 
@@ -333,27 +336,27 @@ public final class QmmTiledKernel {
       // The last step loads (and stores into the free slot) its own k again: redundant, but no
       // branch and no merge of loaded and unloaded registers in the loop.
       int kn = Math.min(st + 1, steps - 1) * BK;
-      px0 = loadX(x, xg0, kn, xFull);
+      px0 = fetchX(x, xs, 2 * (xNext + xSharedAt(tid, 0, threads)), xg0, kn, xFull, xAsync);
       if (xSlots > 1) {
-        px1 = loadX(x, xg1, kn, xFull);
+        px1 = fetchX(x, xs, 2 * (xNext + xSharedAt(tid, 1, threads)), xg1, kn, xFull, xAsync);
       }
       if (xSlots > 2) {
-        px2 = loadX(x, xg2, kn, xFull);
+        px2 = fetchX(x, xs, 2 * (xNext + xSharedAt(tid, 2, threads)), xg2, kn, xFull, xAsync);
       }
       if (xSlots > 3) {
-        px3 = loadX(x, xg3, kn, xFull);
+        px3 = fetchX(x, xs, 2 * (xNext + xSharedAt(tid, 3, threads)), xg3, kn, xFull, xAsync);
       }
       if (xSlots > 4) {
-        px4 = loadX(x, xg4, kn, xFull);
+        px4 = fetchX(x, xs, 2 * (xNext + xSharedAt(tid, 4, threads)), xg4, kn, xFull, xAsync);
       }
       if (xSlots > 5) {
-        px5 = loadX(x, xg5, kn, xFull);
+        px5 = fetchX(x, xs, 2 * (xNext + xSharedAt(tid, 5, threads)), xg5, kn, xFull, xAsync);
       }
       if (xSlots > 6) {
-        px6 = loadX(x, xg6, kn, xFull);
+        px6 = fetchX(x, xs, 2 * (xNext + xSharedAt(tid, 6, threads)), xg6, kn, xFull, xAsync);
       }
       if (xSlots > 7) {
-        px7 = loadX(x, xg7, kn, xFull);
+        px7 = fetchX(x, xs, 2 * (xNext + xSharedAt(tid, 7, threads)), xg7, kn, xFull, xAsync);
       }
       pw0 = loadW(wq, wg0, kn * bits / 32);
       ps0 = loadHalf(scales, sg0, tid, bits, kn, groupSize);
@@ -362,6 +365,9 @@ public final class QmmTiledKernel {
         pw1 = loadW(wq, wg1, kn * bits / 32);
         ps1 = loadHalf(scales, sg1, tid + threads, bits, kn, groupSize);
         pb1 = loadHalf(biases, sg1, tid + threads, bits, kn, groupSize);
+      }
+      if (xAsync == 1) {
+        Vec.commitAsync();
       }
       for (int kk = 0; kk < BK / 16; kk++) {
         // This lane's row chunk (k 16kk..16kk+7 or 16kk+8..16kk+15, swizzled) for each operand.
@@ -381,7 +387,7 @@ public final class QmmTiledKernel {
           e3 = ctx.loadMatrixX4(ws, wCur + aRow + 1536 + kA);
         }
         if (nt > 0) {
-          Int4 f = ctx.loadMatrixX4(xs, xCur + (nt > 1 ? bRow : bRowSingle) + 0 + kB);
+          Int4 f = ctx.loadMatrixX4(xs, 2 * (xCur + (nt > 1 ? bRow : bRowSingle) + 0 + kB));
           Int2 f0 = new Int2(f.x(), f.y());
           c00 = mma(ctx, e0, f0, c00, dtype);
           if (mt > 1) {
@@ -408,7 +414,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 2) {
-          Int4 f = ctx.loadMatrixX4(xs, xCur + (nt > 3 ? bRow : bRowSingle) + 512 + kB);
+          Int4 f = ctx.loadMatrixX4(xs, 2 * (xCur + (nt > 3 ? bRow : bRowSingle) + 512 + kB));
           Int2 f0 = new Int2(f.x(), f.y());
           c02 = mma(ctx, e0, f0, c02, dtype);
           if (mt > 1) {
@@ -435,7 +441,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 4) {
-          Int4 f = ctx.loadMatrixX4(xs, xCur + (nt > 5 ? bRow : bRowSingle) + 1024 + kB);
+          Int4 f = ctx.loadMatrixX4(xs, 2 * (xCur + (nt > 5 ? bRow : bRowSingle) + 1024 + kB));
           Int2 f0 = new Int2(f.x(), f.y());
           c04 = mma(ctx, e0, f0, c04, dtype);
           if (mt > 1) {
@@ -462,7 +468,7 @@ public final class QmmTiledKernel {
           }
         }
         if (nt > 6) {
-          Int4 f = ctx.loadMatrixX4(xs, xCur + (nt > 7 ? bRow : bRowSingle) + 1536 + kB);
+          Int4 f = ctx.loadMatrixX4(xs, 2 * (xCur + (nt > 7 ? bRow : bRowSingle) + 1536 + kB));
           Int2 f0 = new Int2(f.x(), f.y());
           c06 = mma(ctx, e0, f0, c06, dtype);
           if (mt > 1) {
@@ -492,31 +498,34 @@ public final class QmmTiledKernel {
       if (stages == 1) {
         ctx.localBarrier(); // every warp is done reading this step's tiles
       }
-      storeX(xs, xNext + xSharedAt(tid, 0, threads), xg0, xFull, px0);
+      storeX(xs, 2 * (xNext + xSharedAt(tid, 0, threads)), xg0, xFull, xAsync, px0);
       if (xSlots > 1) {
-        storeX(xs, xNext + xSharedAt(tid, 1, threads), xg1, xFull, px1);
+        storeX(xs, 2 * (xNext + xSharedAt(tid, 1, threads)), xg1, xFull, xAsync, px1);
       }
       if (xSlots > 2) {
-        storeX(xs, xNext + xSharedAt(tid, 2, threads), xg2, xFull, px2);
+        storeX(xs, 2 * (xNext + xSharedAt(tid, 2, threads)), xg2, xFull, xAsync, px2);
       }
       if (xSlots > 3) {
-        storeX(xs, xNext + xSharedAt(tid, 3, threads), xg3, xFull, px3);
+        storeX(xs, 2 * (xNext + xSharedAt(tid, 3, threads)), xg3, xFull, xAsync, px3);
       }
       if (xSlots > 4) {
-        storeX(xs, xNext + xSharedAt(tid, 4, threads), xg4, xFull, px4);
+        storeX(xs, 2 * (xNext + xSharedAt(tid, 4, threads)), xg4, xFull, xAsync, px4);
       }
       if (xSlots > 5) {
-        storeX(xs, xNext + xSharedAt(tid, 5, threads), xg5, xFull, px5);
+        storeX(xs, 2 * (xNext + xSharedAt(tid, 5, threads)), xg5, xFull, xAsync, px5);
       }
       if (xSlots > 6) {
-        storeX(xs, xNext + xSharedAt(tid, 6, threads), xg6, xFull, px6);
+        storeX(xs, 2 * (xNext + xSharedAt(tid, 6, threads)), xg6, xFull, xAsync, px6);
       }
       if (xSlots > 7) {
-        storeX(xs, xNext + xSharedAt(tid, 7, threads), xg7, xFull, px7);
+        storeX(xs, 2 * (xNext + xSharedAt(tid, 7, threads)), xg7, xFull, xAsync, px7);
       }
       storeW(ws, wNext, tid, bn, bits, dtype, pw0, ps0, pb0);
       if (wSlots > 1) {
         storeW(ws, wNext, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
+      }
+      if (xAsync == 1) {
+        Vec.waitAsync(0); // this thread's copies of the next x tile have landed
       }
       ctx.localBarrier(); // the next step's tiles are in place (and, with 2 stages, this
       // step's slot is free for the step after)
@@ -709,8 +718,22 @@ public final class QmmTiledKernel {
    * twice the shared memory, dynamic above 48 KiB).
    */
   public static LaunchPlan plan(QmmShape s, int bm, int bn, int mt, int nt, int stages) {
+    return plan(s, bm, bn, mt, nt, stages, 0);
+  }
+
+  /**
+   * An explicit tiling whose x tile arrives by {@code cp.async} ({@code xAsync = 1}: no registers
+   * staging it, no stores; needs two slots, as the copy into the next slot runs while the current
+   * one is read) or through registers ({@code xAsync = 0}).
+   */
+  public static LaunchPlan plan(
+      QmmShape s, int bm, int bn, int mt, int nt, int stages, int xAsync) {
     if (stages != 1 && stages != 2) {
       throw new IllegalArgumentException("stages must be 1 or 2, got " + stages);
+    }
+    if (xAsync != 0 && (xAsync != 1 || stages != 2)) {
+      throw new IllegalArgumentException(
+          "xAsync must be 0, or 1 with stages = 2, got xAsync=" + xAsync + " stages=" + stages);
     }
     if (mt < 1 || mt > 4 || nt < 1 || nt > 8) {
       throw new IllegalArgumentException("mt must be 1..4 and nt 1..8, got mt=" + mt + " nt=" + nt);
@@ -788,7 +811,9 @@ public final class QmmTiledKernel {
             "nt",
             nt,
             "stages",
-            stages);
+            stages,
+            "xAsync",
+            xAsync);
     return twoPerSm ? p.withMinBlocksPerSm(2) : p;
   }
 

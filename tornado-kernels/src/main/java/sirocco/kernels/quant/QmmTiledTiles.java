@@ -26,20 +26,27 @@ final class QmmTiledTiles {
   }
 
   /**
-   * x chunk at {@code at} (from {@link #xAt}) of the step at {@code k0}; zeros past the tile, a
-   * check {@code full} (every slot in the tile, known after specialization) removes.
+   * The x chunk starting at {@code xg} (from {@link #xAt}) of the step at {@code k0}: with {@code
+   * xAsync = 0} loaded into registers (zeros past the tile; {@code full}, every slot in the tile
+   * and known after specialization, removes the check) for {@link #storeX} to store; with {@code
+   * xAsync = 1} copied by {@code cp.async} straight to half {@code at} of the x tile, no register
+   * held (the caller commits and waits), returning zeros.
    */
-  static Int4 loadX(short[] x, int at, int k0, boolean full) {
-    if (!full && at < 0) {
+  static Int4 fetchX(short[] x, short[] xs, int at, int xg, int k0, boolean full, int xAsync) {
+    if (!full && xg < 0) {
       return new Int4(0, 0, 0, 0);
     }
-    return Vec.ldg4(x, at + k0);
+    if (xAsync == 1) {
+      Vec.copyAsync(xs, at, x, xg + k0, 16);
+      return new Int4(0, 0, 0, 0);
+    }
+    return Vec.ldg4(x, xg + k0);
   }
 
   /**
-   * Where x chunk {@code tid + s * threads} goes in a tile slot (row r at int 32 r, chunk c at
-   * position {@code c ^ (r & 7)}). When {@code threads} is a multiple of 64 every slot's row has
-   * the same {@code r & 7}, so the slots lie a constant {@code 4 * threads} ints apart: an
+   * Where x chunk {@code tid + s * threads} goes in a tile slot, in ints (row r at int 32 r, chunk
+   * c at position {@code c ^ (r & 7)}). When {@code threads} is a multiple of 64 every slot's row
+   * has the same {@code r & 7}, so the slots lie a constant {@code 4 * threads} ints apart: an
    * immediate offset in the store instead of a recomputed swizzle.
    */
   static int xSharedAt(int tid, int s, int threads) {
@@ -54,8 +61,9 @@ final class QmmTiledTiles {
     return row * 32 + (((i & 7) ^ (row & 7)) << 2);
   }
 
-  static void storeX(int[] xs, int at, int xAt, boolean full, Int4 v) {
-    if (full || xAt >= 0) {
+  /** Stores a chunk {@link #fetchX} loaded into registers at half {@code at} of the x tile. */
+  static void storeX(short[] xs, int at, int xg, boolean full, int xAsync, Int4 v) {
+    if (xAsync == 0 && (full || xg >= 0)) {
       Vec.store4(xs, at, v);
     }
   }

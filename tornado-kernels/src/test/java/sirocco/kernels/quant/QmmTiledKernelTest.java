@@ -119,7 +119,16 @@ class QmmTiledKernelTest {
       assertEquals(2, p.get("stages"));
       assertEquals(2 * (64 + 128) * 128, p.sharedBytes());
       check(s, p, seed++, "2 stages");
+      // The x tile by cp.async into the free slot: same results.
+      LaunchPlan a = QmmTiledKernel.plan(s, 64, 128, 2, 4, 2, 1);
+      assertEquals(1, a.get("xAsync"));
+      check(s, a, seed++, "2 stages, x by cp.async");
     }
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            QmmTiledKernel.plan(
+                QmmShape.affine(4, 64, Quant.BF16, 70, 256, 256), 64, 128, 2, 4, 1, 1));
   }
 
   @Test
