@@ -83,6 +83,10 @@ class QmmTiledKernelTest {
     assertEquals(96, QmmTiledKernel.plan(s8).get("bn"));
     check(s8, QmmTiledKernel.plan(s8), 9, "default 8-bit");
     assertEquals(128, QmmTiledKernel.plan(s).get("bm"));
+    assertEquals(0, QmmTiledKernel.plan(s).get("xAsync"), "130 rows: a partly filled block");
+    QmmShape whole = QmmShape.affine(4, 64, Quant.BF16, 256, 384, 128);
+    assertEquals(1, QmmTiledKernel.plan(whole).get("xAsync"), "whole 128-row blocks");
+    check(whole, QmmTiledKernel.plan(whole), 11, "default, x by cp.async");
     // Above 384 rows 128-feature blocks where n allows (fewer blocks, a smaller last wave).
     assertEquals(
         96, QmmTiledKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 384, 384, 128)).get("bn"));
