@@ -235,14 +235,14 @@ public final class QmmTiledKernel {
     // Where this thread's x chunks, weight chunks and their scales/biases start in global memory
     // (at k = 0; -1 past the tile): loop-invariant, so each step only adds its k.
     boolean xFull = xSlots * threads == bm * 8; // every x slot of every thread in the tile
-    int xg0 = xSlots > 0 ? xAt(tid + 0 * threads, bm, rBlock, rows, k) : -1;
-    int xg1 = xSlots > 1 ? xAt(tid + 1 * threads, bm, rBlock, rows, k) : -1;
-    int xg2 = xSlots > 2 ? xAt(tid + 2 * threads, bm, rBlock, rows, k) : -1;
-    int xg3 = xSlots > 3 ? xAt(tid + 3 * threads, bm, rBlock, rows, k) : -1;
-    int xg4 = xSlots > 4 ? xAt(tid + 4 * threads, bm, rBlock, rows, k) : -1;
-    int xg5 = xSlots > 5 ? xAt(tid + 5 * threads, bm, rBlock, rows, k) : -1;
-    int xg6 = xSlots > 6 ? xAt(tid + 6 * threads, bm, rBlock, rows, k) : -1;
-    int xg7 = xSlots > 7 ? xAt(tid + 7 * threads, bm, rBlock, rows, k) : -1;
+    int xg0 = xSlots > 0 ? xAt(tid + 0 * threads, bm, rBlock, rows, k, xAsync == 0) : -1;
+    int xg1 = xSlots > 1 ? xAt(tid + 1 * threads, bm, rBlock, rows, k, xAsync == 0) : -1;
+    int xg2 = xSlots > 2 ? xAt(tid + 2 * threads, bm, rBlock, rows, k, xAsync == 0) : -1;
+    int xg3 = xSlots > 3 ? xAt(tid + 3 * threads, bm, rBlock, rows, k, xAsync == 0) : -1;
+    int xg4 = xSlots > 4 ? xAt(tid + 4 * threads, bm, rBlock, rows, k, xAsync == 0) : -1;
+    int xg5 = xSlots > 5 ? xAt(tid + 5 * threads, bm, rBlock, rows, k, xAsync == 0) : -1;
+    int xg6 = xSlots > 6 ? xAt(tid + 6 * threads, bm, rBlock, rows, k, xAsync == 0) : -1;
+    int xg7 = xSlots > 7 ? xAt(tid + 7 * threads, bm, rBlock, rows, k, xAsync == 0) : -1;
     int wg0 = wAt(tid, bn, bits, fBlock, wpr);
     int sg0 = sAt(tid, bn, bits, fBlock, groups);
     int wg1 = wSlots > 1 ? wAt(tid + threads, bn, bits, fBlock, wpr) : -1;
@@ -697,8 +697,9 @@ public final class QmmTiledKernel {
   public static LaunchPlan plan(QmmShape s) {
     // Whole 128-row blocks take x by cp.async: 70.5 / 112.0 / 216.0 µs at 128 / 256 / 512 rows
     // against 71.5 / 113.9 / 222.6 through registers (128 x 96; 128 x 128: 199.4 against 212.6 at
-    // 512, 376.4 against 394.9 at 1024; run 63). A partly filled last block copies its clamped rows
-    // (all the last row of x) and was twice as slow at 64 rows (138.9 against 70.4).
+    // 512, 376.4 against 394.9 at 1024; run 63). A partly filled last block then copied its clamped
+    // rows (each the last row of x) and was twice as slow at 64 rows (138.9 against 70.4); the
+    // kernel now skips those rows instead, not yet timed, so partial blocks keep the registers.
     int xAsync = s.rows() % 128 == 0 ? 1 : 0;
     if (s.n() % 96 == 0 && (s.rows() <= 384 || s.n() % 128 != 0)) {
       return plan(s, 128, 96, 3, 4, 2, xAsync);

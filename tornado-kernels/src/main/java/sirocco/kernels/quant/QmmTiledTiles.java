@@ -14,14 +14,24 @@ final class QmmTiledTiles {
   private QmmTiledTiles() {}
 
   /**
-   * Where x chunk {@code i} of a step (tile row i / 8, 16-byte chunk i % 8) starts in x at k = 0:
-   * rows past the end clamped to the last (their outputs are never stored); -1 past the tile.
+   * Where x chunk {@code i} of a step (tile row i / 8, 16-byte chunk i % 8) starts in x at k = 0;
+   * -1 past the tile. Rows past the end of x are clamped to the last row ({@code clamp}) or also
+   * -1: they are never copied and their tile rows keep whatever they held, which only reaches their
+   * own output rows, never stored (an mma's output column depends on its own B column only). The
+   * register path clamps (one predicate-free load); the cp.async path skips them, since copying the
+   * same 16 bytes from every clamped row was measured slow (run 63, 64 rows).
    */
-  static int xAt(int i, int bm, int rBlock, int rows, int k) {
+  static int xAt(int i, int bm, int rBlock, int rows, int k, boolean clamp) {
     if (i >= bm * 8) {
       return -1;
     }
-    int row = Math.min(rBlock + (i >> 3), rows - 1);
+    int row = rBlock + (i >> 3);
+    if (row >= rows) {
+      if (!clamp) {
+        return -1;
+      }
+      row = rows - 1;
+    }
     return row * k + 8 * (i & 7);
   }
 
@@ -33,7 +43,7 @@ final class QmmTiledTiles {
    * held (the caller commits and waits), returning zeros.
    */
   static Int4 fetchX(short[] x, short[] xs, int at, int xg, int k0, boolean full, int xAsync) {
-    if (!full && xg < 0) {
+    if ((!full || xAsync == 1) && xg < 0) {
       return new Int4(0, 0, 0, 0);
     }
     if (xAsync == 1) {
