@@ -1,7 +1,9 @@
 package sirocco.jit.pass;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Function;
@@ -30,6 +32,7 @@ public final class PowerOfTwoDivision implements Pass {
 
   @Override
   public void run(Function fn, PassContext ctx) {
+    Map<Inst, long[]> memo = new IdentityHashMap<>();
     for (int j = 0, m = fn.blocks.size(); j < m; j++) {
       Block b = fn.blocks.get(j);
       List<Inst> out = null;
@@ -45,7 +48,7 @@ public final class PowerOfTwoDivision implements Pass {
         if (out == null) {
           out = new ArrayList<>(b.insts.subList(0, q));
         }
-        rewrite(fn, b, i, n, out);
+        rewrite(fn, b, i, n, out, memo);
         out.add(i);
       }
       if (out != null) {
@@ -70,11 +73,12 @@ public final class PowerOfTwoDivision implements Pass {
     return Long.numberOfTrailingZeros(d);
   }
 
-  private static void rewrite(Function fn, Block b, Inst i, int n, List<Inst> out) {
+  private static void rewrite(
+      Function fn, Block b, Inst i, int n, List<Inst> out, Map<Inst, long[]> memo) {
     Type t = i.type;
     int w = t == Type.INT ? 32 : 64;
     Value x = i.args[0];
-    long[] r = t == Type.INT ? bounds(x, 0) : null;
+    long[] r = t == Type.INT ? bounds(x, 0, memo) : null;
     if (r != null && r[0] >= 0) {
       // A dividend known not to be negative (thread and block indices, masks, their sums):
       // truncation is the floor, so one shift or one mask, as ptxas itself would emit from the
@@ -117,13 +121,27 @@ public final class PowerOfTwoDivision implements Pass {
    * known: constants, the special registers' ranges, and arithmetic on bounded values where no step
    * can overflow. Looks at most 16 instructions deep; phis are not followed.
    */
-  static long[] bounds(Value v, int depth) {
+  static long[] bounds(Value v, int depth, Map<Inst, long[]> memo) {
     if (v instanceof Const c) {
       return c.type() == Type.INT ? new long[] {c.asInt(), c.asInt()} : null;
     }
     if (!(v instanceof Inst i) || i.type != Type.INT || depth > 16) {
       return null;
     }
+    // Shared subexpressions are visited once (a result cut short by the depth limit is null, which
+    // is only less precise).
+    long[] known = memo.get(i);
+    if (known != null) {
+      return known == UNKNOWN ? null : known;
+    }
+    long[] r = compute(i, depth, memo);
+    memo.put(i, r == null ? UNKNOWN : r);
+    return r;
+  }
+
+  private static final long[] UNKNOWN = new long[0];
+
+  private static long[] compute(Inst i, int depth, Map<Inst, long[]> memo) {
     if (i.op == Op.SREG) {
       return switch ((SReg) i.aux) {
         case TID_X, TID_Y, TID_Z -> new long[] {0, 1023};
@@ -138,8 +156,8 @@ public final class PowerOfTwoDivision implements Pass {
     if (i.args.length != 2) {
       return null;
     }
-    long[] a = bounds(i.args[0], depth + 1);
-    long[] b = i.op == Op.AND ? bounds(i.args[1], depth + 1) : null;
+    long[] a = bounds(i.args[0], depth + 1, memo);
+    long[] b = i.op == Op.AND ? bounds(i.args[1], depth + 1, memo) : null;
     if (i.op == Op.AND) {
       // x & m is within [0, m] for a non-negative m whatever x is.
       long hi =
@@ -172,7 +190,7 @@ public final class PowerOfTwoDivision implements Pass {
       }
       return a[0] >= 0 ? new long[] {0, Math.min(a[1], d - 1)} : null;
     }
-    b = bounds(i.args[1], depth + 1);
+    b = bounds(i.args[1], depth + 1, memo);
     if (b == null) {
       return null;
     }
