@@ -67,8 +67,8 @@ import sirocco.api.Vec;
  * 8): the eight rows map the chunk to eight different positions, 4 banks each, so each matrix is
  * read in one conflict-free wavefront. A 16-byte store by eight consecutive threads writes eight
  * different chunk positions: one wavefront per quarter warp, the minimum. Shared memory per block:
- * {@code stages * (bm + bn) * 128} bytes (static up to 48 KiB, dynamic above: 90 KiB for the
- * default 256 x 96 with two slots).
+ * {@code stages * (bm + bn) * 128} bytes (static up to 48 KiB, dynamic above: 56 KiB for the
+ * default 128 x 96 with two slots, two blocks per SM).
  *
  * <h2>Precision</h2>
  *
