@@ -83,17 +83,7 @@ public final class Legalize implements Pass {
       throw Errors.at(
           i.pos, call + " copies 4, 8 or 16 bytes (cp.async cp-size), not " + bytes + " bytes");
     }
-    Space dst = space(i.args[0]);
-    if (dst != Space.SHARED) {
-      throw Errors.at(
-          i.pos,
-          "the dst array of "
-              + call
-              + " must be a shared array from ctx.allocate"
-              + (elem.equals("int") ? "Int" : "Short")
-              + "LocalArray (cp.async copies global to shared memory), but it is "
-              + describe(dst));
-    }
+    requireShared(i, "the dst array of ", call, "cp.async copies global to shared memory");
     Space src = space(i.args[2]);
     if (src != Space.GLOBAL) {
       throw Errors.at(
@@ -112,18 +102,26 @@ public final class Legalize implements Pass {
   private static void loadMatrix(Inst i) {
     String elem = i.args[0].type().elem.javaName();
     String call = "ctx.loadMatrixX4(" + elem + "[] shared, index)";
+    requireShared(i, "the array of ", call, "ldmatrix reads shared memory only");
+    aligned(i, call, "index", i.args[1], i.args[0].type().elem.size, 16, "matrix rows");
+  }
+
+  /** Refuses {@code i}'s first argument unless it is a shared array, naming the call and why. */
+  private static void requireShared(Inst i, String which, String call, String why) {
     Space sp = space(i.args[0]);
     if (sp != Space.SHARED) {
+      String elem = i.args[0].type().elem.javaName();
       throw Errors.at(
           i.pos,
-          "the array of "
+          which
               + call
               + " must be a shared array from ctx.allocate"
               + (elem.equals("int") ? "Int" : "Short")
-              + "LocalArray (ldmatrix reads shared memory only), but it is "
+              + "LocalArray ("
+              + why
+              + "), but it is "
               + describe(sp));
     }
-    aligned(i, call, "index", i.args[1], i.args[0].type().elem.size, 16, "matrix rows");
   }
 
   /** A constant index that is not a multiple of the access (the GPU would fault). */

@@ -21,6 +21,9 @@ final class HostKernelContext extends KernelContext {
   private int localLinear;
   private int lane;
   private int sharedSite;
+  // The last array loadMatrixX4 found among the block's shared arrays: a kernel loads from the same
+  // few tiles every step, so the (synchronized) search runs once per array and thread.
+  private Object knownShared;
 
   /** Points this context at thread {@code (tx, ty, tz)} of block {@code (bx, by, bz)}. */
   void position(
@@ -32,6 +35,7 @@ final class HostKernelContext extends KernelContext {
     this.lane = localLinear & 31;
     this.warp = block.warp(localLinear);
     this.sharedSite = 0;
+    this.knownShared = null;
   }
 
   int localLinear() {
@@ -217,12 +221,13 @@ final class HostKernelContext extends KernelContext {
               + " <= "
               + length);
     }
-    if (!block.isShared(shared)) {
+    if (shared != knownShared && !block.isShared(shared)) {
       throw new IllegalArgumentException(
           "loadMatrixX4: the array must come from ctx.allocate"
               + kind
               + "LocalArray (ldmatrix reads shared memory only)");
     }
+    knownShared = shared;
   }
 
   /** The rows are exchanged so that lane l takes int l & 3 of row l >> 2 of each matrix. */
