@@ -694,12 +694,12 @@ public final class QmmTiledKernel {
    * blocks = 1.45 waves against 512 = 1.94).
    */
   public static LaunchPlan plan(QmmShape s) {
-    // Whole 128-row blocks take x by cp.async: 70.5 / 112.0 / 216.0 µs at 128 / 256 / 512 rows
+    // x goes by cp.async for every row count: 70.5 / 112.0 / 216.0 µs at 128 / 256 / 512 rows
     // against 71.5 / 113.9 / 222.6 through registers (128 x 96; 128 x 128: 199.4 against 212.6 at
-    // 512, 376.4 against 394.9 at 1024; run 63). A partly filled last block then copied its clamped
-    // rows (each the last row of x) and was twice as slow at 64 rows (138.9 against 70.4); the
-    // kernel now skips those rows instead, not yet timed, so partial blocks keep the registers.
-    int xAsync = s.rows() % 128 == 0 ? 1 : 0;
+    // 512, 376.4 against 394.9 at 1024; run 63). A partly filled last block skips its rows past the
+    // end (copying the clamped last row made 64 rows twice as slow in run 63): 68.2 / 68.3 / 107.5
+    // at 64 / 96 / 192 rows against 70.5 / 71.2 / 113.2 through registers (run 64).
+    int xAsync = 1;
     if (s.n() % 96 == 0 && (s.rows() <= 384 || s.n() % 128 != 0)) {
       return plan(s, 128, 96, 3, 4, 2, xAsync);
     }
