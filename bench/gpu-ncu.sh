@@ -10,7 +10,9 @@
 #
 # Cases: qmv1 (qmv-splitk, 1 row), qmv1-read (the read-only kernel over the same bytes), mma8 (qmm-mma,
 # 8 rows), dec512 (decode vector kernel, S=32768 D=512), dec128 (S=32768 D=128, vector forced), dec256s1k
-# (S=1024 D=256: both passes of the split-K decode, to see what a short context's fixed cost is made of).
+# (S=1024 D=256: both passes of the split-K decode, to see what a short context's fixed cost is made of),
+# dec128s8k / dec64s8k / dec512s8k (S=8192, the op's choice, both passes: issue #8's S=8192 cells), dec128s8k-read
+# (the read-only kernel over that cell's K/V bytes).
 # Each case writes NAME.txt (ncu's details page, full section set) and NAME-sass.txt (SASS with stall
 # samples per instruction, qmv1 and dec512 only).
 set -uo pipefail
@@ -58,6 +60,14 @@ for c in $NCU_CASES; do
       --kernel vector --samples 3 ;;
     dec256s1k) NCU_COUNT=2 profile dec256s1k 'Sdpa' no bench sdpa --seq 1024 --head-dim 256 --lq 1 \
       --kernel vector --samples 3 ;;
+    dec128s8k) NCU_COUNT=2 profile dec128s8k 'Sdpa' yes bench sdpa --seq 8192 --head-dim 128 --lq 1 \
+      --kernel auto --samples 3 ;;
+    dec64s8k) NCU_COUNT=2 profile dec64s8k 'Sdpa' no bench sdpa --seq 8192 --head-dim 64 --lq 1 \
+      --kernel auto --samples 3 ;;
+    dec512s8k) NCU_COUNT=2 profile dec512s8k 'Sdpa' no bench sdpa --seq 8192 --head-dim 512 --lq 1 \
+      --kernel auto --samples 3 ;;
+    dec128s8k-read) profile dec128s8k-read 'readFloor' no bench sdpa --seq 8192 --head-dim 128 --lq 1 \
+      --kernel auto --samples 3 ;;
     *) echo "gpu-ncu: unknown case $c" >&2 ;;
   esac
 done
