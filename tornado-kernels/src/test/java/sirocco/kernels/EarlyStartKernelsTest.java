@@ -18,7 +18,6 @@ import sirocco.jit.Target;
 import sirocco.kernels.attention.SdpaSplitK;
 import sirocco.kernels.attention.SdpaVector;
 import sirocco.kernels.attention.SdpaVectorMma;
-import sirocco.kernels.attention.SdpaVectorMmaStaged;
 import sirocco.kernels.attention.SdpaVectorStaged;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
@@ -43,7 +42,6 @@ class EarlyStartKernelsTest {
             SdpaVector.class,
             SdpaVectorStaged.class,
             SdpaVectorMma.class,
-            SdpaVectorMmaStaged.class,
             SdpaSplitK.class,
             QmmMmaSplitKKernel.class,
             QmmMmaKernel.class,

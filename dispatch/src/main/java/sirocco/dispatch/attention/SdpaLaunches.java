@@ -20,7 +20,6 @@ import sirocco.kernels.attention.SdpaStrides;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
 import sirocco.kernels.attention.SdpaVectorMma;
-import sirocco.kernels.attention.SdpaVectorMmaStaged;
 import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.attention.SdpaVectorStaged;
 import sirocco.kernels.util.StridedCopy;
@@ -117,10 +116,7 @@ final class SdpaLaunches {
     int n = Math.max(1, sms);
     int forced = forcedSplits();
     if (runsTensorCores(shape, maskKind)) {
-      int hintArch = OccupancyHints.enabled() ? arch : 0;
-      return stagedTensorCoreDecode(shape)
-          ? SdpaVectorMmaStaged.plan(shape, n, forced, hintArch)
-          : SdpaVectorMma.plan(shape, n, forced, hintArch);
+      return SdpaVectorMma.plan(shape, n, forced, OccupancyHints.enabled() ? arch : 0);
     }
     if (stagedDecode(shape, n)) {
       return SdpaVectorStaged.plan(shape, n, forced);
@@ -168,25 +164,6 @@ final class SdpaLaunches {
    */
   static boolean tensorCoreDecodePolicy(SdpaShape shape) {
     return true;
-  }
-
-  /**
-   * Whether the tensor-core calls run {@link SdpaVectorMmaStaged} (each warp's next iteration of K
-   * and V by {@code cp.async} into a shared slot) instead of {@link SdpaVectorMma}: {@code
-   * -Dsirocco.attention.mmaStaged=true|false} forces it (read at every call); unset, {@link
-   * #stagedTensorCoreDecodePolicy}.
-   */
-  static final String STAGED_TENSOR_CORE_DECODE_PROPERTY = "sirocco.attention.mmaStaged";
-
-  /** {@link #STAGED_TENSOR_CORE_DECODE_PROPERTY}, else the policy; anything else is refused. */
-  static boolean stagedTensorCoreDecode(SdpaShape shape) {
-    return BooleanProperty.get(
-        STAGED_TENSOR_CORE_DECODE_PROPERTY, stagedTensorCoreDecodePolicy(shape));
-  }
-
-  /** Not yet measured on a GPU: off. */
-  static boolean stagedTensorCoreDecodePolicy(SdpaShape shape) {
-    return false;
   }
 
   /**
@@ -277,13 +254,8 @@ final class SdpaLaunches {
 
   /** The launch of {@link SdpaVector#decode} a plan describes, with the plan's occupancy hint. */
   static KernelLaunch decodeLaunch(SdpaVectorPlans.Plan p, Object[] args) {
-    Class<?> c = p.kernelClass();
     Method m =
-        c == SdpaVectorMma.class
-            ? DECODE_MMA
-            : c == SdpaVectorMmaStaged.class
-                ? DECODE_MMA_STAGED
-                : c == SdpaVectorStaged.class ? DECODE_STAGED : DECODE;
+        p.mma() ? DECODE_MMA : p.kernelClass() == SdpaVectorStaged.class ? DECODE_STAGED : DECODE;
     return KernelLaunch.of(m, p.grid(), p.block(), args).withMinBlocksPerSm(p.minBlocksPerSm());
   }
 
@@ -560,7 +532,6 @@ final class SdpaLaunches {
   private static final Method DECODE = kernel(SdpaVector.class, "decode");
   private static final Method DECODE_MMA = kernel(SdpaVectorMma.class, "decode");
   private static final Method DECODE_STAGED = kernel(SdpaVectorStaged.class, "decode");
-  private static final Method DECODE_MMA_STAGED = kernel(SdpaVectorMmaStaged.class, "decode");
   private static final Method COMBINE = kernel(SdpaSplitK.class, "combine");
   private static final Method SCORES16 = kernel(SdpaUnfused.class, "scores16");
   private static final Method SCORES32 = kernel(SdpaUnfused.class, "scores32");

@@ -11,7 +11,6 @@ import sirocco.kernels.attention.SdpaStrides;
 import sirocco.kernels.attention.SdpaUnfused;
 import sirocco.kernels.attention.SdpaVector;
 import sirocco.kernels.attention.SdpaVectorMma;
-import sirocco.kernels.attention.SdpaVectorMmaStaged;
 import sirocco.kernels.attention.SdpaVectorPlans;
 import sirocco.kernels.attention.SdpaVectorStaged;
 import sirocco.kernels.diff.Prepared.Kind;
@@ -261,17 +260,8 @@ final class AttentionCases {
     return decode(m, sp, SdpaVectorStaged.class);
   }
 
-  /**
-   * {@link SdpaVectorMmaStaged#decode}: longer key ranges and forced splits (3, or one pass), so
-   * every warp runs two or three iterations and reads its shared slot.
-   */
-  static Prepared decodeMmaStaged(Method m, Spec sp) {
-    return decode(m, sp, SdpaVectorMmaStaged.class);
-  }
-
   static Prepared decode(Method m, Spec sp, Class<?> kernel) {
-    boolean staged = kernel == SdpaVectorMmaStaged.class;
-    boolean mma = kernel == SdpaVectorMma.class || staged;
+    boolean mma = kernel == SdpaVectorMma.class;
     int d = sp.i("headDim");
     int dtype = sp.i("dtype");
     int rows = sp.i("rows");
@@ -286,8 +276,7 @@ final class AttentionCases {
     int gqa = rows / lq;
     // One key split needs Lkv <= the keys of one block iteration; 2.5 iterations give 3 splits.
     int iter = mma ? SdpaVectorMma.ITER_KEYS : SdpaVectorPlans.keysPerIteration(d);
-    int lkv =
-        staged ? (partial ? iter * 7 + 5 : iter * 3 - 3) : partial ? iter * 5 / 2 + 1 : iter - 3;
+    int lkv = partial ? iter * 5 / 2 + 1 : iter - 3;
     int batch = partial ? 1 : 2;
     int hkv = 2;
     SdpaShape s = new SdpaShape(batch, gqa * hkv, hkv, lq, lkv, d, d);
@@ -305,13 +294,11 @@ final class AttentionCases {
       Prepared.supported(SdpaVectorMma.supports(s, maskKind));
     }
     SdpaVectorPlans.Plan plan =
-        staged
-            ? SdpaVectorMmaStaged.plan(s, sp.smCount(), partial ? 3 : 1, 0)
-            : mma
-                ? SdpaVectorMma.plan(s, sp.smCount())
-                : kernel == SdpaVectorStaged.class
-                    ? SdpaVectorStaged.plan(s, sp.smCount(), 0)
-                    : SdpaVectorPlans.planFor(s, sp.smCount(), sp.arch(), dtype, maskKind);
+        mma
+            ? SdpaVectorMma.plan(s, sp.smCount())
+            : kernel == SdpaVectorStaged.class
+                ? SdpaVectorStaged.plan(s, sp.smCount(), 0)
+                : SdpaVectorPlans.planFor(s, sp.smCount(), sp.arch(), dtype, maskKind);
     if (plan.rows() != rows) {
       throw new IllegalStateException("plan has rows=" + plan.rows() + ", spec " + rows);
     }

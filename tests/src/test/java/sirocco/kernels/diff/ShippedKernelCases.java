@@ -69,7 +69,6 @@ final class ShippedKernelCases {
     t.put("SdpaUnfused.widen", AttentionCases::widen);
     t.put("SdpaVector.decode", AttentionCases::decode);
     t.put("SdpaVectorMma.decode", AttentionCases::decodeMma);
-    t.put("SdpaVectorMmaStaged.decode", AttentionCases::decodeMmaStaged);
     t.put("SdpaVectorStaged.decode", AttentionCases::decodeStaged);
     t.put("SdpaSplitK.combine", AttentionCases::combine);
     t.put("MaskToBias.fromBool", UtilCases::maskToBias);

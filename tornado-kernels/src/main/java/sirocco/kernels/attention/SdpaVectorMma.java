@@ -136,58 +136,6 @@ public final class SdpaVectorMma {
       @Specialize int maskKind,
       @Specialize boolean hasSinks,
       @Specialize boolean partial) {
-    body(
-        ctx, q, k, v, maskAdd, maskBool, sinks, out, partO, partML, hq, hkv, lq, lkv, qOff, qSB,
-        qSH, qSL, kOff, kSB, kSH, kSL, vOff, vSB, vSH, vSL, mOff, mSB, mSH, mSL, mSK, splitKeys,
-        scaleLog2, headDim, dtype, rows, maskKind, hasSinks, partial, false);
-  }
-
-  /**
-   * The kernel body, inlined into {@link #decode} ({@code staged} false) and {@link
-   * SdpaVectorMmaStaged#decode} (true: each warp's next iteration of K and V is requested by {@code
-   * cp.async} into a shared slot while the current one is computed; see {@link SdpaMmaSlot}).
-   */
-  static void body(
-      KernelContext ctx,
-      short[] q,
-      short[] k,
-      short[] v,
-      float[] maskAdd,
-      byte[] maskBool,
-      float[] sinks,
-      short[] out,
-      float[] partO,
-      float[] partML,
-      int hq,
-      int hkv,
-      int lq,
-      int lkv,
-      int qOff,
-      int qSB,
-      int qSH,
-      int qSL,
-      int kOff,
-      int kSB,
-      int kSH,
-      int kSL,
-      int vOff,
-      int vSB,
-      int vSH,
-      int vSL,
-      int mOff,
-      int mSB,
-      int mSH,
-      int mSL,
-      int mSK,
-      int splitKeys,
-      float scaleLog2,
-      int headDim,
-      int dtype,
-      int rows,
-      int maskKind,
-      boolean hasSinks,
-      boolean partial,
-      boolean staged) {
     // Launched early (SdpaLaunches.earlyStart): nothing is read before the previous kernel ends.
     // The combine after a split pass may become resident as soon as this grid has started: its
     // launch then overlaps this kernel's work (runs 48-49: 8192 keys, D = 64, 9.09 -> 8.81 µs).
@@ -252,81 +200,42 @@ public final class SdpaVectorMma {
     float m = Sdpa.NEG_INF;
     float l = 0f;
 
-    // Staged: the warp's next iteration of K and V goes by cp.async into its shared slot while this
-    // one is computed, so each lane has two iterations in flight (256 + 256 bytes at D = 128)
-    // without registers for the second.
-    short[] slot = ctx.allocateShortLocalArray(SdpaMmaSlot.shorts(staged, headDim));
-    int sl = SdpaMmaSlot.at(warp, lane, headDim);
-    int base0 = kStart + warp * WARP_KEYS;
-    if (staged && base0 + ITER_KEYS < kEnd) {
-      // The second iteration, requested before the loop, where no K/V registers are live yet
-      // (issued behind the first iteration's loads, the copies' addresses spilled 80 bytes).
-      SdpaMmaSlot.issue(
-          slot, sl, k, v, kLane, vLane, base0 + ITER_KEYS, last, kSL, vSL, g, t, wide);
-    }
-
-    for (int base = base0; base < kEnd; base += ITER_KEYS) {
-      // 1. Every load of the iteration: K of keys g and 8+g, V of keys 2t, 2t+1, 2t+8, 2t+9. After
-      // a staged warp's first iteration they come from the slot: K here, V after the scores
-      // (reading V with K kept 32 more registers live through the score products: 162 against
-      // 130 at D = 128).
-      int key = base + 2 * t;
-      Int4 ka0;
-      Int4 ka1;
-      Int4 kb0;
-      Int4 kb1;
+    for (int base = kStart + warp * WARP_KEYS; base < kEnd; base += ITER_KEYS) {
+      // 1. Every load of the iteration: K of keys g and 8+g, V of keys 2t, 2t+1, 2t+8, 2t+9.
+      int ka = kLane + Math.min(base + g, last) * kSL;
+      int kb = kLane + Math.min(base + 8 + g, last) * kSL;
+      Int4 ka0 = Vec.ldg4(k, ka);
+      Int4 ka1 = Vec.ldg4(k, ka + 32);
+      Int4 kb0 = Vec.ldg4(k, kb);
+      Int4 kb1 = Vec.ldg4(k, kb + 32);
       Int4 ka2 = zi;
       Int4 ka3 = zi;
       Int4 kb2 = zi;
       Int4 kb3 = zi;
-      Int4 va0 = zi;
-      Int4 vb0 = zi;
-      Int4 vc0 = zi;
-      Int4 vd0 = zi;
+      if (wide) {
+        ka2 = Vec.ldg4(k, ka + 64);
+        ka3 = Vec.ldg4(k, ka + 96);
+        kb2 = Vec.ldg4(k, kb + 64);
+        kb3 = Vec.ldg4(k, kb + 96);
+      }
+      int key = base + 2 * t;
+      int va = vLane + Math.min(key, last) * vSL;
+      int vb = vLane + Math.min(key + 1, last) * vSL;
+      int vc = vLane + Math.min(key + 8, last) * vSL;
+      int vd = vLane + Math.min(key + 9, last) * vSL;
+      Int4 va0 = Vec.ldg4(v, va);
+      Int4 vb0 = Vec.ldg4(v, vb);
+      Int4 vc0 = Vec.ldg4(v, vc);
+      Int4 vd0 = Vec.ldg4(v, vd);
       Int4 va1 = zi;
       Int4 vb1 = zi;
       Int4 vc1 = zi;
       Int4 vd1 = zi;
-      boolean fromSlot = staged && base != base0;
-      if (fromSlot) {
-        Vec.waitAsync(0); // this lane's copies of this iteration have landed
-        ka0 = Vec.load4(slot, sl);
-        ka1 = Vec.load4(slot, sl + SdpaMmaSlot.SLOT);
-        kb0 = Vec.load4(slot, sl + 2 * SdpaMmaSlot.SLOT);
-        kb1 = Vec.load4(slot, sl + 3 * SdpaMmaSlot.SLOT);
-        if (wide) {
-          ka2 = Vec.load4(slot, sl + 8 * SdpaMmaSlot.SLOT);
-          ka3 = Vec.load4(slot, sl + 9 * SdpaMmaSlot.SLOT);
-          kb2 = Vec.load4(slot, sl + 10 * SdpaMmaSlot.SLOT);
-          kb3 = Vec.load4(slot, sl + 11 * SdpaMmaSlot.SLOT);
-        }
-      } else {
-        int ka = kLane + Math.min(base + g, last) * kSL;
-        int kb = kLane + Math.min(base + 8 + g, last) * kSL;
-        ka0 = Vec.ldg4(k, ka);
-        ka1 = Vec.ldg4(k, ka + 32);
-        kb0 = Vec.ldg4(k, kb);
-        kb1 = Vec.ldg4(k, kb + 32);
-        if (wide) {
-          ka2 = Vec.ldg4(k, ka + 64);
-          ka3 = Vec.ldg4(k, ka + 96);
-          kb2 = Vec.ldg4(k, kb + 64);
-          kb3 = Vec.ldg4(k, kb + 96);
-        }
-        int va = vLane + Math.min(key, last) * vSL;
-        int vb = vLane + Math.min(key + 1, last) * vSL;
-        int vc = vLane + Math.min(key + 8, last) * vSL;
-        int vd = vLane + Math.min(key + 9, last) * vSL;
-        va0 = Vec.ldg4(v, va);
-        vb0 = Vec.ldg4(v, vb);
-        vc0 = Vec.ldg4(v, vc);
-        vd0 = Vec.ldg4(v, vd);
-        if (wide) {
-          va1 = Vec.ldg4(v, va + 64);
-          vb1 = Vec.ldg4(v, vb + 64);
-          vc1 = Vec.ldg4(v, vc + 64);
-          vd1 = Vec.ldg4(v, vd + 64);
-        }
+      if (wide) {
+        va1 = Vec.ldg4(v, va + 64);
+        vb1 = Vec.ldg4(v, vb + 64);
+        vc1 = Vec.ldg4(v, vc + 64);
+        vd1 = Vec.ldg4(v, vd + 64);
       }
 
       // 2. Scores of keys 0-7 (sa) and 8-15 (sb): two independent chains over the head axis.
@@ -339,29 +248,6 @@ public final class SdpaVectorMma {
         sb = scoreChunk(ctx, q2, kb2, sb, dtype);
         sa = scoreChunk(ctx, q3, ka3, sa, dtype);
         sb = scoreChunk(ctx, q3, kb3, sb, dtype);
-      }
-
-      if (fromSlot) {
-        va0 = Vec.load4(slot, sl + 4 * SdpaMmaSlot.SLOT);
-        vb0 = Vec.load4(slot, sl + 5 * SdpaMmaSlot.SLOT);
-        vc0 = Vec.load4(slot, sl + 6 * SdpaMmaSlot.SLOT);
-        vd0 = Vec.load4(slot, sl + 7 * SdpaMmaSlot.SLOT);
-        if (wide) {
-          va1 = Vec.load4(slot, sl + 12 * SdpaMmaSlot.SLOT);
-          vb1 = Vec.load4(slot, sl + 13 * SdpaMmaSlot.SLOT);
-          vc1 = Vec.load4(slot, sl + 14 * SdpaMmaSlot.SLOT);
-          vd1 = Vec.load4(slot, sl + 15 * SdpaMmaSlot.SLOT);
-        }
-      }
-
-      // The slot's values are in registers and the score products have used the K ones: refill
-      // it with the iteration after this one (the first iteration's was requested before the loop).
-      if (staged) {
-        if (fromSlot && base + ITER_KEYS < kEnd) {
-          SdpaMmaSlot.issue(
-              slot, sl, k, v, kLane, vLane, base + ITER_KEYS, last, kSL, vSL, g, t, wide);
-        }
-        Vec.commitAsync();
       }
 
       // 3. Online softmax of row g over its 16 keys (4 per lane).
@@ -415,10 +301,6 @@ public final class SdpaVectorMma {
         o6 = valueTile(ctx, va1.z(), vb1.z(), vc1.z(), vd1.z(), pt, pr, o6, dtype);
         o7 = valueTile(ctx, va1.w(), vb1.w(), vc1.w(), vd1.w(), pt, pr, o7, dtype);
       }
-    }
-
-    if (staged) {
-      Vec.waitAsync(0); // no copy may still be in flight into shared memory past the loop
     }
 
     // ---- this warp's state per row into shared memory, then the block's merge ----
@@ -565,24 +447,10 @@ public final class SdpaVectorMma {
    * forceSplits} key splits (0: as many as fill one wave of resident blocks).
    */
   public static SdpaVectorPlans.Plan plan(SdpaShape shape, int smCount, int forceSplits, int arch) {
-    return plan(shape, smCount, forceSplits, arch, false);
-  }
-
-  /**
-   * The plan of this kernel ({@code staged} false) or of {@link SdpaVectorMmaStaged} (true: the
-   * warps' slots added to the shared memory, which can lower the resident blocks).
-   */
-  static SdpaVectorPlans.Plan plan(
-      SdpaShape shape, int smCount, int forceSplits, int arch, boolean staged) {
     int rows = defaultRows(shape);
     int hint = minBlocksPerSm(arch, shape.headDim(), rows);
-    int shared = SHARED_BYTES + (staged ? SdpaMmaSlot.bytes(shape.headDim()) : 0);
-    // 128-thread blocks like SdpaVector's (whose larger shared footprint caps the count at 6);
-    // the staged slots may cap it lower (8 registers: a bound by shared memory alone).
-    int blocks =
-        Math.min(
-            hint > 0 ? hint : SdpaVectorPlans.blocksPerSm(registers(shape.headDim())),
-            SdpaVectorPlans.blocksPerSm(8, shared));
+    // 128-thread blocks like SdpaVector's; its larger shared footprint caps the count at 6.
+    int blocks = hint > 0 ? hint : SdpaVectorPlans.blocksPerSm(registers(shape.headDim()));
     return SdpaVectorPlans.layout(
             shape,
             smCount,
@@ -592,8 +460,8 @@ public final class SdpaVectorMma {
             MAX_ROWS,
             ITER_KEYS,
             THREADS,
-            shared,
-            staged ? SdpaVectorMmaStaged.class : SdpaVectorMma.class)
+            SHARED_BYTES,
+            SdpaVectorMma.class)
         .withMinBlocksPerSm(hint);
   }
 }

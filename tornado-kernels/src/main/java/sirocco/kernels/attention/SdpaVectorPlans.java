@@ -121,7 +121,7 @@ public final class SdpaVectorPlans {
 
     /** True when the plan launches {@link SdpaVectorMma} (tensor cores). */
     public boolean mma() {
-      return kernelClass == SdpaVectorMma.class || kernelClass == SdpaVectorMmaStaged.class;
+      return kernelClass == SdpaVectorMma.class;
     }
   }
 
