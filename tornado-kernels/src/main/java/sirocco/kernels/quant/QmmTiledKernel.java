@@ -319,6 +319,19 @@ public final class QmmTiledKernel {
     if (wSlots > 1) {
       storeW(ws, 0, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
     }
+    if (stages == 2) {
+      // With two slots the weights run two steps ahead: step 1's are in flight before the loop,
+      // and step st requests step st + 2's (HBM latency under load is about one step's compute).
+      int k1 = Math.min(1, steps - 1) * BK;
+      pw0 = loadW(wq, wg0, k1 * bits / 32);
+      ps0 = loadHalf(scales, sg0, tid, bits, k1, groupSize);
+      pb0 = loadHalf(biases, sg0, tid, bits, k1, groupSize);
+      if (wSlots > 1) {
+        pw1 = loadW(wq, wg1, k1 * bits / 32);
+        ps1 = loadHalf(scales, sg1, tid + threads, bits, k1, groupSize);
+        pb1 = loadHalf(biases, sg1, tid + threads, bits, k1, groupSize);
+      }
+    }
     if (xAsync == 1) {
       Vec.commitAsync();
       Vec.waitAsync(0);
@@ -357,13 +370,27 @@ public final class QmmTiledKernel {
       if (xSlots > 7) {
         px7 = fetchX(x, xs, 2 * (xNext + xSharedAt(tid, 7, threads)), xg7, kn, xFull, xAsync);
       }
-      pw0 = loadW(wq, wg0, kn * bits / 32);
-      ps0 = loadHalf(scales, sg0, tid, bits, kn, groupSize);
-      pb0 = loadHalf(biases, sg0, tid, bits, kn, groupSize);
+      // The weights this step requests: the next step's (one slot), or the one after (two slots;
+      // the next step's arrived during the previous step and wait in pw/ps/pb).
+      int kw = stages == 2 ? Math.min(st + 2, steps - 1) * BK : kn;
+      Int4 qw0 = loadW(wq, wg0, kw * bits / 32);
+      int qs0 = loadHalf(scales, sg0, tid, bits, kw, groupSize);
+      int qb0 = loadHalf(biases, sg0, tid, bits, kw, groupSize);
+      Int4 qw1 = none;
+      int qs1 = 0;
+      int qb1 = 0;
       if (wSlots > 1) {
-        pw1 = loadW(wq, wg1, kn * bits / 32);
-        ps1 = loadHalf(scales, sg1, tid + threads, bits, kn, groupSize);
-        pb1 = loadHalf(biases, sg1, tid + threads, bits, kn, groupSize);
+        qw1 = loadW(wq, wg1, kw * bits / 32);
+        qs1 = loadHalf(scales, sg1, tid + threads, bits, kw, groupSize);
+        qb1 = loadHalf(biases, sg1, tid + threads, bits, kw, groupSize);
+      }
+      if (stages == 1) {
+        pw0 = qw0;
+        ps0 = qs0;
+        pb0 = qb0;
+        pw1 = qw1;
+        ps1 = qs1;
+        pb1 = qb1;
       }
       if (xAsync == 1) {
         Vec.commitAsync();
@@ -522,6 +549,14 @@ public final class QmmTiledKernel {
       storeW(ws, wNext, tid, bn, bits, dtype, pw0, ps0, pb0);
       if (wSlots > 1) {
         storeW(ws, wNext, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
+      }
+      if (stages == 2) {
+        pw0 = qw0;
+        ps0 = qs0;
+        pb0 = qb0;
+        pw1 = qw1;
+        ps1 = qs1;
+        pb1 = qb1;
       }
       if (xAsync == 1) {
         Vec.waitAsync(0); // this thread's copies of the next x tile have landed
