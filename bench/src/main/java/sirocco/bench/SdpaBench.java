@@ -63,6 +63,9 @@ public final class SdpaBench {
    * Options.
    *
    * @param kernel null for the default ({@link #kernels}), "auto" (the ladder), "all", or a rung
+   * @param kvCopies K/V copies the timed calls rotate through: 0 for enough to exceed the L2
+   *     ({@link GpuTiming#copiesFor}, the default), 1 for one pair that the L2 may hold between
+   *     calls (how {@code bench/torch_sdpa.py} times PyTorch without {@code --rotate})
    */
   public record Options(
       List<Integer> seq,
@@ -73,7 +76,29 @@ public final class SdpaBench {
       String kernel,
       boolean prefill,
       int samples,
-      double maxSecondsPerCell) {}
+      double maxSecondsPerCell,
+      int kvCopies) {
+    public Options {
+      if (kvCopies < 0 || kvCopies > 32) {
+        throw new IllegalArgumentException(
+            "kvCopies must be 0 (enough to exceed the L2) or 1..32, got " + kvCopies);
+      }
+    }
+
+    /** Options rotating K/V over enough copies to exceed the L2. */
+    public Options(
+        List<Integer> seq,
+        List<Integer> headDims,
+        List<Integer> lq,
+        int hq,
+        int hkv,
+        String kernel,
+        boolean prefill,
+        int samples,
+        double maxSecondsPerCell) {
+      this(seq, headDims, lq, hq, hkv, kernel, prefill, samples, maxSecondsPerCell, 0);
+    }
+  }
 
   private SdpaBench() {}
 
@@ -114,6 +139,14 @@ public final class SdpaBench {
         "bench sdpa on %s; device copy bandwidth %.0f GB/s%n",
         d.info().name(),
         copyGBs);
+    if (gpu && o.kvCopies() > 0) {
+      out.printf(
+          Locale.ROOT,
+          "K/V in %d cop%s per cell (not rotated past the L2: what the L2 keeps between calls is"
+              + " read from there)%n",
+          o.kvCopies(),
+          o.kvCopies() == 1 ? "y" : "ies");
+    }
     List<String> kernels = kernels(o.kernel(), o.prefill());
     List<BenchCase> cases = new ArrayList<>();
     out.printf(
@@ -146,7 +179,7 @@ public final class SdpaBench {
       int lq = cell[2];
       boolean causal = cell[3] == 1;
       long kvBytes = 2L * seq * o.hkv() * hd * 2;
-      int copies = gpu ? GpuTiming.copiesFor(kvBytes) : 1;
+      int copies = !gpu ? 1 : o.kvCopies() > 0 ? o.kvCopies() : GpuTiming.copiesFor(kvBytes);
       Stats read = gpu ? GpuTiming.readFloor(d, kvBytes, copies, 20) : null;
       List<Tensor[]> kv = new ArrayList<>();
       Tensor q = rt.zeros(DType.BF16, 1, o.hq(), lq, hd);
@@ -251,6 +284,7 @@ public final class SdpaBench {
         params.put("gbPerS", gbs);
         params.put("percentOfCopyFloor", floorPct);
         params.put("readOnlyMicros", read == null ? null : read.median());
+        params.put("kvCopies", copies);
         params.put("check", check);
         params.put("cudnnPlan", plan);
         params.put("graphReplayMicros", graph == null ? null : graph.median());

@@ -62,6 +62,14 @@ final class BenchSdpaCommand implements Callable<Integer> {
       description = "Wall-time cap per cell and kernel (default: ${DEFAULT-VALUE}).")
   double maxSeconds = 3;
 
+  @Option(
+      names = "--copies",
+      description =
+          "K/V copies the timed calls rotate through: 0 = enough to exceed the L2 (default), 1 ="
+              + " one pair the L2 may keep between calls, as bench/torch_sdpa.py times PyTorch"
+              + " without --rotate (the issue's reference figures).")
+  int copies = 0;
+
   @Mixin BenchCommand.Output output;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -71,6 +79,9 @@ final class BenchSdpaCommand implements Callable<Integer> {
     if (hq < 1 || hkv < 1 || hq % hkv != 0 || samples < 1) {
       throw new IllegalArgumentException(
           "--hq and --hkv must be positive with hq % hkv == 0; --samples >= 1");
+    }
+    if (copies < 0 || copies > 32) {
+      throw new IllegalArgumentException("--copies must be 0 (auto) or 1..32, got " + copies);
     }
     SdpaBench.kernels(kernel, prefill); // rejects a bad --kernel before the device is opened
     List<Integer> s =
@@ -82,7 +93,8 @@ final class BenchSdpaCommand implements Callable<Integer> {
       var r =
           SdpaBench.run(
               rt,
-              new SdpaBench.Options(s, d, lq, hq, hkv, kernel, prefill, samples, maxSeconds),
+              new SdpaBench.Options(
+                  s, d, lq, hq, hkv, kernel, prefill, samples, maxSeconds, copies),
               out);
       output.write(r, out);
       boolean failed =

@@ -377,6 +377,12 @@ class TornadoCliTest {
         bad.err()
             .contains("--kernel must be auto, all or one of cudnn, vector, fallback, got 'flash'"),
         bad.err());
+
+    Run badCopies = run(with(SMALL_PREFILL, "--copies", "33"));
+    System.clearProperty("sirocco.backend");
+    assertEquals(2, badCopies.code());
+    assertTrue(
+        badCopies.err().contains("--copies must be 0 (auto) or 1..32, got 33"), badCopies.err());
   }
 
   static List<String> names(JsonNode doc) {
