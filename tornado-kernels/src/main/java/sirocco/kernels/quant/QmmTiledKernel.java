@@ -732,12 +732,13 @@ public final class QmmTiledKernel {
    * blocks = 1.45 waves against 512 = 1.94).
    */
   public static LaunchPlan plan(QmmShape s) {
-    // x goes by cp.async for every row count: 70.5 / 112.0 / 216.0 µs at 128 / 256 / 512 rows
-    // against 71.5 / 113.9 / 222.6 through registers (128 x 96; 128 x 128: 199.4 against 212.6 at
-    // 512, 376.4 against 394.9 at 1024; run 63). A partly filled last block skips its rows past the
-    // end (copying the clamped last row made 64 rows twice as slow in run 63): 68.2 / 68.3 / 107.5
-    // at 64 / 96 / 192 rows against 70.5 / 71.2 / 113.2 through registers (run 64).
-    int xAsync = 1;
+    // 4-bit: x goes by cp.async for every row count: 70.5 / 112.0 / 216.0 µs at 128 / 256 / 512
+    // rows against 71.5 / 113.9 / 222.6 through registers (128 x 96; 128 x 128: 199.4 against
+    // 212.6 at 512, 376.4 against 394.9 at 1024; run 63). A partly filled last block skips its rows
+    // past the end (copying the clamped last row made 64 rows twice as slow in run 63): 68.2 / 68.3
+    // / 107.5 at 64 / 96 / 192 rows against 70.5 / 71.2 / 113.2 through registers (run 64). 8-bit
+    // keeps the registers: 169.4 / 170.6 at 192 / 256 rows against 183.4 / 186.2 (run 70).
+    int xAsync = s.bits() == 4 ? 1 : 0;
     if (s.n() % 96 == 0 && (s.rows() <= 384 || s.n() % 128 != 0)) {
       return plan(s, 128, 96, 3, 4, 2, xAsync);
     }

@@ -81,6 +81,7 @@ class QmmTiledKernelTest {
     check(s, QmmTiledKernel.plan(s), 7, "default");
     QmmShape s8 = QmmShape.affine(8, 64, Quant.BF16, 130, 384, 128);
     assertEquals(96, QmmTiledKernel.plan(s8).get("bn"));
+    assertEquals(0, QmmTiledKernel.plan(s8).get("xAsync"), "8-bit keeps x in registers");
     check(s8, QmmTiledKernel.plan(s8), 9, "default 8-bit");
     assertEquals(128, QmmTiledKernel.plan(s).get("bm"));
     // x by cp.async also for a partly filled block (its rows past the end are skipped).
