@@ -36,7 +36,8 @@ import sirocco.runtime.cuda.CudaStream;
 public final class SdpaBench {
   /**
    * PyTorch 2.11 decode references from the attention issue (µs, kernel time, CUDA graphs), by S
-   * then D.
+   * then D. Measured with one K/V pair reused by every call (bench/RESULTS.md run 68 reproduced
+   * them so), i.e. under the conditions of {@code --copies 1}, not of the default rotation.
    */
   static final Map<String, Double> TORCH_DECODE =
       Map.of(
@@ -139,6 +140,13 @@ public final class SdpaBench {
         "bench sdpa on %s; device copy bandwidth %.0f GB/s%n",
         d.info().name(),
         copyGBs);
+    if (!o.prefill()) {
+      out.printf(
+          Locale.ROOT,
+          "torch: issue #8's PyTorch 2.11 figures, measured with one K/V pair reused by every call"
+              + " (compare them with --copies 1; PyTorch with K/V rotated past the L2: bench/RESULTS.md run"
+              + " 68)%n");
+    }
     if (gpu && o.kvCopies() > 0) {
       out.printf(
           Locale.ROOT,
