@@ -144,8 +144,8 @@ public final class SdpaBench {
       out.printf(
           Locale.ROOT,
           "torch: issue #8's PyTorch 2.11 figures, measured with one K/V pair reused by every call"
-              + " (compare them with --copies 1; PyTorch with K/V rotated past the L2: bench/RESULTS.md run"
-              + " 68)%n");
+              + " (compare them with --copies 1; PyTorch with K/V rotated past the L2:"
+              + " bench/RESULTS.md run 68)%n");
     }
     if (gpu && o.kvCopies() > 0) {
       out.printf(
