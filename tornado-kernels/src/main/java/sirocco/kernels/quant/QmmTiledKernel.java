@@ -40,7 +40,8 @@ import sirocco.api.Vec;
  *       stored) and the packed weight tile ({@code bn} x 64 codes, 16-byte loads of 4 words) with
  *       the scale and bias of each 4-word chunk (with {@code xAsync = 1} the x tile instead goes by
  *       {@code cp.async} straight into the free slot, waited for before the step's last barrier: no
- *       registers hold it and no stores write it);
+ *       registers hold it and no stores write it; with two slots, 4-bit weights are requested two
+ *       steps ahead, the next step's waiting in registers meanwhile);
  *   <li>every warp runs its {@code 4 * mt * nt} mmas of this step from shared memory, fragments
  *       read with {@code ctx.loadMatrixX4} ({@code ldmatrix .x4}): one instruction per 16x16 weight
  *       tile and per two 8-row x tiles, where 32-bit loads took four per tile and two per x tile,
@@ -112,9 +113,12 @@ import sirocco.api.Vec;
  * warps of 48 x 32 fit two per SM at 96 registers, the default now: 72.5 / 74.1 / 114.3 µs at 64 /
  * 128 / 256 rows against {@link QmmMmaKernel}'s 82.5 / 95.0 / 188.6 (run 60). Still 1.85x the
  * 256-row target; Nsight on the 16-warp 256 x 96 tiling (118.5 µs) shows tensor pipe 34% and the
- * warps waiting on shared-memory loads, global loads and the step barrier about equally. Next
- * levers: the x tile through {@code cp.async} with three slots (no register staging, loads two
- * steps ahead), and bf16 8-bit codes without the float detour (8-bit is 1.5x the 4-bit time).
+ * warps waiting on shared-memory loads, global loads and the step barrier about equally. Since then
+ * (runs 63–70): the x tile by {@code cp.async} (4-bit), 4-bit weights two steps ahead: 65.3 / 66.6
+ * / 106.7 / 197.9 µs at 64 / 128 / 256 / 512 rows. Left: the ldmatrix traffic itself (about 213
+ * bytes of fragments per mma at 48 x 32 warp tiles against 128 B/clock/SM, i.e. ~1.7 clocks per mma
+ * before any store), which larger warp tiles cut only at registers that cost occupancy, and bf16
+ * 8-bit codes without the float detour (8-bit is 1.6x the 4-bit time).
  */
 public final class QmmTiledKernel {
   private QmmTiledKernel() {}
@@ -322,7 +326,8 @@ public final class QmmTiledKernel {
     // With two slots 4-bit weights run two steps ahead: step 1's are in flight before the loop,
     // and step st requests step st + 2's (HBM latency under load is about one step's compute). Run
     // 68: 65.3 / 66.6 / 197.9 µs at 64 / 128 / 512 rows against 68.2 / 68.9 / 204.4 one step
-    // ahead; 8-bit (twice the weight registers) took 184.9 at 256 rows against 171.2 before.
+    // ahead. 8-bit (twice the weight registers) stays one step ahead, not timed two ahead on its
+    // own: its slowdown in run 68 (184.9 against 171.2 µs at 256 rows) was the cp.async x tile's.
     boolean ahead2 = stages == 2 && bits == 4;
     if (ahead2) {
       int k1 = Math.min(1, steps - 1) * BK;
