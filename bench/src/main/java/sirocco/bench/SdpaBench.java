@@ -85,20 +85,6 @@ public final class SdpaBench {
             "kvCopies must be 0 (enough to exceed the L2) or 1..32, got " + kvCopies);
       }
     }
-
-    /** Options rotating K/V over enough copies to exceed the L2. */
-    public Options(
-        List<Integer> seq,
-        List<Integer> headDims,
-        List<Integer> lq,
-        int hq,
-        int hkv,
-        String kernel,
-        boolean prefill,
-        int samples,
-        double maxSecondsPerCell) {
-      this(seq, headDims, lq, hq, hkv, kernel, prefill, samples, maxSecondsPerCell, 0);
-    }
   }
 
   private SdpaBench() {}

@@ -392,14 +392,6 @@ public final class QmmTiledKernel {
         qs1 = loadHalf(scales, sg1, tid + threads, bits, kw, groupSize);
         qb1 = loadHalf(biases, sg1, tid + threads, bits, kw, groupSize);
       }
-      if (!ahead2) {
-        pw0 = qw0;
-        ps0 = qs0;
-        pb0 = qb0;
-        pw1 = qw1;
-        ps1 = qs1;
-        pb1 = qb1;
-      }
       if (xAsync == 1) {
         Vec.commitAsync();
       }
@@ -554,18 +546,35 @@ public final class QmmTiledKernel {
       if (xSlots > 7) {
         storeX(xs, 2 * (xNext + xSharedAt(tid, 7, threads)), xg7, xFull, xAsync, px7);
       }
-      storeW(ws, wNext, tid, bn, bits, dtype, pw0, ps0, pb0);
+      // The next step's weights: requested by the previous step (ahead2) or by this one.
+      storeW(
+          ws,
+          wNext,
+          tid,
+          bn,
+          bits,
+          dtype,
+          ahead2 ? pw0 : qw0,
+          ahead2 ? ps0 : qs0,
+          ahead2 ? pb0 : qb0);
       if (wSlots > 1) {
-        storeW(ws, wNext, tid + threads, bn, bits, dtype, pw1, ps1, pb1);
+        storeW(
+            ws,
+            wNext,
+            tid + threads,
+            bn,
+            bits,
+            dtype,
+            ahead2 ? pw1 : qw1,
+            ahead2 ? ps1 : qs1,
+            ahead2 ? pb1 : qb1);
       }
-      if (ahead2) {
-        pw0 = qw0;
-        ps0 = qs0;
-        pb0 = qb0;
-        pw1 = qw1;
-        ps1 = qs1;
-        pb1 = qb1;
-      }
+      pw0 = qw0;
+      ps0 = qs0;
+      pb0 = qb0;
+      pw1 = qw1;
+      ps1 = qs1;
+      pb1 = qb1;
       if (xAsync == 1) {
         Vec.waitAsync(0); // this thread's copies of the next x tile have landed
       }
