@@ -163,8 +163,8 @@ public final class QmmBench {
                 + QmmOp.rungs()
                 + " where qmm-mma may name its tiling as qmm-mma@MTxNTxWNxKS[xD] (e.g."
                 + " qmm-mma@1x1x1x8 or qmm-mma@2x1x1x8x2), qmm-mma-splitk its warps along k, tiles"
-                + " per warp and blocks per SM as qmm-mma-splitk@KSxMTxBPS (e.g."
-                + " qmm-mma-splitk@16x2x1), qmv-splitk its blocks per SM and batch as"
+                + " per warp and blocks per SM as qmm-mma-splitk@KSxMTxBPS[xRT] (e.g."
+                + " qmm-mma-splitk@16x2x1, or @16x1x1x2 for two 8-row tiles per warp), qmv-splitk its blocks per SM and batch as"
                 + " qmv-splitk@BPSxFB, qmv-async its whole grid, batch and stages as"
                 + " qmv-async@BLOCKSxFBxSTAGES, qmm-mma-async its k split and stages as qmm-mma-async@KSxSTAGES, and qmv-rows its rows of x per block and features per warp as"
                 + " qmv-rows@RxF, qmm-tiled its block and warp tiles, tile slots and cp.async x"

@@ -15,9 +15,9 @@ import sirocco.kernels.quant.QmmTiledKernel;
 
 /**
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
- * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code qmm-mma-splitk@KSxMTxBPS},
- * {@code qmv-splitk@BPSxFB}, {@code qmv-rows@RxF}, {@code qmm-tiled@BMxBNxMTxNT}), which the op
- * itself never uses.
+ * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code
+ * qmm-mma-splitk@KSxMTxBPS[xRT]}, {@code qmv-splitk@BPSxFB}, {@code qmv-rows@RxF}, {@code
+ * qmm-tiled@BMxBNxMTxNT}), which the op itself never uses.
  */
 final class QmmRungs {
   private QmmRungs() {}
@@ -43,7 +43,8 @@ final class QmmRungs {
    * qmm-mma@MTxNTxWNxKS} gives {@code {mt, nt, wn, ks}} (depth 1: one chunk of weights in flight
    * per warp), {@code qmm-mma@MTxNTxWNxKSxD} gives {@code {mt, nt, wn, ks, depth}}, {@code
    * qmm-mma-splitk@KSxMTxBPS} gives {@code {warps splitting k, 16-feature tiles per warp, blocks
-   * per SM}}, {@code qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
+   * per SM}} and {@code qmm-mma-splitk@KSxMTxBPSxRT} adds the 8-row tiles per warp (1, 2), {@code
+   * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
    * qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks (the whole grid), features per batch,
    * stages}}, {@code qmm-mma-async@KSxSTAGES} gives {@code {warps splitting k, stages}}, {@code
    * qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
@@ -62,7 +63,7 @@ final class QmmRungs {
         base.equals(QmmOp.QMM_MMA)
             ? parts.length == 4 || parts.length == 5
             : base.equals(QmmOp.QMM_MMA_SPLITK)
-                ? parts.length == 3
+                ? parts.length == 3 || parts.length == 4
                 : base.equals(QmmOp.QMM_TILED)
                     ? parts.length >= 4 && parts.length <= 6
                     : base.equals(QmmOp.QMV_ASYNC)
@@ -91,8 +92,8 @@ final class QmmRungs {
       return QmmMmaKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 1);
     }
     if (base.equals(QmmOp.QMM_MMA_SPLITK)) {
-      // Checks KS (divides the groups, at most 256 k per warp), MT in 1, 2 and BPS >= 1.
-      return QmmMmaSplitKKernel.plan(s, smCount, t[0], t[1], t[2]);
+      // Checks KS (divides the groups, at most 256 k per warp), MT and RT in 1, 2 and BPS >= 1.
+      return QmmMmaSplitKKernel.plan(s, smCount, t[0], t[1], t[2], t.length > 3 ? t[3] : 1);
     }
     if (base.equals(QmmOp.QMM_TILED)) {
       // Checks the tiling and the stages, names the bad one.

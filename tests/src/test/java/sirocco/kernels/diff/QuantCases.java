@@ -503,15 +503,17 @@ final class QuantCases {
     // k gives exactly ks slices of wps words per lane (32 codes per word and lane group); 5 rows
     // (one partial row tile); n = 72 leaves a partial batch of 16*mt features; planned for 2 SMs
     // of one block, whatever the device, so each block walks several batches (the slab reused).
+    // With two row tiles per warp (rt = 2) 13 rows: a full first tile and a partial second.
     int k = ks * sp.i("wps") * 32;
-    QmmShape s = QmmShape.affine(sp.i("bits"), g, sp.i("dtype"), 5, 72, k);
+    int rt = sp.i("rt");
+    QmmShape s = QmmShape.affine(sp.i("bits"), g, sp.i("dtype"), rt == 2 ? 13 : 5, 72, k);
     Prepared.supported(QmmMmaSplitKKernel.supports(s));
     QmmData d = data(sp.rnd(), s);
-    LaunchPlan p = QmmMmaSplitKKernel.plan(s, 2, ks, mt, 1);
+    LaunchPlan p = QmmMmaSplitKKernel.plan(s, 2, ks, mt, 1, rt);
     return fromPlan(
         m,
         p,
-        "QmmMmaSplitKKernel.plan(s, 2, " + ks + ", " + mt + ", 1)",
+        "QmmMmaSplitKKernel.plan(s, 2, " + ks + ", " + mt + ", 1, " + rt + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         d.wq(),

@@ -264,7 +264,7 @@ public final class QmmMmaAsyncKernel {
 
       Vec.store4(red, buf + warp * 128 + lane * 4, acc);
       ctx.localBarrier();
-      QmmMmaSplitKKernel.reduceBatch(red, out, buf, tid, bt, 16, mBase, rows, n, ks, 1, dtype);
+      QmmMmaSplitKKernel.reduceBatch(red, out, buf, tid, bt, 16, mBase, rows, n, ks, 1, 1, dtype);
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
       slot = slot == stages - 1 ? 0 : slot + 1;

@@ -105,12 +105,15 @@ public final class QmmMmaSplitKKernel {
   /** Affine 4-bit weights, bf16/f16 x, scales, biases and output. */
   @Kernel(
       validateWith = {
-        "bits=4,groupSize=64,dtype=0,ks=16,mt=1,wps=8",
-        "bits=4,groupSize=64,dtype=0,ks=16,mt=2,wps=8",
-        "bits=4,groupSize=64,dtype=1,ks=16,mt=1,wps=8",
-        "bits=4,groupSize=64,dtype=0,ks=32,mt=1,wps=4",
-        "bits=4,groupSize=128,dtype=0,ks=16,mt=1,wps=8",
-        "bits=4,groupSize=32,dtype=1,ks=16,mt=1,wps=8"
+        "bits=4,groupSize=64,dtype=0,ks=16,mt=1,wps=8,rt=1",
+        "bits=4,groupSize=64,dtype=0,ks=16,mt=2,wps=8,rt=1",
+        "bits=4,groupSize=64,dtype=1,ks=16,mt=1,wps=8,rt=1",
+        "bits=4,groupSize=64,dtype=0,ks=32,mt=1,wps=4,rt=1",
+        "bits=4,groupSize=128,dtype=0,ks=16,mt=1,wps=8,rt=1",
+        "bits=4,groupSize=32,dtype=1,ks=16,mt=1,wps=8,rt=1",
+        "bits=4,groupSize=64,dtype=0,ks=16,mt=1,wps=8,rt=2",
+        "bits=4,groupSize=128,dtype=1,ks=16,mt=1,wps=8,rt=2",
+        "bits=4,groupSize=64,dtype=0,ks=32,mt=1,wps=4,rt=2"
       })
   public static void qmm(
       KernelContext ctx,
@@ -127,7 +130,8 @@ public final class QmmMmaSplitKKernel {
       @Specialize int dtype,
       @Specialize int ks,
       @Specialize int mt,
-      @Specialize int wps) {
+      @Specialize int wps,
+      @Specialize int rt) {
     // May be launched early (QmmPolicy.earlyStart): nothing is read before the previous kernel
     // ends.
     ctx.waitForPriorGrids();
@@ -144,7 +148,7 @@ public final class QmmMmaSplitKKernel {
     int lw = warp * 4 * wps + t * wpl; // the lane's first word of a row; group c adds 4*wpl*c
     int gw = warp * cpw; // the warp's first group of a row
     float offset = QmmMmaFragments.affineOffset(bits, dtype);
-    int slab = ks * mt * 128;
+    int slab = ks * mt * rt * 128;
     float[] red = ctx.allocateFloatLocalArray(2 * slab);
 
     // The first batch's words, scales and biases: issued before anything waits on memory.
@@ -200,7 +204,9 @@ public final class QmmMmaSplitKKernel {
 
     // The warp's slice of x as B fragments (steps h = 0, 1 of slot j in xf_j), for the whole
     // kernel, and the per-group sums X of x (rows 2t, 2t+1: group c in sx_(c/2), half c%2).
-    int xr = ctx.groupIdy * 8 + g < rows ? (ctx.groupIdy * 8 + g) * k : -1;
+    int mBase = ctx.groupIdy * 8 * rt;
+    int xr = mBase + g < rows ? (mBase + g) * k : -1;
+    int yr = rt > 1 && mBase + 8 + g < rows ? (mBase + 8 + g) * k : -1;
     Float4 zf = new Float4(0f, 0f, 0f, 0f);
     Int4 ones = QmmMmaFragments.onesFragment(dtype);
     Int4 xf0 = zi;
@@ -211,39 +217,72 @@ public final class QmmMmaSplitKKernel {
     Int4 xf5 = zi;
     Int4 xf6 = zi;
     Int4 xf7 = zi;
-    float[] xsum = ctx.allocateFloatLocalArray(ks * cpw * 8);
+    // Row tile 1's fragments (rt = 2): the same weights' A fragments feed both tiles' mmas.
+    Int4 yf0 = zi;
+    Int4 yf1 = zi;
+    Int4 yf2 = zi;
+    Int4 yf3 = zi;
+    Int4 yf4 = zi;
+    Int4 yf5 = zi;
+    Int4 yf6 = zi;
+    Int4 yf7 = zi;
+    int ys = ks * cpw * 8; // row tile 1's sums follow tile 0's
+    float[] xsum = ctx.allocateFloatLocalArray(ks * cpw * 8 * rt);
     int xsAt = warp * cpw * 8 + 2 * t;
     for (int c = 0; c < cpw; c++) {
       Float4 o = zf;
+      Float4 oy = zf;
       for (int i = 0; i < wpl; i++) {
         int j = c * wpl + i;
-        Int4 p = QmmMmaKernel.loadX(x, xr, (lw + 4 * wpl * c + i) * 8, bits);
+        int at = (lw + 4 * wpl * c + i) * 8;
+        Int4 p = QmmMmaKernel.loadX(x, xr, at, bits);
         Int2 b0 = QmmMmaFragments.fragB(p, 0, bits);
         Int2 b1 = QmmMmaFragments.fragB(p, 1, bits);
         o = QmmMmaKernel.mma(ctx, ones, b0, o, dtype);
         o = QmmMmaKernel.mma(ctx, ones, b1, o, dtype);
         Int4 fr = new Int4(b0.x(), b0.y(), b1.x(), b1.y());
+        Int4 fy = zi;
+        if (rt > 1) {
+          Int4 py = QmmMmaKernel.loadX(x, yr, at, bits);
+          Int2 c0 = QmmMmaFragments.fragB(py, 0, bits);
+          Int2 c1 = QmmMmaFragments.fragB(py, 1, bits);
+          oy = QmmMmaKernel.mma(ctx, ones, c0, oy, dtype);
+          oy = QmmMmaKernel.mma(ctx, ones, c1, oy, dtype);
+          fy = new Int4(c0.x(), c0.y(), c1.x(), c1.y());
+        }
         if (j == 0) {
           xf0 = fr;
+          yf0 = fy;
         } else if (j == 1) {
           xf1 = fr;
+          yf1 = fy;
         } else if (j == 2) {
           xf2 = fr;
+          yf2 = fy;
         } else if (j == 3) {
           xf3 = fr;
+          yf3 = fy;
         } else if (j == 4) {
           xf4 = fr;
+          yf4 = fy;
         } else if (j == 5) {
           xf5 = fr;
+          yf5 = fy;
         } else if (j == 6) {
           xf6 = fr;
+          yf6 = fy;
         } else {
           xf7 = fr;
+          yf7 = fy;
         }
       }
       if (g == 0) {
         xsum[xsAt + 8 * c] = o.x();
         xsum[xsAt + 8 * c + 1] = o.y();
+        if (rt > 1) {
+          xsum[ys + xsAt + 8 * c] = oy.x();
+          xsum[ys + xsAt + 8 * c + 1] = oy.y();
+        }
       }
     }
     ctx.warpBarrier();
@@ -251,7 +290,6 @@ public final class QmmMmaSplitKKernel {
     // Reduction layout: warp w's tile u at (w*mt + u)*128, lane l's 4 floats at l*4 (16-byte
     // stores); reader e of (tile u, feature i, row r) is mapped so a warp's 32 reads hit 32 banks.
     int tid = ctx.localIdx;
-    int mBase = ctx.groupIdy * 8;
 
     int buf = 0;
     while (bt < batches) {
@@ -265,23 +303,38 @@ public final class QmmMmaSplitKKernel {
       int nB1 = Math.min(nf + 24, n - 1);
       Float4 acc0 = zf;
       Float4 acc1 = zf;
+      Float4 accY0 = zf; // row tile 1 (rt = 2)
+      Float4 accY1 = zf;
       for (int c = 0; c < cpw; c++) {
         Float4 d0 = zf;
         Float4 d1 = zf;
+        Float4 e0 = zf;
+        Float4 e1 = zf;
         for (int i = 0; i < wpl; i++) {
           int j = c * wpl + i;
           Int4 xf = pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
           Int2 b0 = new Int2(xf.x(), xf.y());
           Int2 b1 = new Int2(xf.z(), xf.w());
-          int wa = slot(aLo0, aHi0, j);
-          int wb = slot(bLo0, bHi0, j);
-          d0 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 0, dtype), b0, d0, dtype);
-          d0 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 1, dtype), b1, d0, dtype);
+          Int4 yf = pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
+          Int2 c0 = new Int2(yf.x(), yf.y());
+          Int2 c1 = new Int2(yf.z(), yf.w());
+          Int4 a0 = fragA(slot(aLo0, aHi0, j), slot(bLo0, bHi0, j), 0, dtype);
+          Int4 a1 = fragA(slot(aLo0, aHi0, j), slot(bLo0, bHi0, j), 1, dtype);
+          d0 = QmmMmaKernel.mma(ctx, a0, b0, d0, dtype);
+          d0 = QmmMmaKernel.mma(ctx, a1, b1, d0, dtype);
+          if (rt > 1) {
+            e0 = QmmMmaKernel.mma(ctx, a0, c0, e0, dtype);
+            e0 = QmmMmaKernel.mma(ctx, a1, c1, e0, dtype);
+          }
           if (mt > 1) {
-            wa = slot(aLo1, aHi1, j);
-            wb = slot(bLo1, bHi1, j);
-            d1 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 0, dtype), b0, d1, dtype);
-            d1 = QmmMmaKernel.mma(ctx, fragA(wa, wb, 1, dtype), b1, d1, dtype);
+            Int4 a2 = fragA(slot(aLo1, aHi1, j), slot(bLo1, bHi1, j), 0, dtype);
+            Int4 a3 = fragA(slot(aLo1, aHi1, j), slot(bLo1, bHi1, j), 1, dtype);
+            d1 = QmmMmaKernel.mma(ctx, a2, b0, d1, dtype);
+            d1 = QmmMmaKernel.mma(ctx, a3, b1, d1, dtype);
+            if (rt > 1) {
+              e1 = QmmMmaKernel.mma(ctx, a2, c0, e1, dtype);
+              e1 = QmmMmaKernel.mma(ctx, a3, c1, e1, dtype);
+            }
           }
         }
         float xa = xsum[xsAt + 8 * c];
@@ -289,6 +342,14 @@ public final class QmmMmaSplitKKernel {
         acc0 = fold(acc0, d0, xa, xb, sA0, hA0, sB0, hB0, c, offset, dtype);
         if (mt > 1) {
           acc1 = fold(acc1, d1, xa, xb, sA1, hA1, sB1, hB1, c, offset, dtype);
+        }
+        if (rt > 1) {
+          float ya = xsum[ys + xsAt + 8 * c];
+          float yb = xsum[ys + xsAt + 8 * c + 1];
+          accY0 = fold(accY0, e0, ya, yb, sA0, hA0, sB0, hB0, c, offset, dtype);
+          if (mt > 1) {
+            accY1 = fold(accY1, e1, ya, yb, sA1, hA1, sB1, hB1, c, offset, dtype);
+          }
         }
         // Group c's words are consumed: their registers take the next batch's.
         int s = c * wpl;
@@ -319,12 +380,20 @@ public final class QmmMmaSplitKKernel {
         hB1 = loadGroups(biases, nB1 * groups + gw, cpw);
       }
 
-      Vec.store4(red, buf + warp * mt * 128 + lane * 4, acc0);
+      // Tile (feature tile u, row tile v) of warp w at ((w*mt + u)*rt + v)*128.
+      int wAt = buf + warp * mt * rt * 128 + lane * 4;
+      Vec.store4(red, wAt, acc0);
+      if (rt > 1) {
+        Vec.store4(red, wAt + 128, accY0);
+      }
       if (mt > 1) {
-        Vec.store4(red, buf + (warp * mt + 1) * 128 + lane * 4, acc1);
+        Vec.store4(red, wAt + rt * 128, acc1);
+        if (rt > 1) {
+          Vec.store4(red, wAt + 3 * 128, accY1);
+        }
       }
       ctx.localBarrier();
-      reduceBatch(red, out, buf, tid, bt, fpb, mBase, rows, n, ks, mt, dtype);
+      reduceBatch(red, out, buf, tid, bt, fpb, mBase, rows, n, ks, mt, rt, dtype);
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
       bt = nbt;
@@ -338,7 +407,7 @@ public final class QmmMmaSplitKKernel {
    * removed) cost {@link #qmm} 2–23 registers (class comment, "Registers").
    */
   static void reduceBatch(
-      float[] red, // [2 * ks * mt * 128] shared slab
+      float[] red, // [2 * ks * mt * rt * 128] shared slab
       short[] out, // [rows, n] bf16/f16 bits
       int buf,
       int tid,
@@ -349,15 +418,20 @@ public final class QmmMmaSplitKKernel {
       int n,
       int ks,
       int mt,
+      int rt,
       int dtype) {
-    for (int e = tid; e < 128 * mt; e += 32 * ks) {
-      int u = e >> 7;
+    int tile = mt * rt * 128; // one warp's tiles
+    for (int e = tid; e < tile; e += 32 * ks) {
+      int ut = e >> 7; // u * rt + v: feature tile u, row tile v
+      int u = rt == 2 ? ut >> 1 : ut;
+      int v = ut - u * rt;
       int q = e & 127;
-      int r = q & 7;
+      int r = v * 8 + (q & 7);
       int i = ((q >> 3) & 1) | (((q >> 4) & 1) << 3) | ((q >> 5) << 1);
       int feat = bt * fpb + u * 16 + i;
       if (mBase + r < rows && feat < n) {
-        int at = buf + u * 128 + ((i & 7) * 4 + (r >> 1)) * 4 + (i >> 3) * 2 + (r & 1);
+        int rr = r & 7;
+        int at = buf + ut * 128 + ((i & 7) * 4 + (rr >> 1)) * 4 + (i >> 3) * 2 + (rr & 1);
         // Four independent chains: the reducers' adds are on every warp's path to the next
         // barrier.
         float s0 = 0f;
@@ -365,15 +439,15 @@ public final class QmmMmaSplitKKernel {
         float s2 = 0f;
         float s3 = 0f;
         for (int w = 0; w < ks; w += 4) {
-          s0 += red[at + w * mt * 128];
+          s0 += red[at + w * tile];
           if (w + 1 < ks) {
-            s1 += red[at + (w + 1) * mt * 128];
+            s1 += red[at + (w + 1) * tile];
           }
           if (w + 2 < ks) {
-            s2 += red[at + (w + 2) * mt * 128];
+            s2 += red[at + (w + 2) * tile];
           }
           if (w + 3 < ks) {
-            s3 += red[at + (w + 3) * mt * 128];
+            s3 += red[at + (w + 3) * tile];
           }
         }
         out[(mBase + r) * n + feat] = QuantMath.floatToHalf((s0 + s1) + (s2 + s3), dtype);
@@ -494,7 +568,12 @@ public final class QmmMmaSplitKKernel {
    * words per lane measured 56–64 (ks = 32, the 1024-thread block that needs them ≤ 64). {@code
    * QmmMmaSplitKKernelTest} compiles the planned variants and checks them against this.
    */
-  static int registers(int groupSize, int wps, int mt) {
+  static int registers(int groupSize, int wps, int mt, int rt) {
+    if (rt > 1) {
+      // Two row tiles (ptxas 12.6, sm_90, ks = 16, wps = 8, no hint): 126–128 at g64 and g128,
+      // 143 at g32 (hinted to 128 in a 512-thread block).
+      return groupSize == 32 ? 144 : 128;
+    }
     if (mt == 1 && wps <= 4) {
       return 64;
     }
@@ -520,7 +599,7 @@ public final class QmmMmaSplitKKernel {
     int wpl = wordsPerLane(s.groupSize());
     for (int ks = 1; ks <= MAX_KS; ks++) {
       int wps = groups / ks * wpl;
-      if (groups % ks == 0 && wps <= MAX_WPS && fits(ks, registers(s.groupSize(), wps, 1))) {
+      if (groups % ks == 0 && wps <= MAX_WPS && fits(ks, registers(s.groupSize(), wps, 1, 1))) {
         return ks;
       }
     }
@@ -572,7 +651,7 @@ public final class QmmMmaSplitKKernel {
   public static LaunchPlan plan(QmmShape s, int smCount) {
     int ks = defaultKs(s);
     int wps = s.k() / s.groupSize() / ks * wordsPerLane(s.groupSize());
-    int regs = registers(s.groupSize(), wps, 1);
+    int regs = registers(s.groupSize(), wps, 1, 1);
     return plan(s, smCount, ks, 1, AffineQmvSplitKKernel.residentBlocks(regs, ks));
   }
 
@@ -583,6 +662,16 @@ public final class QmmMmaSplitKKernel {
    * so every block walks the same number of batches (±1).
    */
   public static LaunchPlan plan(QmmShape s, int smCount, int ks, int mt, int blocksPerSm) {
+    return plan(s, smCount, ks, mt, blocksPerSm, 1);
+  }
+
+  /**
+   * An explicit plan with {@code rt} (1, 2) row tiles of 8 rows per warp: with 2, each A fragment
+   * (the dequantized weights) feeds the mmas of 16 rows of x, which a second register set of x
+   * fragments holds; with 1, more than 8 rows run as separate row tiles over the same resident
+   * blocks, each dequantizing the weights again.
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount, int ks, int mt, int blocksPerSm, int rt) {
     int groups = s.k() / s.groupSize();
     int wpl = wordsPerLane(s.groupSize());
     if (ks < 1 || ks > MAX_KS || groups % ks != 0 || groups / ks * wpl > MAX_WPS) {
@@ -599,32 +688,37 @@ public final class QmmMmaSplitKKernel {
     if (mt != 1 && mt != 2) {
       throw new IllegalArgumentException("mt must be 1 or 2, got " + mt);
     }
+    if (rt != 1 && rt != 2) {
+      throw new IllegalArgumentException("rt must be 1 or 2 (row tiles of 8 per warp), got " + rt);
+    }
     if (blocksPerSm < 1 || smCount < 1) {
       throw new IllegalArgumentException(
           "blocksPerSm and smCount must be positive, got " + blocksPerSm + " and " + smCount);
     }
     int wps = groups / ks * wpl;
     // The double-buffered reduction slab and the per-group x sums.
-    int shared = 2 * ks * mt * 128 * 4 + ks * (wps / wpl) * 8 * 4;
+    int shared = (2 * ks * mt * 128 + ks * (wps / wpl) * 8) * rt * 4;
     if (shared > 48 * 1024) {
       throw new IllegalArgumentException(
-          "ks*mt too large: the reduction slab and x sums take "
+          "ks*mt*rt too large: the reduction slab and x sums take "
               + shared
               + " B, more than the 48 KiB of static shared memory a kernel may declare; got ks="
               + ks
               + " mt="
-              + mt);
+              + mt
+              + " rt="
+              + rt);
     }
     int fpb = 16 * mt;
     int batches = (s.n() + fpb - 1) / fpb;
-    int rowTiles = (s.rows() + 7) / 8;
+    int rowTiles = (s.rows() + 8 * rt - 1) / (8 * rt);
     // One wave: the row tiles share the resident blocks (and read the same weights about when).
     int blocks = Math.min(Math.max(1, smCount * blocksPerSm / rowTiles), batches);
     int per = (batches + blocks - 1) / blocks;
     blocks = (batches + per - 1) / per;
     // Where the registers ptxas would use do not fit blocksPerSm blocks (or one block at all),
     // the launch asks ptxas to fit them (.maxntid/.minnctapersm), or it would fail to launch.
-    boolean hint = !fits(ks * blocksPerSm, registers(s.groupSize(), wps, mt));
+    boolean hint = !fits(ks * blocksPerSm, registers(s.groupSize(), wps, mt, rt));
     LaunchPlan p =
         LaunchPlan.of(
             "QmmMmaSplitKKernel.qmm",
@@ -642,7 +736,9 @@ public final class QmmMmaSplitKKernel {
             "mt",
             mt,
             "wps",
-            wps);
+            wps,
+            "rt",
+            rt);
     return hint ? p.withMinBlocksPerSm(blocksPerSm) : p;
   }
 }

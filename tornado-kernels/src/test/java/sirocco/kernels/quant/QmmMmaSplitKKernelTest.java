@@ -129,6 +129,35 @@ class QmmMmaSplitKKernelTest {
     check(s, seed++, QmmMmaSplitKKernel.plan(s, 2, 1, 1, 2));
   }
 
+  /**
+   * Two row tiles per warp (rt = 2): 9 to 32 rows (a partial second tile, a partial second block
+   * row), both feature-tile counts, k splits of 2 to 8 warps, every group size and both dtypes.
+   */
+  @Test
+  void twoRowTilesPerWarp() {
+    long seed = 300;
+    int[][] cases = {
+      {9, 1, 2, 64, Quant.BF16},
+      {16, 1, 4, 64, Quant.BF16},
+      {16, 2, 4, 128, Quant.F16},
+      {23, 1, 8, 32, Quant.F16},
+      {32, 2, 2, 64, Quant.BF16},
+      {13, 1, 4, 128, Quant.BF16}
+    };
+    for (int[] c : cases) {
+      QmmShape s = QmmShape.affine(4, c[3], c[4], c[0], 88, 512);
+      LaunchPlan p = QmmMmaSplitKKernel.plan(s, 3, c[2], c[1], 1, 2);
+      assertEquals(2, p.get("rt"));
+      assertEquals((c[0] + 15) / 16, p.grid().y(), p.describe());
+      check(s, seed++, p);
+    }
+    assertMessage(
+        "rt",
+        () ->
+            QmmMmaSplitKKernel.plan(
+                QmmShape.affine(4, 64, Quant.BF16, 16, 88, 512), 3, 2, 1, 1, 3));
+  }
+
   /** n smaller than one batch, and a single feature. */
   @Test
   void tinyN() {
@@ -229,25 +258,30 @@ class QmmMmaSplitKKernelTest {
       for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
         for (int ks : new int[] {16, 32}) {
           for (int mt : new int[] {1, 2}) {
-            if ((ks == 32 && mt == 2) || (g == 32 && mt == 2)) {
-              continue;
+            for (int rt : new int[] {1, 2}) {
+              if ((ks == 32 && mt == 2) || (g == 32 && mt == 2)) {
+                continue;
+              }
+              if (rt == 2 && (ks == 32 || mt == 2 || g == 32)) {
+                continue; // shared slab over 48 KiB, or spills at 128 registers
+              }
+              QmmShape s = QmmShape.affine(4, g, dtype, 16, 12288, 4096);
+              LaunchPlan p = QmmMmaSplitKKernel.plan(s, SMS, ks, mt, 1, rt);
+              Map<String, Object> specs = new LinkedHashMap<>(p.specialize());
+              LaunchBounds b =
+                  p.minBlocksPerSm() > 0
+                      ? new LaunchBounds(p.block().x(), 1, 1, p.minBlocksPerSm())
+                      : null;
+              CompiledKernel k = KernelCompiler.compile(m, specs, Target.sm90(), b);
+              PtxResources r = PtxValidator.validate(k);
+              String what = p.describe() + ": " + r.log();
+              assertEquals(0, r.spillStoreBytes(), what);
+              assertEquals(0, r.spillLoadBytes(), what);
+              int assumed = QmmMmaSplitKKernel.registers(g, p.get("wps"), mt, rt);
+              assertTrue(r.registers() <= assumed || b != null, r.registers() + " > " + what);
+              assertTrue(QmmMmaSplitKKernel.fits(ks, r.registers()), what);
+              assertEquals(!QmmMmaSplitKKernel.fits(ks, assumed), b != null, "hinted " + what);
             }
-            QmmShape s = QmmShape.affine(4, g, dtype, 8, 12288, 4096);
-            LaunchPlan p = QmmMmaSplitKKernel.plan(s, SMS, ks, mt, 1);
-            Map<String, Object> specs = new LinkedHashMap<>(p.specialize());
-            LaunchBounds b =
-                p.minBlocksPerSm() > 0
-                    ? new LaunchBounds(p.block().x(), 1, 1, p.minBlocksPerSm())
-                    : null;
-            CompiledKernel k = KernelCompiler.compile(m, specs, Target.sm90(), b);
-            PtxResources r = PtxValidator.validate(k);
-            String what = p.describe() + ": " + r.log();
-            assertEquals(0, r.spillStoreBytes(), what);
-            assertEquals(0, r.spillLoadBytes(), what);
-            int assumed = QmmMmaSplitKKernel.registers(g, p.get("wps"), mt);
-            assertTrue(r.registers() <= assumed || b != null, r.registers() + " > " + what);
-            assertTrue(QmmMmaSplitKKernel.fits(ks, r.registers()), what);
-            assertEquals(!QmmMmaSplitKKernel.fits(ks, assumed), b != null, "hinted " + what);
           }
         }
       }
