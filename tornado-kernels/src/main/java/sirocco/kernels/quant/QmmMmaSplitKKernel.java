@@ -113,7 +113,7 @@ public final class QmmMmaSplitKKernel {
         "bits=4,groupSize=32,dtype=1,ks=16,mt=1,wps=8,rt=1",
         "bits=4,groupSize=64,dtype=0,ks=16,mt=1,wps=8,rt=2",
         "bits=4,groupSize=128,dtype=1,ks=16,mt=1,wps=8,rt=2",
-        "bits=4,groupSize=64,dtype=0,ks=32,mt=1,wps=4,rt=2"
+        "bits=4,groupSize=64,dtype=1,ks=16,mt=1,wps=8,rt=2"
       })
   public static void qmm(
       KernelContext ctx,
@@ -570,9 +570,11 @@ public final class QmmMmaSplitKKernel {
    */
   static int registers(int groupSize, int wps, int mt, int rt) {
     if (rt > 1) {
-      // Two row tiles (ptxas 12.6, sm_90, ks = 16, wps = 8, no hint): 126–128 at g64 and g128,
-      // 143 at g32 (hinted to 128 in a 512-thread block).
-      return groupSize == 32 ? 144 : 128;
+      // Two row tiles (ks = 16, wps = 8, no hint): ptxas 12.6 gives 126–128 at g64 and g128 and
+      // 143 at g32, but the H200 driver's compiler took more than 128 at g64 bf16 and the launch
+      // of 512 threads failed (run 74). Above 128, so every such plan carries the hint and is
+      // compiled to at most 128.
+      return 136;
     }
     if (mt == 1 && wps <= 4) {
       return 64;
@@ -652,7 +654,23 @@ public final class QmmMmaSplitKKernel {
     int ks = defaultKs(s);
     int wps = s.k() / s.groupSize() / ks * wordsPerLane(s.groupSize());
     int regs = registers(s.groupSize(), wps, 1, 1);
-    return plan(s, smCount, ks, 1, AffineQmvSplitKKernel.residentBlocks(regs, ks));
+    int rt = defaultRowTiles(s, ks, wps);
+    // Two row tiles: one 512-thread block per SM at the hint's 128 registers.
+    int bps = rt == 2 ? 1 : AffineQmvSplitKKernel.residentBlocks(regs, ks);
+    return plan(s, smCount, ks, 1, bps, rt);
+  }
+
+  /**
+   * Row tiles per warp in the default plan: 2 above 8 rows where a block of {@code ks} warps can
+   * hold 128 registers per thread (ks ≤ 16), its slab and sums fit the 48 KiB of static shared
+   * memory and the groups are at least 64 (g32 spills at 128 registers); else 1.
+   */
+  static int defaultRowTiles(QmmShape s, int ks, int wps) {
+    if (s.rows() <= 8 || s.groupSize() < 64 || ks > 16) {
+      return 1;
+    }
+    int shared = (2 * ks * 128 + ks * (wps / wordsPerLane(s.groupSize())) * 8) * 2 * 4;
+    return shared <= 48 * 1024 ? 2 : 1;
   }
 
   /**

@@ -158,6 +158,35 @@ class QmmMmaSplitKKernelTest {
                 QmmShape.affine(4, 64, Quant.BF16, 16, 88, 512), 3, 2, 1, 1, 3));
   }
 
+  /**
+   * The default plan's row tiles: two above 8 rows (g64, g128), hinted to one 512-thread block per
+   * SM; one at 8 rows, for g32 (spills at 128 registers) and where k needs more than 16 warps.
+   */
+  @Test
+  void defaultRowTiles() {
+    QmmShape s16 = QmmShape.affine(4, 64, Quant.BF16, 16, 12288, 4096);
+    LaunchPlan p = QmmMmaSplitKKernel.plan(s16, 132);
+    assertEquals(2, p.get("rt"));
+    assertEquals(1, p.grid().y());
+    assertEquals(1, p.minBlocksPerSm());
+    assertEquals(128, p.grid().x()); // 768 batches of 16 features, 6 per block
+    QmmShape s17 = QmmShape.affine(4, 64, Quant.BF16, 17, 12288, 4096);
+    assertEquals(2, QmmMmaSplitKKernel.plan(s17, 132).grid().y());
+    QmmShape s8 = QmmShape.affine(4, 64, Quant.BF16, 8, 12288, 4096);
+    assertEquals(1, QmmMmaSplitKKernel.plan(s8, 132).get("rt"));
+    assertEquals(
+        1,
+        QmmMmaSplitKKernel.plan(QmmShape.affine(4, 32, Quant.BF16, 16, 12288, 4096), 132)
+            .get("rt"));
+    assertEquals(
+        2,
+        QmmMmaSplitKKernel.plan(QmmShape.affine(4, 128, Quant.F16, 9, 12288, 4096), 132).get("rt"));
+    // k = 1088: 17 warps of 64 k, more than 16 warps of 128 registers fit.
+    assertEquals(
+        1,
+        QmmMmaSplitKKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 16, 24, 1088), 132).get("rt"));
+  }
+
   /** n smaller than one batch, and a single feature. */
   @Test
   void tinyN() {
@@ -263,7 +292,9 @@ class QmmMmaSplitKKernelTest {
                 continue;
               }
               if (rt == 2 && (ks == 32 || mt == 2 || g == 32)) {
-                continue; // shared slab over 48 KiB, or spills at 128 registers
+                // ks 32 and mt 2: the shared slab and sums would take more than 48 KiB; g32:
+                // spills 32 B at the 128 registers of the hint, so the default plan keeps rt = 1.
+                continue;
               }
               QmmShape s = QmmShape.affine(4, g, dtype, 16, 12288, 4096);
               LaunchPlan p = QmmMmaSplitKKernel.plan(s, SMS, ks, mt, 1, rt);
