@@ -394,8 +394,9 @@ public abstract class QuantContract extends QuantMlxCases {
 
   /**
    * Under the default policy, 4-bit affine bf16 weights at 2-16 rows take the split-K tensor-core
-   * kernel (measured faster than qmm-mma on the H200, run 22), 1 row the vector path, 17+ rows and
-   * 8-bit qmm-mma; the decision says why.
+   * kernel (measured faster than qmm-mma on the H200, run 22), and up to 63 rows where it holds two
+   * row tiles per warp (g64, run 75); 1 row the vector path, 17+ rows at g32 and 8-bit qmm-mma; the
+   * decision says why.
    */
   @Test
   public void defaultTensorCoreVariantIsTheSplitKKernel() {
@@ -406,6 +407,11 @@ public abstract class QuantContract extends QuantMlxCases {
     assertEquals(
         "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + ASYNC_OFF + ")",
         explain(a4, DType.BF16, 16, true));
+    // Two 8-row tiles per warp (g64) take up to 63 rows; one (g32) up to 16.
+    assertEquals(
+        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + ASYNC_OFF + ")",
+        explain(a4, DType.BF16, 17, true));
+    QTest.Weights g32 = weights(39, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 32, 4);
     assertEquals(
         "quantizedMatmul -> qmm-mma (rejected: "
             + TILED_FEW_ROWS
@@ -413,7 +419,7 @@ public abstract class QuantContract extends QuantMlxCases {
             + ASYNC_OFF
             + "; qmm-mma-splitk: policy: more than 16 rows use qmm-mma"
             + " (-Dsirocco.qmm.mmaSplitKMaxRows))",
-        explain(a4, DType.BF16, 17, true));
+        explain(g32, DType.BF16, 17, true));
     assertTrue(
         explain(a4, DType.BF16, 1, true).startsWith("quantizedMatmul -> qmv"),
         "1 row stays on the vector path");

@@ -2,6 +2,7 @@ package sirocco.dispatch.quant;
 
 import sirocco.dispatch.BooleanProperty;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
@@ -130,11 +131,21 @@ public final class QmmPolicy {
   }
 
   /**
-   * Most rows of x {@value QmmOp#QMM_MMA_SPLITK} takes: it reads the weights once per 8 rows
-   * (grid.y row tiles), so past 16 rows (measured: 24.1 against 25.6 µs at 16) {@value
-   * QmmOp#QMM_MMA}'s wider tiles serve.
+   * Most rows of x {@value QmmOp#QMM_MMA_SPLITK} takes where its plan holds one 8-row tile per warp
+   * (g32, or k split over more than 16 warps): it dequantizes the weights once per 8 rows (grid.y
+   * row tiles), so past 16 rows (measured: 24.1 against 25.6 µs at 16) {@value QmmOp#QMM_MMA}'s
+   * wider tiles serve.
    */
   public static final int MMA_SPLITK_MAX_ROWS = 16;
+
+  /**
+   * Most rows of x {@value QmmOp#QMM_MMA_SPLITK} takes where its plan holds two 8-row tiles per
+   * warp ({@link QmmMmaSplitKKernel#rowTiles}): every row count below the tiled kernel's 64. Run 75
+   * (H200, 4-bit, µs, two tiles against {@value QmmOp#QMM_MMA}): 12288x4096 g64 bf16 24 / 32 / 48
+   * rows 26.1 / 26.1 / 36.8 against 29.8 / 30.6 / 84.5; f16 32 rows 30.1 against 31.6; g128 32 rows
+   * 22.9 against 39.2; 4096x4096 g64 bf16 32 / 48 rows 11.8 / 15.3 against 24.2 / 72.4.
+   */
+  public static final int MMA_SPLITK_MAX_ROWS_TWO_TILES = 63;
 
   /** The system property overriding {@link #MMA_SPLITK_MAX_ROWS}. */
   public static final String MMA_SPLITK_MAX_ROWS_PROPERTY = "sirocco.qmm.mmaSplitKMaxRows";
@@ -148,7 +159,12 @@ public final class QmmPolicy {
     if (!rung.equals(v)) {
       return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
     }
-    int max = Integer.getInteger(MMA_SPLITK_MAX_ROWS_PROPERTY, MMA_SPLITK_MAX_ROWS);
+    int max =
+        Integer.getInteger(
+            MMA_SPLITK_MAX_ROWS_PROPERTY,
+            QmmMmaSplitKKernel.rowTiles(s) == 2
+                ? MMA_SPLITK_MAX_ROWS_TWO_TILES
+                : MMA_SPLITK_MAX_ROWS);
     if ((rung.equals(QmmOp.QMM_MMA_SPLITK) || rung.equals(QmmOp.QMM_MMA_ASYNC)) && s.rows() > max) {
       return "policy: more than "
           + max

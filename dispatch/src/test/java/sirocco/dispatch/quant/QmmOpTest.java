@@ -37,12 +37,12 @@ class QmmOpTest {
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
     assertEquals("qmv-splitk", QmmOp.decide(affine(8, Quant.F16, 1)).chosen());
     for (int rows : new int[] {2, 3, 4, 6, 7, 8, 16, 32, 256, 65535}) {
-      // 4-bit: the split-K tensor-core kernel up to 16 rows (run 22), qmm-mma above, the tiled
-      // kernel at 256 rows and at 65535 (255 rows in its last block; runs 53, 55); 8-bit qmm-mma
-      // below 192 rows.
+      // 4-bit: the split-K tensor-core kernel up to 63 rows (two row tiles per warp above 8, run
+      // 75), the tiled kernel at 256 rows and at 65535 (255 rows in its last block; runs 53, 55);
+      // 8-bit qmm-mma below 192 rows.
       boolean tiled = rows == 256 || rows == 65535;
       assertEquals(
-          rows <= 16 ? "qmm-mma-splitk" : tiled ? "qmm-tiled" : "qmm-mma",
+          rows <= 63 ? "qmm-mma-splitk" : tiled ? "qmm-tiled" : "qmm-mma",
           QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(),
           "rows " + rows);
       assertEquals(
@@ -129,8 +129,9 @@ class QmmOpTest {
   }
 
   /**
-   * The split-K tensor-core rung is the default variant up to 16 rows; the policy's switch restores
-   * qmm-mma; shapes it does not take fall through.
+   * The split-K tensor-core rung is the default variant up to 16 rows (63 where its plan holds two
+   * row tiles per warp); the policy's switch restores qmm-mma; shapes it does not take fall
+   * through.
    */
   @Test
   void mmaVariantPolicy() {
@@ -146,9 +147,19 @@ class QmmOpTest {
     }
     // f16 x takes it too since its unpacking offset is 64 (1024 failed MLX's bound, run 24).
     assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
-    // 1 row keeps the row threshold; 17+ rows, 8-bit and f32 fall through.
+    // 1 row keeps the row threshold; with two row tiles per warp (g64) up to 63 rows, from 64
+    // the tiled kernel; with one (g32) 17+ rows fall through, as do 8-bit and f32.
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
-    assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 17)).chosen());
+    assertEquals(63, QmmPolicy.MMA_SPLITK_MAX_ROWS_TWO_TILES);
+    for (int rows : new int[] {17, 32, 63}) {
+      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
+    }
+    assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, 64)).chosen());
+    QmmShape g32 = QmmShape.affine(4, 32, Quant.BF16, 17, 12288, 4096);
+    assertEquals("qmm-mma", QmmOp.decide(g32).chosen());
+    assertEquals(
+        "qmm-mma-splitk",
+        QmmOp.decide(QmmShape.affine(4, 32, Quant.BF16, 16, 12288, 4096)).chosen());
     assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.BF16, 4)).chosen());
     assertEquals("qmv-rows", QmmOp.decide(affine(4, Quant.F32, 4)).chosen());
     try {
@@ -156,6 +167,8 @@ class QmmOpTest {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
       System.setProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY, "32");
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 32)).chosen());
+      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 33)).chosen());
+      assertEquals("qmm-mma-splitk", QmmOp.decide(g32).chosen());
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_SPLITK);
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA);

@@ -661,6 +661,17 @@ public final class QmmMmaSplitKKernel {
   }
 
   /**
+   * Row tiles per warp {@link #plan(QmmShape, int)} gives {@code s} (1 where it is unsupported).
+   */
+  public static int rowTiles(QmmShape s) {
+    int ks = defaultKs(s);
+    if (ks == 0) {
+      return 1;
+    }
+    return defaultRowTiles(s, ks, s.k() / s.groupSize() / ks * wordsPerLane(s.groupSize()));
+  }
+
+  /**
    * Row tiles per warp in the default plan: 2 above 8 rows where a block of {@code ks} warps can
    * hold 128 registers per thread (ks ≤ 16), its slab and sums fit the 48 KiB of static shared
    * memory and the groups are at least 64 (g32 spills at 128 registers); else 1.
