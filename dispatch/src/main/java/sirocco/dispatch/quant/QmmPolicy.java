@@ -140,12 +140,35 @@ public final class QmmPolicy {
 
   /**
    * Most rows of x {@value QmmOp#QMM_MMA_SPLITK} takes where its plan holds two 8-row tiles per
-   * warp ({@link QmmMmaSplitKKernel#rowTiles}): every row count below the tiled kernel's 64. Run 75
-   * (H200, 4-bit, µs, two tiles against {@value QmmOp#QMM_MMA}): 12288x4096 g64 bf16 24 / 32 / 48
+   * warp ({@link QmmMmaSplitKKernel#rowTiles}); {@link #tiledRejects} leaves it these rows. H200,
+   * 4-bit, µs: run 75, two tiles against {@value QmmOp#QMM_MMA}, 12288x4096 g64 bf16 24 / 32 / 48
    * rows 26.1 / 26.1 / 36.8 against 29.8 / 30.6 / 84.5; f16 32 rows 30.1 against 31.6; g128 32 rows
-   * 22.9 against 39.2; 4096x4096 g64 bf16 32 / 48 rows 11.8 / 15.3 against 24.2 / 72.4.
+   * 22.9 against 39.2. Run 76, against {@value QmmOp#QMM_TILED} (12288x4096 g64 bf16): 64 / 80 / 96
+   * / 128 rows 47.7 / 58.5 / 67.8 / 91.2 against 65.0 / 66.4 / 67.3 / 66.2.
    */
-  public static final int MMA_SPLITK_MAX_ROWS_TWO_TILES = 63;
+  public static final int MMA_SPLITK_MAX_ROWS_TWO_TILES = 80;
+
+  /**
+   * Most rows of x {@value QmmOp#QMM_MMA_SPLITK} takes with two row tiles per warp where the tiled
+   * grid would be under {@link #TILED_MIN_BLOCKS} blocks (so {@value QmmOp#QMM_MMA} would serve):
+   * run 76, 4096x4096 g64 bf16, 64 / 96 / 128 rows 18.8 / 26.0 / 33.2 µs against {@value
+   * QmmOp#QMM_MMA}'s 71.5 / 69.1 / 68.0.
+   */
+  public static final int MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS = 256;
+
+  /** The row limit of {@value QmmOp#QMM_MMA_SPLITK} for {@code s} without the property. */
+  static int splitKMaxRows(QmmShape s) {
+    if (QmmMmaSplitKKernel.rowTiles(s) != 2) {
+      return MMA_SPLITK_MAX_ROWS;
+    }
+    if (QmmTiledKernel.supports(s) == null) {
+      LaunchPlan p = QmmTiledKernel.plan(s);
+      if ((long) p.grid().x() * p.grid().y() < TILED_MIN_BLOCKS) {
+        return MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS;
+      }
+    }
+    return MMA_SPLITK_MAX_ROWS_TWO_TILES;
+  }
 
   /** The system property overriding {@link #MMA_SPLITK_MAX_ROWS}. */
   public static final String MMA_SPLITK_MAX_ROWS_PROPERTY = "sirocco.qmm.mmaSplitKMaxRows";
@@ -159,12 +182,7 @@ public final class QmmPolicy {
     if (!rung.equals(v)) {
       return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
     }
-    int max =
-        Integer.getInteger(
-            MMA_SPLITK_MAX_ROWS_PROPERTY,
-            QmmMmaSplitKKernel.rowTiles(s) == 2
-                ? MMA_SPLITK_MAX_ROWS_TWO_TILES
-                : MMA_SPLITK_MAX_ROWS);
+    int max = Integer.getInteger(MMA_SPLITK_MAX_ROWS_PROPERTY, splitKMaxRows(s));
     if ((rung.equals(QmmOp.QMM_MMA_SPLITK) || rung.equals(QmmOp.QMM_MMA_ASYNC)) && s.rows() > max) {
       return "policy: more than "
           + max
@@ -289,6 +307,17 @@ public final class QmmPolicy {
     }
     if (s.rows() < min) {
       return "policy: below " + min + " rows (qmm-mma is faster)" + override;
+    }
+    if (s.rows() <= MMA_SPLITK_MAX_ROWS_TWO_TILES
+        && mmaVariant().equals(QmmOp.QMM_MMA_SPLITK)
+        && QmmMmaSplitKKernel.supports(s) == null
+        && QmmMmaSplitKKernel.rowTiles(s) == 2) {
+      return "policy: up to "
+          + MMA_SPLITK_MAX_ROWS_TWO_TILES
+          + " rows "
+          + QmmOp.QMM_MMA_SPLITK
+          + " (two row tiles per warp) is faster"
+          + override;
     }
     LaunchPlan p = QmmTiledKernel.plan(s);
     long blocks = (long) p.grid().x() * p.grid().y();

@@ -147,14 +147,14 @@ class QmmOpTest {
     }
     // f16 x takes it too since its unpacking offset is 64 (1024 failed MLX's bound, run 24).
     assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
-    // 1 row keeps the row threshold; with two row tiles per warp (g64) up to 63 rows, from 64
+    // 1 row keeps the row threshold; with two row tiles per warp (g64) up to 80 rows, from 81
     // the tiled kernel; with one (g32) 17+ rows fall through, as do 8-bit and f32.
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
-    assertEquals(63, QmmPolicy.MMA_SPLITK_MAX_ROWS_TWO_TILES);
-    for (int rows : new int[] {17, 32, 63}) {
+    assertEquals(80, QmmPolicy.MMA_SPLITK_MAX_ROWS_TWO_TILES);
+    for (int rows : new int[] {17, 32, 63, 64, 80}) {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
-    assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, 64)).chosen());
+    assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, 81)).chosen());
     QmmShape g32 = QmmShape.affine(4, 32, Quant.BF16, 17, 12288, 4096);
     assertEquals("qmm-mma", QmmOp.decide(g32).chosen());
     assertEquals(
@@ -276,18 +276,28 @@ class QmmOpTest {
    */
   @Test
   void tiledRungFollowsItsMeasuredRule() {
-    for (int rows : new int[] {64, 65, 128, 192, 257, 320, 512, 1024, 1216}) {
+    for (int rows : new int[] {81, 128, 192, 257, 320, 512, 1024, 1216}) {
       assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(), "rows " + rows);
     }
+    // 64-80 rows: the split-K kernel with two row tiles per warp (run 76), and the reason says so.
+    var splitK = QmmOp.decide(affine(4, Quant.BF16, 64));
+    assertEquals("qmm-mma-splitk", splitK.chosen());
+    assertTrue(splitK.explain().contains("two row tiles per warp) is faster"), splitK.explain());
+    // g32 holds one row tile per warp: the tiled kernel from 64 rows as before.
+    assertEquals(
+        "qmm-tiled", QmmOp.decide(QmmShape.affine(4, 32, Quant.BF16, 64, 12288, 4096)).chosen());
     assertEquals("qmm-tiled", QmmOp.decide(affine(8, Quant.F16, 256)).chosen());
     assertEquals("qmm-tiled", QmmOp.decide(affine(8, Quant.BF16, 160)).chosen());
     var eight = QmmOp.decide(affine(8, Quant.BF16, 128));
     assertEquals("qmm-mma", eight.chosen());
     assertTrue(eight.explain().contains("below 160 rows"), eight.explain());
-    // 4096 features: 32 blocks per 128 rows; the grid reaches 96 blocks at 257 rows.
+    // 4096 features: 32 blocks per 128 rows; the grid reaches 96 blocks at 257 rows. Until then
+    // the split-K kernel (two row tiles per warp) takes them; with one (g32) qmm-mma.
     var few = QmmOp.decide(QmmShape.affine(4, 64, Quant.BF16, 256, 4096, 4096));
-    assertEquals("qmm-mma", few.chosen());
+    assertEquals("qmm-mma-splitk", few.chosen());
     assertTrue(few.explain().contains("64 blocks, under 96"), few.explain());
+    assertEquals(
+        "qmm-mma", QmmOp.decide(QmmShape.affine(4, 32, Quant.BF16, 256, 4096, 4096)).chosen());
     assertEquals(
         "qmm-tiled", QmmOp.decide(QmmShape.affine(4, 64, Quant.BF16, 257, 4096, 4096)).chosen());
     var below = QmmOp.decide(affine(4, Quant.BF16, 63));
@@ -319,7 +329,7 @@ class QmmOpTest {
     QmmShape s = affine(4, Quant.BF16, 70);
     System.setProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY, "1000");
     try {
-      assertEquals("qmm-mma", QmmOp.decide(s).chosen());
+      assertEquals("qmm-mma-splitk", QmmOp.decide(s).chosen());
     } finally {
       System.clearProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY);
     }
