@@ -42,7 +42,9 @@ import sirocco.runtime.KernelLaunch;
  * <ol>
  *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
  *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): from
- *       64 rows with n a multiple of 96, from 96 with n a multiple of 128 (run 60).
+ *       64 rows with n a multiple of 96, from 96 with n a multiple of 128 (run 60), and above
+ *       {@link QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} (72) rows where {@value #QMM_MMA_SPLITK}
+ *       holds two row tiles per warp (runs 76–77).
  *   <li>{@value #QMM_MMA_ASYNC}: {@link QmmMmaAsyncKernel} (the split-K tensor-core kernel with its
  *       weights streamed through a cp.async pipeline in shared memory) — the shapes {@value
  *       #QMM_MMA_SPLITK} takes with at least 2 groups per warp slice; then the same policy, used
@@ -51,7 +53,10 @@ import sirocco.runtime.KernelLaunch;
  *       block's warps with x held in registers, persistent blocks) — transposed affine 4-bit,
  *       bf16/f16, k splitting evenly into slices of at most 256; then the policy: the tensor-core
  *       variant in force ({@link QmmPolicy#mmaVariant}, this one by default), at most {@link
- *       QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as
+ *       QmmPolicy#MMA_SPLITK_MAX_ROWS} (16) rows with one 8-row tile per warp, {@link
+ *       QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} (72) with two (g64/g128, the default above 8
+ *       rows), or {@link QmmPolicy#MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS} (256) with two where the
+ *       tiled grid would be too small, and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as
  *       {@value #QMM_MMA}. Shapes it does not take fall through to {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:

@@ -143,16 +143,19 @@ public final class QmmPolicy {
    * warp ({@link QmmMmaSplitKKernel#rowTiles}); {@link #tiledRejects} leaves it these rows. H200,
    * 4-bit, µs: run 75, two tiles against {@value QmmOp#QMM_MMA}, 12288x4096 g64 bf16 24 / 32 / 48
    * rows 26.1 / 26.1 / 36.8 against 29.8 / 30.6 / 84.5; f16 32 rows 30.1 against 31.6; g128 32 rows
-   * 22.9 against 39.2. Run 76, against {@value QmmOp#QMM_TILED} (12288x4096 g64 bf16): 64 / 80 / 96
-   * / 128 rows 47.7 / 58.5 / 67.8 / 91.2 against 65.0 / 66.4 / 67.3 / 66.2.
+   * 22.9 against 39.2. Runs 76–77, against {@value QmmOp#QMM_TILED} (12288x4096 g64): bf16 64 / 80
+   * / 96 / 128 rows 47.7 / 58.5 / 67.8 / 91.2 against 65.0 / 66.4 / 67.3 / 66.2; f16 64 / 80 / 96
+   * rows 55.8 / 68.7 / 79.7 against 65.3 / 66.7 / 67.1. So up to 72 rows, below both crossovers.
    */
-  public static final int MMA_SPLITK_MAX_ROWS_TWO_TILES = 80;
+  public static final int MMA_SPLITK_MAX_ROWS_TWO_TILES = 72;
 
   /**
    * Most rows of x {@value QmmOp#QMM_MMA_SPLITK} takes with two row tiles per warp where the tiled
    * grid would be under {@link #TILED_MIN_BLOCKS} blocks (so {@value QmmOp#QMM_MMA} would serve):
-   * run 76, 4096x4096 g64 bf16, 64 / 96 / 128 rows 18.8 / 26.0 / 33.2 µs against {@value
-   * QmmOp#QMM_MMA}'s 71.5 / 69.1 / 68.0.
+   * runs 76–77, 4096x4096 g64 bf16, 64 / 96 / 128 / 160 / 192 / 256 rows 18.8 / 26.0 / 33.2 / 40.4
+   * / 47.8 / 62.2 µs against {@value QmmOp#QMM_MMA}'s 71.5 / 69.1 / 68.0 / 75.6 / 77.1 / 76.7 (f16
+   * through the split-K kernel: 22.3 / 38.5 / 73.0 at 64 / 128 / 256; f16 {@value QmmOp#QMM_MMA}
+   * there not timed).
    */
   public static final int MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS = 256;
 

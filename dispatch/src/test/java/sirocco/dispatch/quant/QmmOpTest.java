@@ -147,14 +147,14 @@ class QmmOpTest {
     }
     // f16 x takes it too since its unpacking offset is 64 (1024 failed MLX's bound, run 24).
     assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
-    // 1 row keeps the row threshold; with two row tiles per warp (g64) up to 80 rows, from 81
+    // 1 row keeps the row threshold; with two row tiles per warp (g64) up to 72 rows, from 73
     // the tiled kernel; with one (g32) 17+ rows fall through, as do 8-bit and f32.
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
-    assertEquals(80, QmmPolicy.MMA_SPLITK_MAX_ROWS_TWO_TILES);
-    for (int rows : new int[] {17, 32, 63, 64, 80}) {
+    assertEquals(72, QmmPolicy.MMA_SPLITK_MAX_ROWS_TWO_TILES);
+    for (int rows : new int[] {17, 32, 63, 64, 72}) {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
-    assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, 81)).chosen());
+    assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, 73)).chosen());
     QmmShape g32 = QmmShape.affine(4, 32, Quant.BF16, 17, 12288, 4096);
     assertEquals("qmm-mma", QmmOp.decide(g32).chosen());
     assertEquals(
@@ -276,10 +276,11 @@ class QmmOpTest {
    */
   @Test
   void tiledRungFollowsItsMeasuredRule() {
-    for (int rows : new int[] {81, 128, 192, 257, 320, 512, 1024, 1216}) {
+    for (int rows : new int[] {73, 128, 192, 257, 320, 512, 1024, 1216}) {
       assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(), "rows " + rows);
     }
-    // 64-80 rows: the split-K kernel with two row tiles per warp (run 76), and the reason says so.
+    // 64-72 rows: the split-K kernel with two row tiles per warp (runs 76-77), and the reason says
+    // so.
     var splitK = QmmOp.decide(affine(4, Quant.BF16, 64));
     assertEquals("qmm-mma-splitk", splitK.chosen());
     assertTrue(splitK.explain().contains("two row tiles per warp) is faster"), splitK.explain());
