@@ -89,9 +89,21 @@ import sirocco.runtime.Dim3;
  * whole number of groups, with the registers of one block fitting an SM: k = 4096 (16 warps) and
  * 2048 (8) do, 8192 does not (32 warps of 256 k need more than 64 registers), nor do group counts
  * without such a divisor (e.g. k = 11008 g64: 172 groups); those fall through to {@link
- * QmmMmaKernel}. Rows beyond 8 run ⌈rows/8⌉ row tiles over the same batches (the weights read once
- * per tile, mostly from L2 as the tiles run side by side). 8-bit codes are not handled (x would be
- * held per 4-code word).
+ * QmmMmaKernel}. 8-bit codes are not handled (x would be held per 4-code word).
+ *
+ * <h2>More than 8 rows: two row tiles per warp ({@code rt = 2})</h2>
+ *
+ * With one row tile per warp, rows beyond 8 run ⌈rows/8⌉ row tiles over the same batches: the
+ * weights come from L2 for the second tile, but each tile unpacks them again and the tiles share
+ * the resident blocks, so 16 rows took 22.1–22.6 µs against 13.9 at 8 (12288x4096 g64 bf16).
+ * With {@code rt = 2} a warp also holds the B fragments of rows 8–15 of its 16-row block row (32
+ * more registers) and each unpacked A fragment feeds both tiles' mmas; the fold, the slab and the
+ * reduction double. ptxas 12.6 gives 126–128 registers (g64/g128, ks = 16, unhinted), the H200
+ * driver's compiler more than 128 for g64 bf16 (its 512-thread launch failed, run 74), so these
+ * plans always carry the one-block hint; g32 spills 32 bytes there and keeps {@code rt = 1}. The
+ * default plan takes {@code rt = 2} above 8 rows (run 75, µs, one tile / two tiles): 9 rows 22.4 /
+ * 15.4, 16 rows 22.6 / 15.7, 32 rows 39.2 / 26.1, 48 rows 54.0 / 36.8; f16 16 rows 27.1 / 17.4;
+ * g128 16 rows 21.5 / 14.8; 4096x4096 32 rows 16.0 / 11.8.
  */
 public final class QmmMmaSplitKKernel {
   private QmmMmaSplitKKernel() {}
