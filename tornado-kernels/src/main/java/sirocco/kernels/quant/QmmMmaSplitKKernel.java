@@ -41,13 +41,13 @@ import sirocco.runtime.Dim3;
  * the long-scoreboard stalls Nsight showed at 1 row) was built, measured 25–28% slower at every row
  * count (bench/RESULTS.md, run 27) and removed.
  *
- * <p>Per batch reduction: each warp stores its {@code 16·mt × 8} tile (4 floats per lane and tile,
- * 16-byte stores, lane-major) into one half of a double-buffered shared slab, <b>one barrier</b>,
- * then threads (tile, feature, row) with row &lt; m add the ks values (4 independent chains) and
- * store the output in x's dtype. The reader of (f, r) reads word {@code (f&7)·16 + (r>>1)·4 +
- * (f>>3)·2 + (r&1)} of a warp's tile, with f and r taken from bits of its index so that a warp's 32
- * reads hit 32 banks. The next batch writes the other half; the half written two batches later was
- * last read before this barrier.
+ * <p>Per batch reduction: each warp stores its {@code 16·mt × 8·rt} tiles (4 floats per lane and
+ * tile, 16-byte stores, lane-major) into one half of a double-buffered shared slab, <b>one
+ * barrier</b>, then threads (tile, feature, row) with row &lt; m add the ks values (4 independent
+ * chains) and store the output in x's dtype. The reader of (f, r) reads word {@code (f&7)·16 +
+ * (r>>1)·4 + (f>>3)·2 + (r&1)} of a warp's tile, with f and r taken from bits of its index so that
+ * a warp's 32 reads hit 32 banks. The next batch writes the other half; the half written two
+ * batches later was last read before this barrier.
  *
  * <h2>Budget at n = 12288, k = 4096, 4-bit g64 bf16 (H200, 132 SMs)</h2>
  *
@@ -95,9 +95,9 @@ import sirocco.runtime.Dim3;
  *
  * With one row tile per warp, rows beyond 8 run ⌈rows/8⌉ row tiles over the same batches: the
  * weights come from L2 for the second tile, but each tile unpacks them again and the tiles share
- * the resident blocks, so 16 rows took 22.1–22.6 µs against 13.9 at 8 (12288x4096 g64 bf16).
- * With {@code rt = 2} a warp also holds the B fragments of rows 8–15 of its 16-row block row (32
- * more registers) and each unpacked A fragment feeds both tiles' mmas; the fold, the slab and the
+ * the resident blocks, so 16 rows took 22.1–22.6 µs against 13.9 at 8 (12288x4096 g64 bf16). With
+ * {@code rt = 2} a warp also holds the B fragments of rows 8–15 of its 16-row block row (32 more
+ * registers) and each unpacked A fragment feeds both tiles' mmas; the fold, the slab and the
  * reduction double. ptxas 12.6 gives 126–128 registers (g64/g128, ks = 16, unhinted), the H200
  * driver's compiler more than 128 for g64 bf16 (its 512-thread launch failed, run 74), so these
  * plans always carry the one-block hint; g32 spills 32 bytes there and keeps {@code rt = 1}. The
@@ -299,8 +299,9 @@ public final class QmmMmaSplitKKernel {
     }
     ctx.warpBarrier();
 
-    // Reduction layout: warp w's tile u at (w*mt + u)*128, lane l's 4 floats at l*4 (16-byte
-    // stores); reader e of (tile u, feature i, row r) is mapped so a warp's 32 reads hit 32 banks.
+    // Reduction layout: warp w's tile (feature tile u, row tile v) at ((w*mt + u)*rt + v)*128,
+    // lane l's 4 floats at l*4 (16-byte stores); reader e of (tile, feature i, row r) is mapped so
+    // a warp's 32 reads hit 32 banks.
     int tid = ctx.localIdx;
 
     int buf = 0;
@@ -392,7 +393,6 @@ public final class QmmMmaSplitKKernel {
         hB1 = loadGroups(biases, nB1 * groups + gw, cpw);
       }
 
-      // Tile (feature tile u, row tile v) of warp w at ((w*mt + u)*rt + v)*128.
       int wAt = buf + warp * mt * rt * 128 + lane * 4;
       Vec.store4(red, wAt, acc0);
       if (rt > 1) {
