@@ -36,14 +36,15 @@ import sirocco.runtime.Stream;
  * packed weights, scales and biases (8 by default, 226 MB for the 4-bit 12288x4096 case, well
  * beyond the H200's 60 MB L2) are made with device copies, so HBM, not L2, serves the weights. For
  * each rung timed, the op's own launch ({@link QmmOp#launch}, exactly what {@code
- * rt.quantizedMatmul} queues) is built once per copy; after one warm-up pass over the copies (the
- * first launch compiles the kernel), samples of L back-to-back launches rotating through the copies
- * are timed between two CUDA events each, all samples queued without a host wait in between; the
- * per-launch time is the sample's time / L, and median, p10 and p90 are over the samples. L is 50
- * (configurable) unless the kernel is slow, when it is reduced to keep a case near a quarter second
- * of device time. The output is poisoned (NaN) before the warm-up and checked afterwards against a
- * float64 reference on a sample of columns (every row): a case whose output is wrong says FAILED
- * and the command exits 1.
+ * rt.quantizedMatmul} queues) is built once per copy; after one pass over the copies (the first
+ * launch compiles the kernel) and a warm-up of about 2 ms of launches per L (100 ms at L = 50: the
+ * first case of a run was slow without it), samples of L back-to-back launches rotating through the
+ * copies are timed between two CUDA events each, all samples queued without a host wait in between;
+ * the per-launch time is the sample's time / L, and median, p10 and p90 are over the samples. L is
+ * 50 (configurable) unless the kernel is slow, when it is reduced to keep a case near a quarter
+ * second of device time. The output is poisoned (NaN) before the warm-up and checked afterwards
+ * against a float64 reference on a sample of columns (every row): a case whose output is wrong says
+ * FAILED and the command exits 1.
  *
  * <p>Bytes per launch: packed weights + scales + biases + x + out; the floor is those bytes at 3.5
  * TB/s (the H200's measured read rate for this size, from the issue: 8.04 µs for 28.3 MB). A
@@ -587,8 +588,17 @@ public final class QmmBench {
   record Timed(Stats stats, int launchesPerSample) {}
 
   /**
-   * One warm-up pass over the copies, then {@code repeats} samples of L launches each, all queued
-   * before one wait; L from the warm-up pass so that a case stays near a quarter second.
+   * Device time each case is warmed for before its samples, per launch allowed in a sample ({@code
+   * --launches}): 100 ms at the default 50. Run 77 and earlier: with one pass over the copies as
+   * the only warm-up, the first case of a run was slow and scattered (1 row: p50 16.95 µs, p10
+   * 13.94, p90 29.26, where later cases of the same kernel took 12.4–14).
+   */
+  static final double WARMUP_US_PER_LAUNCH = 2000;
+
+  /**
+   * One pass over the copies (compiles), one timed pass, a warm-up of about {@link
+   * #WARMUP_US_PER_LAUNCH} × L µs of launches, then {@code repeats} samples of L launches each, all
+   * queued before one wait; L from the timed pass so that a case stays near a quarter second.
    */
   static Timed time(Device device, Stream stream, KernelLaunch[] launches, Options o) {
     int copies = launches.length;
@@ -605,8 +615,13 @@ public final class QmmBench {
     double estUs = Math.max(1e-3, b.elapsedMillisSince(a) * 1e3 / copies);
     int perSample =
         (int) Math.max(1, Math.min(o.launches(), Math.floor(250_000 / (o.repeats() * estUs))));
-    Event[] marks = new Event[o.repeats() + 1];
+    long warm = (long) Math.ceil(WARMUP_US_PER_LAUNCH * o.launches() / estUs);
     int next = 0;
+    for (long i = 0; i < warm; i++) {
+      device.launch(launches[next], stream);
+      next = (next + 1) % copies;
+    }
+    Event[] marks = new Event[o.repeats() + 1];
     marks[0] = stream.record();
     for (int s = 0; s < o.repeats(); s++) {
       for (int i = 0; i < perSample; i++) {

@@ -226,7 +226,8 @@ class TornadoCliTest {
             "--rows",
             "3",
             "--kernel",
-            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x3,qmm-mma-splitk@4x2x1,qmv-splitk,qmv-splitk@3x2,"
+            "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x3,qmm-mma-splitk@4x2x1,qmm-mma-splitk@4x1x1x2,"
+                + "qmv-splitk,qmv-splitk@3x2,"
                 + "qmv-async,qmv-async@3x2x2,qmm-mma-async,qmm-mma-async@2x2");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
@@ -235,6 +236,7 @@ class TornadoCliTest {
           "qmm-mma@1x1x1x8",
           "qmm-mma@2x1x2x2x3",
           "qmm-mma-splitk@4x2x1",
+          "qmm-mma-splitk@4x1x1x2",
           "qmv-splitk",
           "qmv-splitk@3x2",
           "qmv-async",
@@ -251,7 +253,7 @@ class TornadoCliTest {
           "qmm-mma@1x1x1x8x1x1",
           "qmv-splitk@4",
           "qmm-mma-splitk@16x1",
-          "qmm-mma-splitk@16x1x1x2",
+          "qmm-mma-splitk@16x1x1x2x1",
           "qmv-rows@4",
           "qmv@1x1",
           "qmv-splitk,"
