@@ -394,7 +394,7 @@ public abstract class QuantContract extends QuantMlxCases {
 
   /**
    * Under the default policy, 4-bit affine bf16 weights at 2-16 rows take the split-K tensor-core
-   * kernel (measured faster than qmm-mma on the H200, run 22), and up to 63 rows where it holds two
+   * kernel (measured faster than qmm-mma on the H200, run 22), and up to 72 rows where it holds two
    * row tiles per warp (g64, run 75); 1 row the vector path, 17+ rows at g32 and 8-bit qmm-mma; the
    * decision says why.
    */
@@ -407,7 +407,7 @@ public abstract class QuantContract extends QuantMlxCases {
     assertEquals(
         "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + ASYNC_OFF + ")",
         explain(a4, DType.BF16, 16, true));
-    // Two 8-row tiles per warp (g64) take up to 63 rows; one (g32) up to 16.
+    // Two 8-row tiles per warp (g64) take up to 72 rows; one (g32) up to 16.
     assertEquals(
         "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + ASYNC_OFF + ")",
         explain(a4, DType.BF16, 17, true));

@@ -37,12 +37,12 @@ class QmmOpTest {
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
     assertEquals("qmv-splitk", QmmOp.decide(affine(8, Quant.F16, 1)).chosen());
     for (int rows : new int[] {2, 3, 4, 6, 7, 8, 16, 32, 256, 65535}) {
-      // 4-bit: the split-K tensor-core kernel up to 63 rows (two row tiles per warp above 8, run
+      // 4-bit: the split-K tensor-core kernel up to 72 rows (two row tiles per warp above 8, run
       // 75), the tiled kernel at 256 rows and at 65535 (255 rows in its last block; runs 53, 55);
       // 8-bit qmm-mma below 192 rows.
       boolean tiled = rows == 256 || rows == 65535;
       assertEquals(
-          rows <= 63 ? "qmm-mma-splitk" : tiled ? "qmm-tiled" : "qmm-mma",
+          rows <= 72 ? "qmm-mma-splitk" : tiled ? "qmm-tiled" : "qmm-mma",
           QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(),
           "rows " + rows);
       assertEquals(
@@ -129,7 +129,7 @@ class QmmOpTest {
   }
 
   /**
-   * The split-K tensor-core rung is the default variant up to 16 rows (63 where its plan holds two
+   * The split-K tensor-core rung is the default variant up to 16 rows (72 where its plan holds two
    * row tiles per warp); the policy's switch restores qmm-mma; shapes it does not take fall
    * through.
    */
