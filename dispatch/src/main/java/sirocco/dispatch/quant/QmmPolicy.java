@@ -185,7 +185,11 @@ public final class QmmPolicy {
     if (!rung.equals(v)) {
       return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
     }
-    int max = Integer.getInteger(MMA_SPLITK_MAX_ROWS_PROPERTY, splitKMaxRows(s));
+    // Two row tiles per warp are QmmMmaSplitKKernel's alone: the async variant keeps the 16 rows.
+    int max =
+        Integer.getInteger(
+            MMA_SPLITK_MAX_ROWS_PROPERTY,
+            rung.equals(QmmOp.QMM_MMA_SPLITK) ? splitKMaxRows(s) : MMA_SPLITK_MAX_ROWS);
     if ((rung.equals(QmmOp.QMM_MMA_SPLITK) || rung.equals(QmmOp.QMM_MMA_ASYNC)) && s.rows() > max) {
       return "policy: more than "
           + max

@@ -181,6 +181,10 @@ class QmmOpTest {
       // The pipelined variant by property, with the split-K row limit; 8-bit falls through.
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_ASYNC);
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 8)).chosen());
+      // It has one row tile per warp: 16 rows at most, whatever the split-K plan would hold.
+      System.clearProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY);
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 16)).chosen());
+      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 17)).chosen());
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
       assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.BF16, 4)).chosen());
     } finally {
