@@ -153,9 +153,8 @@ public final class QmmPolicy {
    * Most rows of x {@value QmmOp#QMM_MMA_SPLITK} takes with two row tiles per warp where the tiled
    * grid would be under {@link #TILED_MIN_BLOCKS} blocks (so {@value QmmOp#QMM_MMA} would serve):
    * runs 76–77, 4096x4096 g64 bf16, 64 / 96 / 128 / 160 / 192 / 256 rows 18.8 / 26.0 / 33.2 / 40.4
-   * / 47.8 / 62.2 µs against {@value QmmOp#QMM_MMA}'s 71.5 / 69.1 / 68.0 / 75.6 / 77.1 / 76.7 (f16
-   * through the split-K kernel: 22.3 / 38.5 / 73.0 at 64 / 128 / 256; f16 {@value QmmOp#QMM_MMA}
-   * there not timed).
+   * / 47.8 / 62.2 µs against {@value QmmOp#QMM_MMA}'s 71.5 / 69.1 / 68.0 / 75.6 / 77.1 / 76.7 (f16,
+   * run 79: 21.3 / 38.4 / 55.0 / 72.4 at 64 / 128 / 192 / 256 against 71.1 / 67.1 / 75.9 / 75.8).
    */
   public static final int MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS = 256;
 
