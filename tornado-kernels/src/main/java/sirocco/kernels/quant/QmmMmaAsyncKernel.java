@@ -234,17 +234,11 @@ public final class QmmMmaAsyncKernel {
           int wa = wsh[rowA + 4 * wpl * c + i];
           int wb = wsh[rowB + 4 * wpl * c + i];
           d =
-              QmmMmaKernel.mma(
+              QmmMmaSplitKKernel.mmaPair(
                   ctx,
                   QmmMmaSplitKKernel.fragA(wa, wb, 0, dtype),
-                  new Int2(xf.x(), xf.y()),
-                  d,
-                  dtype);
-          d =
-              QmmMmaKernel.mma(
-                  ctx,
                   QmmMmaSplitKKernel.fragA(wa, wb, 1, dtype),
-                  new Int2(xf.z(), xf.w()),
+                  xf,
                   d,
                   dtype);
         }

@@ -326,27 +326,24 @@ public final class QmmMmaSplitKKernel {
         for (int i = 0; i < wpl; i++) {
           int j = c * wpl + i;
           Int4 xf = pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
-          Int2 b0 = new Int2(xf.x(), xf.y());
-          Int2 b1 = new Int2(xf.z(), xf.w());
           Int4 yf = pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
-          Int2 c0 = new Int2(yf.x(), yf.y());
-          Int2 c1 = new Int2(yf.z(), yf.w());
-          Int4 a0 = fragA(slot(aLo0, aHi0, j), slot(bLo0, bHi0, j), 0, dtype);
-          Int4 a1 = fragA(slot(aLo0, aHi0, j), slot(bLo0, bHi0, j), 1, dtype);
-          d0 = QmmMmaKernel.mma(ctx, a0, b0, d0, dtype);
-          d0 = QmmMmaKernel.mma(ctx, a1, b1, d0, dtype);
+          // Each tile's two A fragments are unpacked once and feed both row tiles.
+          int wa = slot(aLo0, aHi0, j);
+          int wb = slot(bLo0, bHi0, j);
+          Int4 a0 = fragA(wa, wb, 0, dtype);
+          Int4 a1 = fragA(wa, wb, 1, dtype);
+          d0 = mmaPair(ctx, a0, a1, xf, d0, dtype);
           if (rt > 1) {
-            e0 = QmmMmaKernel.mma(ctx, a0, c0, e0, dtype);
-            e0 = QmmMmaKernel.mma(ctx, a1, c1, e0, dtype);
+            e0 = mmaPair(ctx, a0, a1, yf, e0, dtype);
           }
           if (mt > 1) {
-            Int4 a2 = fragA(slot(aLo1, aHi1, j), slot(bLo1, bHi1, j), 0, dtype);
-            Int4 a3 = fragA(slot(aLo1, aHi1, j), slot(bLo1, bHi1, j), 1, dtype);
-            d1 = QmmMmaKernel.mma(ctx, a2, b0, d1, dtype);
-            d1 = QmmMmaKernel.mma(ctx, a3, b1, d1, dtype);
+            wa = slot(aLo1, aHi1, j);
+            wb = slot(bLo1, bHi1, j);
+            Int4 a2 = fragA(wa, wb, 0, dtype);
+            Int4 a3 = fragA(wa, wb, 1, dtype);
+            d1 = mmaPair(ctx, a2, a3, xf, d1, dtype);
             if (rt > 1) {
-              e1 = QmmMmaKernel.mma(ctx, a2, c0, e1, dtype);
-              e1 = QmmMmaKernel.mma(ctx, a3, c1, e1, dtype);
+              e1 = mmaPair(ctx, a2, a3, yf, e1, dtype);
             }
           }
         }
@@ -468,6 +465,15 @@ public final class QmmMmaSplitKKernel {
   }
 
   // ---- pieces ----
+
+  /**
+   * {@code d} after the mmas of one word's two k steps: A fragments {@code a0}, {@code a1} against
+   * the B fragments of x slot {@code f} (step 0 in x, y; step 1 in z, w).
+   */
+  static Float4 mmaPair(KernelContext ctx, Int4 a0, Int4 a1, Int4 f, Float4 d, int dtype) {
+    d = QmmMmaKernel.mma(ctx, a0, new Int2(f.x(), f.y()), d, dtype);
+    return QmmMmaKernel.mma(ctx, a1, new Int2(f.z(), f.w()), d, dtype);
+  }
 
   /** A fragment of 4-bit affine weights (rows g and g+8 from words wa, wb) for step h. */
   static Int4 fragA(int wa, int wb, int h, int dtype) {
@@ -684,6 +690,14 @@ public final class QmmMmaSplitKKernel {
   }
 
   /**
+   * Static shared memory of a block: the double-buffered reduction slab ({@code ks·mt·rt} tiles of
+   * 128 floats, twice) and the per-group x sums ({@code ks·cpw·8} floats per row tile).
+   */
+  static int sharedBytes(int ks, int mt, int rt, int cpw) {
+    return (2 * ks * mt * 128 + ks * cpw * 8) * rt * 4;
+  }
+
+  /**
    * Row tiles per warp in the default plan: 2 above 8 rows where a block of {@code ks} warps can
    * hold 128 registers per thread (ks ≤ 16), its slab and sums fit the 48 KiB of static shared
    * memory and the groups are at least 64 (g32 spills at 128 registers); else 1.
@@ -692,8 +706,7 @@ public final class QmmMmaSplitKKernel {
     if (s.rows() <= 8 || s.groupSize() < 64 || ks > 16) {
       return 1;
     }
-    int shared = (2 * ks * 128 + ks * (wps / wordsPerLane(s.groupSize())) * 8) * 2 * 4;
-    return shared <= 48 * 1024 ? 2 : 1;
+    return sharedBytes(ks, 1, 2, wps / wordsPerLane(s.groupSize())) <= 48 * 1024 ? 2 : 1;
   }
 
   /**
@@ -737,8 +750,7 @@ public final class QmmMmaSplitKKernel {
           "blocksPerSm and smCount must be positive, got " + blocksPerSm + " and " + smCount);
     }
     int wps = groups / ks * wpl;
-    // The double-buffered reduction slab and the per-group x sums.
-    int shared = (2 * ks * mt * 128 + ks * (wps / wpl) * 8) * rt * 4;
+    int shared = sharedBytes(ks, mt, rt, wps / wpl);
     if (shared > 48 * 1024) {
       throw new IllegalArgumentException(
           "ks*mt*rt too large: the reduction slab and x sums take "
