@@ -134,7 +134,7 @@ class HintedVariantsPtxTest {
         }
       }
     }
-    for (int d : new int[] {64, 128}) {
+    for (int d : new int[] {64, 128, 256, 512}) {
       for (int dtype : new int[] {Sdpa.BF16, Sdpa.F16}) {
         for (int rows = 1; rows <= SdpaVectorMma.MAX_ROWS; rows++) {
           int n = SdpaVectorMma.minBlocksPerSm(90, d, rows);
@@ -186,7 +186,8 @@ class HintedVariantsPtxTest {
     long splitK = all.stream().filter(v -> v.kernel() == SPLITK).count();
     long decodeMma = all.stream().filter(v -> v.kernel() == DECODE_MMA).count();
     assertEquals(35, decode, "decode variants with a hint (sm_90)");
-    assertEquals(24, decodeMma, "tensor-core decode variants with a hint (sm_90)");
+    // D = 128: rows 4 and 8; D = 512: rows 1-8; each for 2 dtypes x 2 masks x 3 ends.
+    assertEquals(24 + 96, decodeMma, "tensor-core decode variants with a hint (sm_90)");
     assertEquals(72, splitK, "split-K variants with a hint (sm_80 and sm_90)");
     // The decode hint is for sm_90 only (sm_80 spills at 128 registers).
     for (int arch : new int[] {80, 86, 89, 100, 120}) {

@@ -140,8 +140,8 @@ final class SdpaLaunches {
 
   /**
    * Whether the vector rung runs {@link SdpaVectorMma} (tensor cores) for the calls it takes (head
-   * dims 64 and 128, no mask or causal): {@code -Dsirocco.attention.vectorMma=true|false} forces it
-   * on or off for all of them (read at every call); unset, {@link #tensorCoreDecodePolicy}.
+   * dims 64–512, no mask or causal): {@code -Dsirocco.attention.vectorMma=true|false} forces it on
+   * or off for all of them (read at every call); unset, {@link #tensorCoreDecodePolicy}.
    */
   static final String TENSOR_CORE_DECODE_PROPERTY = "sirocco.attention.vectorMma";
 
@@ -160,10 +160,11 @@ final class SdpaLaunches {
    * bf16, graph replay): 21–45% faster than {@link SdpaVector} for 2 and 3 queries per head at S ≥
    * 8192, 2–11% for one query at D = 64. Run 39, with the 4-block occupancy hint at D = 128: one
    * query 6.17 vs 6.24 µs at S = 1024, 13.50 vs 15.99 at 8192, 38.38 vs 44.45 at 32768 (without the
-   * hint 6.98, 15.70, 44.89).
+   * hint 6.98, 15.70, 44.89). Head dims 256 and 512 (the sliced form) are not measured yet and stay
+   * on the CUDA-core kernels.
    */
   static boolean tensorCoreDecodePolicy(SdpaShape shape) {
-    return true;
+    return shape.headDim() <= 128;
   }
 
   /**

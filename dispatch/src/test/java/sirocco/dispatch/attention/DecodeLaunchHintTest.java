@@ -163,6 +163,14 @@ class DecodeLaunchHintTest {
     assertEquals(false, SdpaLaunches.vectorPlan(d128q2, 132, 90, Sdpa.BF16, 2).mma());
     assertEquals(false, SdpaLaunches.vectorPlan(d256q2, 132, 90, Sdpa.BF16, 0).mma());
     try {
+      // Forced on, the sliced head dims take it too, with their own hints.
+      System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "true");
+      SdpaVectorPlans.Plan w = SdpaLaunches.vectorPlan(d256q2, 132, 90, Sdpa.BF16, 0);
+      assertEquals(true, w.mma());
+      assertEquals(0, w.minBlocksPerSm());
+      assertEquals(5, w.blocksPerSm());
+      SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 8192, 512);
+      assertEquals(4, SdpaLaunches.vectorPlan(d512, 132, 90, Sdpa.BF16, 0).minBlocksPerSm());
       System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "false");
       assertEquals(false, SdpaLaunches.vectorPlan(d128, 132, 90, Sdpa.BF16, 0).mma());
       assertEquals(false, SdpaLaunches.vectorPlan(d64, 132, 90, Sdpa.BF16, 0).mma());

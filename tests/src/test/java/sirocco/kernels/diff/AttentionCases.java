@@ -275,7 +275,7 @@ final class AttentionCases {
     int lq = causal ? (rows % 3 == 0 ? 3 : rows % 2 == 0 ? 2 : 1) : (rows == 4 ? 2 : 1);
     int gqa = rows / lq;
     // One key split needs Lkv <= the keys of one block iteration; 2.5 iterations give 3 splits.
-    int iter = mma ? SdpaVectorMma.ITER_KEYS : SdpaVectorPlans.keysPerIteration(d);
+    int iter = mma ? SdpaVectorMma.iterationKeys(d) : SdpaVectorPlans.keysPerIteration(d);
     int lkv = partial ? iter * 5 / 2 + 1 : iter - 3;
     int batch = partial ? 1 : 2;
     int hkv = 2;

@@ -13,12 +13,12 @@ import sirocco.api.Specialize;
 import sirocco.api.Vec;
 
 /**
- * Decode attention on tensor cores ({@code mma.sync m16n8k16}) for head dims 64 and 128, bf16/f16,
- * no mask or causal: the same call, grid shape, partials and combine as {@link SdpaVector#decode},
- * with both products on tensor cores. It exists for the long-context cells of issue #8, where
- * {@link SdpaVector} spends ~70 issued instructions per key at 4 rows (its dot products and p·V in
- * float FMAs, the score reduction through shared memory) and runs at about 1.4× the read-only time
- * of the same K/V bytes (bench/RESULTS.md runs 13–28).
+ * Decode attention on tensor cores ({@code mma.sync m16n8k16}) for head dims 64, 128, 256 and 512,
+ * bf16/f16, no mask or causal: the same call, grid shape, partials and combine as {@link
+ * SdpaVector#decode}, with both products on tensor cores. It exists for the long-context cells of
+ * issue #8, where {@link SdpaVector} spends ~70 issued instructions per key at 4 rows (its dot
+ * products and p·V in float FMAs, the score reduction through shared memory) and runs at about 1.4×
+ * the read-only time of the same K/V bytes (bench/RESULTS.md runs 13–28).
  *
  * <h2>Products</h2>
  *
@@ -48,6 +48,19 @@ import sirocco.api.Vec;
  * Per warp iteration at D = 128 (16 keys): 16 16-byte loads, 32 mmas, 32 permutes, ~70 for the
  * softmax, masking and addresses: ≈ 10 instructions per key against ≈ 70 for {@link SdpaVector} at
  * 4 rows. Registers: q D/8, O D/4, K and V in flight D/4 each.
+ *
+ * <h2>Head dims 256 and 512: one slice of the head axis per warp</h2>
+ *
+ * A warp's registers for the whole head axis (q D/8, Oᵀ D/4, K and V D/4 each) do not fit above D =
+ * 128, so there the block's 4 warps take the <b>same</b> 16 keys per iteration, warp w the head
+ * elements {@code [w·D/4, (w+1)·D/4)} (64 or 128: exactly the D = 64 / 128 code on a shifted base).
+ * Each warp's scores are partial sums over its slice; they meet in a double-buffered shared
+ * exchange (one barrier per iteration) where every warp adds the four in the same order, so all
+ * four run the same softmax with the same numbers and each keeps its own slice of Oᵀ. The block
+ * then holds one state per row ({@code states = 1} in the merge). Why: the CUDA-core kernels at D =
+ * 512 spend ~300 issued instructions per key at 4 rows and, with 8 warps per SM, cannot hide them
+ * at the start and end of a split (S = 8192: 39 µs, ~9 µs of it fixed, against 33 µs for a
+ * read-only kernel over the same bytes; bench/RESULTS.md run 81).
  *
  * <h2>Rows, keys, end</h2>
  *
@@ -84,12 +97,36 @@ public final class SdpaVectorMma {
   /** Keys one block covers per iteration. */
   public static final int ITER_KEYS = WARPS * WARP_KEYS;
 
-  /** Shared memory per block for the widest head dim: the warps' states per row. */
-  public static final int SHARED_BYTES = (MAX_ROWS * WARPS * 128 + MAX_ROWS * WARPS * 2) * 4;
+  /**
+   * Floats of the score exchange of head dims 256 and 512: two parities × {@link #WARPS} warps × 32
+   * lanes × 4 scores.
+   */
+  static final int EXCHANGE_FLOATS = 2 * WARPS * 32 * 4;
 
-  /** Same parameters as {@link SdpaVector#decode}; head dims 64 and 128, no mask or causal. */
+  /**
+   * Shared memory per block for the widest head dim: the warps' states per row (D = 128: 4 states
+   * of 128; D = 512: one of 512), their maxima and sums, and the score exchange.
+   */
+  public static final int SHARED_BYTES =
+      (MAX_ROWS * WARPS * 128 + MAX_ROWS * WARPS * 2 + EXCHANGE_FLOATS) * 4;
+
+  /** Whether head dim {@code headDim} is split across the block's warps (256 and 512). */
+  static boolean sliced(int headDim) {
+    return headDim > 128;
+  }
+
+  /** Keys one block covers per iteration at {@code headDim}. */
+  public static int iterationKeys(int headDim) {
+    return sliced(headDim) ? WARP_KEYS : ITER_KEYS;
+  }
+
+  /** Same parameters as {@link SdpaVector#decode}; head dims 64–512, no mask or causal. */
   @Kernel(
       validateWith = {
+        "headDim=512,dtype=0,rows=4,maskKind=0,hasSinks=false,partial=true",
+        "headDim=512,dtype=1,rows=8,maskKind=1,hasSinks=true,partial=false",
+        "headDim=256,dtype=0,rows=4,maskKind=0,hasSinks=false,partial=true",
+        "headDim=256,dtype=1,rows=3,maskKind=1,hasSinks=false,partial=false",
         "headDim=128,dtype=0,rows=4,maskKind=0,hasSinks=false,partial=true",
         "headDim=128,dtype=1,rows=8,maskKind=1,hasSinks=true,partial=false",
         "headDim=64,dtype=0,rows=4,maskKind=0,hasSinks=false,partial=true",
@@ -141,13 +178,18 @@ public final class SdpaVectorMma {
     // launch then overlaps this kernel's work (runs 48-49: 8192 keys, D = 64, 9.09 -> 8.81 µs).
     ctx.releaseDependentGrids();
     ctx.waitForPriorGrids();
-    float[] scratch = ctx.allocateFloatLocalArray(MAX_ROWS * WARPS * headDim);
+    boolean sliced = sliced(headDim); // D = 256, 512: warp w takes slice w of the head axis
+    int states = sliced ? 1 : WARPS; // per row at the end: one per warp, or one for the block
+    float[] scratch = ctx.allocateFloatLocalArray(MAX_ROWS * states * headDim);
     float[] ml = ctx.allocateFloatLocalArray(MAX_ROWS * WARPS * 2);
+    float[] xchg = ctx.allocateFloatLocalArray(sliced ? EXCHANGE_FLOATS : 4); // [2, WARPS, 32, 4]
     int lane = ctx.laneId();
     int warp = ctx.warpId();
     int g = lane >> 2;
     int t = lane & 3;
-    boolean wide = headDim > 64; // two chunks of V per key and lane, four of K
+    int slice = sliced ? headDim / WARPS : headDim;
+    int dOff = sliced ? warp * slice : 0; // first head element of this warp's slice
+    boolean wide = slice > 64; // two chunks of V per key and lane, four of K
 
     int gqa = hq / hkv;
     int groupRows = gqa * lq;
@@ -173,7 +215,7 @@ public final class SdpaVectorMma {
     boolean rowOk = g < rows && rowBase + g < groupRows;
     int rr = Math.min(rowBase + g, groupRows - 1);
     int kMax = Math.min(last, limitOf(rr, lq, lkv, maskKind));
-    int qRow = qOff + b * qSB + headOf(rr, hk, gqa, lq) * qSH + (rr % lq) * qSL + 8 * t;
+    int qRow = qOff + b * qSB + headOf(rr, hk, gqa, lq) * qSH + (rr % lq) * qSL + dOff + 8 * t;
     Int4 zi = new Int4(0, 0, 0, 0);
     Int4 q0 = rowOk ? qChunk(q, qRow) : zi;
     Int4 q1 = rowOk ? qChunk(q, qRow + 32) : zi;
@@ -185,8 +227,8 @@ public final class SdpaVectorMma {
     }
 
     // ---- addresses: the key row is the only part that moves ----
-    int kLane = kOff + b * kSB + hk * kSH + 8 * t; // chunks t, t+4, … of a key row
-    int vLane = vOff + b * vSB + hk * vSH + 8 * g; // chunks g, g+8 of a value row
+    int kLane = kOff + b * kSB + hk * kSH + dOff + 8 * t; // chunks t, t+4, … of a key row
+    int vLane = vOff + b * vSB + hk * vSH + dOff + 8 * g; // chunks g, g+8 of a value row
 
     Float4 z4 = Sdpa.zero4();
     Float4 o0 = z4; // Oᵀ m-tiles: chunk g, pairs 0..3
@@ -200,7 +242,9 @@ public final class SdpaVectorMma {
     float m = Sdpa.NEG_INF;
     float l = 0f;
 
-    for (int base = kStart + warp * WARP_KEYS; base < kEnd; base += ITER_KEYS) {
+    int parity = 0; // sliced: the exchange half this iteration writes
+    int step = iterationKeys(headDim);
+    for (int base = kStart + (sliced ? 0 : warp * WARP_KEYS); base < kEnd; base += step) {
       // 1. Every load of the iteration: K of keys g and 8+g, V of keys 2t, 2t+1, 2t+8, 2t+9.
       int ka = kLane + Math.min(base + g, last) * kSL;
       int kb = kLane + Math.min(base + 8 + g, last) * kSL;
@@ -250,11 +294,32 @@ public final class SdpaVectorMma {
         sb = scoreChunk(ctx, q3, kb3, sb, dtype);
       }
 
+      float s0 = sa.x();
+      float s1 = sa.y();
+      float s2 = sb.x();
+      float s3 = sb.y();
+      if (sliced) {
+        // The four slices' partial scores, summed in warp order by every warp. The half written
+        // here was last read two iterations ago, before the previous iteration's barrier.
+        int mine = parity * WARPS * 128 + lane * 4;
+        Vec.store4(xchg, mine + warp * 128, new Float4(s0, s1, s2, s3));
+        ctx.localBarrier();
+        Float4 w0 = Vec.load4(xchg, mine);
+        Float4 w1 = Vec.load4(xchg, mine + 128);
+        Float4 w2 = Vec.load4(xchg, mine + 256);
+        Float4 w3 = Vec.load4(xchg, mine + 384);
+        s0 = ((w0.x() + w1.x()) + w2.x()) + w3.x();
+        s1 = ((w0.y() + w1.y()) + w2.y()) + w3.y();
+        s2 = ((w0.z() + w1.z()) + w2.z()) + w3.z();
+        s3 = ((w0.w() + w1.w()) + w2.w()) + w3.w();
+        parity ^= 1;
+      }
+
       // 3. Online softmax of row g over its 16 keys (4 per lane).
-      float x0 = key > kMax ? Sdpa.NEG_INF : sa.x() * scaleLog2;
-      float x1 = key + 1 > kMax ? Sdpa.NEG_INF : sa.y() * scaleLog2;
-      float x2 = key + 8 > kMax ? Sdpa.NEG_INF : sb.x() * scaleLog2;
-      float x3 = key + 9 > kMax ? Sdpa.NEG_INF : sb.y() * scaleLog2;
+      float x0 = key > kMax ? Sdpa.NEG_INF : s0 * scaleLog2;
+      float x1 = key + 1 > kMax ? Sdpa.NEG_INF : s1 * scaleLog2;
+      float x2 = key + 8 > kMax ? Sdpa.NEG_INF : s2 * scaleLog2;
+      float x3 = key + 9 > kMax ? Sdpa.NEG_INF : s3 * scaleLog2;
       float mx = Math.max(Math.max(x0, x1), Math.max(x2, x3));
       mx = Math.max(mx, ctx.shuffleXor(mx, 1));
       mx = Math.max(mx, ctx.shuffleXor(mx, 2));
@@ -306,13 +371,14 @@ public final class SdpaVectorMma {
     // ---- this warp's state per row into shared memory, then the block's merge ----
     l += ctx.shuffleXor(l, 1);
     l += ctx.shuffleXor(l, 2);
-    if (t == 0 && g < rows) {
-      ml[(g * WARPS + warp) * 2] = m;
-      ml[(g * WARPS + warp) * 2 + 1] = l;
+    int state = sliced ? 0 : warp; // sliced: every warp holds the same m and l
+    if (t == 0 && g < rows && (!sliced || warp == 0)) {
+      ml[(g * states + state) * 2] = m;
+      ml[(g * states + state) * 2 + 1] = l;
     }
     int re = 2 * t; // Oᵀ columns: rows 2t (x, z) and 2t+1 (y, w)
-    int at = (re * WARPS + warp) * headDim + 8 * g;
-    int next = WARPS * headDim; // row 2t+1
+    int at = (re * states + state) * headDim + dOff + 8 * g;
+    int next = states * headDim; // row 2t+1
     if (re < rows) {
       storeRow(scratch, at, o0, o1, o2, o3, false);
       if (wide) {
@@ -327,7 +393,7 @@ public final class SdpaVectorMma {
     }
     ctx.localBarrier();
     SdpaVectorOps.combineStates(
-        ctx, scratch, ml, out, partO, partML, sinks, WARPS, THREADS, rowBase, groupRows, b, hk, hq,
+        ctx, scratch, ml, out, partO, partML, sinks, states, THREADS, rowBase, groupRows, b, hk, hq,
         gqa, lq, split, splits, headDim, dtype, rows, hasSinks, partial);
   }
 
@@ -401,8 +467,8 @@ public final class SdpaVectorMma {
   /** Why this kernel cannot run the call (beyond {@link SdpaVectorPlans#supports}), or null. */
   public static String supports(SdpaShape shape, int maskKind) {
     int d = shape.headDim();
-    if (d != 64 && d != 128) {
-      return "tensor-core decode takes head dims 64 and 128, got " + d;
+    if (d != 64 && d != 128 && d != 256 && d != 512) {
+      return "tensor-core decode takes head dims 64, 128, 256 and 512, got " + d;
     }
     if (maskKind != Sdpa.MASK_NONE && maskKind != Sdpa.MASK_CAUSAL) {
       return "tensor-core decode takes no mask or causal, got " + Sdpa.maskName(maskKind);
@@ -418,10 +484,14 @@ public final class SdpaVectorMma {
   }
 
   /**
-   * Registers per thread the plan assumes, rounded up to 8 (ptxas 12.x, sm_90, the validated
-   * specializations: D = 128 120–132, D = 64 76–80): 3 and 6 blocks of 128 threads per SM.
+   * Registers per thread the plan assumes without a hint, rounded up to 8 (ptxas 12.x, sm_90, the
+   * validated specializations: D = 128 120–132, D = 64 76–80, the sliced D = 512 136–142 and D =
+   * 256 74–86): 3, 6, 3 and 5 blocks of 128 threads per SM.
    */
   static int registers(int headDim) {
+    if (sliced(headDim)) {
+      return headDim > 256 ? 144 : 88;
+    }
     return headDim > 64 ? 136 : 80;
   }
 
@@ -431,10 +501,20 @@ public final class SdpaVectorMma {
    * ptxas 12.x compiles every such variant without spills (HintedVariantsPtxTest); 0 (none)
    * otherwise. Unhinted, D = 128 takes 120–132 registers: 3 blocks, 12 warps per SM, and Nsight
    * showed the kernel waiting on its loads (run 38: long-scoreboard 12.3 stall cycles per issued
-   * instruction, 17% achieved occupancy).
+   * instruction, 17% achieved occupancy). The sliced D = 512 on sm_90, every row count: 4 blocks
+   * (ptxas 12.6: 136–142 registers unhinted, 126–128 hinted, no spills: HintedVariantsPtxTest). The
+   * sliced D = 256 takes 74–86 unhinted (5 blocks) and spills in bf16 one-pass variants at the
+   * 6-block hint's 80, so it has none.
    */
   public static int minBlocksPerSm(int arch, int headDim, int rows) {
-    return arch == 90 && headDim == 128 && (rows == 4 || rows == 8) ? 4 : 0;
+    if (arch != 90) {
+      return 0;
+    }
+    return switch (headDim) {
+      case 128 -> rows == 4 || rows == 8 ? 4 : 0;
+      case 512 -> 4;
+      default -> 0;
+    };
   }
 
   /** The plan without an occupancy hint, on {@code smCount} SMs (splits fill one wave). */
@@ -458,7 +538,7 @@ public final class SdpaVectorMma {
             blocks,
             forceSplits,
             MAX_ROWS,
-            ITER_KEYS,
+            iterationKeys(shape.headDim()),
             THREADS,
             SHARED_BYTES,
             SdpaVectorMma.class)

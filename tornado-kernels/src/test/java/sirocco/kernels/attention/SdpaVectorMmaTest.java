@@ -78,6 +78,53 @@ class SdpaVectorMmaTest {
     }
   }
 
+  /**
+   * Head dims 256 and 512 (each warp one slice of the head axis, scores summed across the warps),
+   * bf16 and f16, Lq 1–3, causal or not, over a view into a longer cache, under the H200 plan
+   * (split-K) and forced to one pass.
+   */
+  @Test
+  void slicedHeadDims() {
+    long seed = 41;
+    for (int d : new int[] {256, 512}) {
+      for (int dtype : new int[] {Sdpa.BF16, Sdpa.F16}) {
+        for (int lq = 1; lq <= 3; lq++) {
+          for (int mask : new int[] {Sdpa.MASK_NONE, Sdpa.MASK_CAUSAL}) {
+            AttnCase c = SdpaVectorTest.gqaCase(8, 2, lq, 150 + 7 * lq, d, dtype, seed++);
+            c.cacheLen = c.lkv + 16;
+            c.maskKind = mask;
+            c.generate();
+            c.check("H200 plan", c.runVector(SdpaVectorMma.plan(c.shape(), H200_SMS)));
+            c.check("one pass", c.runVector(SdpaVectorMma.plan(c.shape(), H200_SMS, 1, 0)));
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * MLX's "fused sdpa at head dims 256 and 512" case: q [1, 8, Lq, D] bf16, k/v the first Lkv rows
+   * of [1, 2, Lkv + 16, D] (GQA 4), scale 1/√D, rtol = atol = 2e-2 against the oracle.
+   */
+  @Test
+  void mlxFusedHeadDims256And512() {
+    long seed = 90;
+    for (int d : new int[] {256, 512}) {
+      for (int lq : new int[] {1, 3}) {
+        for (int lkv : new int[] {37, 1500}) {
+          for (int mask : new int[] {Sdpa.MASK_NONE, Sdpa.MASK_CAUSAL}) {
+            AttnCase c = SdpaVectorTest.gqaCase(8, 2, lq, lkv, d, Sdpa.BF16, seed++);
+            c.cacheLen = lkv + 16;
+            c.maskKind = mask;
+            c.generate();
+            c.check(
+                "MLX tolerance", c.runVector(SdpaVectorMma.plan(c.shape(), H200_SMS)), 2e-2, 2e-2);
+          }
+        }
+      }
+    }
+  }
+
   /** MLX's GQA-long shapes (L 8192 and 8201: a split tail that is not a whole tile). */
   @Test
   void gqaLong() {
@@ -88,15 +135,17 @@ class SdpaVectorMmaTest {
     }
   }
 
-  /** Attention sinks, one pass and split-K; a batch of 2. */
+  /** Attention sinks, one pass and split-K; a batch of 2; a whole and a sliced head axis. */
   @Test
   void sinksAndBatches() {
-    AttnCase c = SdpaVectorTest.gqaCase(8, 2, 1, 777, 64, Sdpa.BF16, 11);
-    c.batch = 2;
-    c.sinks = true;
-    c.generate();
-    c.check("split-K", c.runVector(SdpaVectorMma.plan(c.shape(), CI_SMS)));
-    c.check("one pass", c.runVector(SdpaVectorMma.plan(c.shape(), CI_SMS, 1, 0)));
+    for (int d : new int[] {64, 512}) {
+      AttnCase c = SdpaVectorTest.gqaCase(8, 2, 1, 777, d, Sdpa.BF16, 11 + d);
+      c.batch = 2;
+      c.sinks = true;
+      c.generate();
+      c.check("split-K", c.runVector(SdpaVectorMma.plan(c.shape(), CI_SMS)));
+      c.check("one pass", c.runVector(SdpaVectorMma.plan(c.shape(), CI_SMS, 1, 0)));
+    }
   }
 
   /**
@@ -124,8 +173,8 @@ class SdpaVectorMmaTest {
     assertTrue(why != null && why.startsWith("tensor-core decode takes no mask or causal"), why);
     why =
         SdpaVectorMma.supports(
-            SdpaVectorTest.gqaCase(32, 8, 1, 100, 256, Sdpa.BF16, 1).shape(), Sdpa.MASK_NONE);
-    assertTrue(why != null && why.contains("head dims 64 and 128, got 256"), why);
+            SdpaVectorTest.gqaCase(32, 8, 1, 100, 96, Sdpa.BF16, 1).shape(), Sdpa.MASK_NONE);
+    assertTrue(why != null && why.contains("head dims 64, 128, 256 and 512, got 96"), why);
     SdpaVectorPlans.Plan p = SdpaVectorMma.plan(s, H200_SMS);
     assertTrue(p.mma() && p.partial(), p.toString());
     assertEquals(SdpaVectorMma.class, p.kernelClass());
