@@ -115,7 +115,7 @@ final class SdpaLaunches {
       SdpaShape shape, int sms, int arch, int dtype, int maskKind) {
     int n = Math.max(1, sms);
     int forced = forcedSplits();
-    if (runsTensorCores(shape, maskKind)) {
+    if (runsTensorCores(shape, maskKind, n)) {
       return SdpaVectorMma.plan(shape, n, forced, OccupancyHints.enabled() ? arch : 0);
     }
     if (stagedDecode(shape, n)) {
@@ -145,26 +145,41 @@ final class SdpaLaunches {
    */
   static final String TENSOR_CORE_DECODE_PROPERTY = "sirocco.attention.vectorMma";
 
-  /** Whether the vector rung runs {@code shape} with {@code maskKind} on {@link SdpaVectorMma}. */
-  static boolean runsTensorCores(SdpaShape shape, int maskKind) {
-    return tensorCoreDecode(shape) && SdpaVectorMma.supports(shape, maskKind) == null;
+  /**
+   * Whether the vector rung runs {@code shape} with {@code maskKind} on {@link SdpaVectorMma}, on a
+   * device with {@code sms} SMs.
+   */
+  static boolean runsTensorCores(SdpaShape shape, int maskKind, int sms) {
+    return tensorCoreDecode(shape, sms) && SdpaVectorMma.supports(shape, maskKind) == null;
   }
 
   /** {@link #TENSOR_CORE_DECODE_PROPERTY}, else the policy; anything but true/false is refused. */
-  static boolean tensorCoreDecode(SdpaShape shape) {
-    return BooleanProperty.get(TENSOR_CORE_DECODE_PROPERTY, tensorCoreDecodePolicy(shape));
+  static boolean tensorCoreDecode(SdpaShape shape, int sms) {
+    return BooleanProperty.get(TENSOR_CORE_DECODE_PROPERTY, tensorCoreDecodePolicy(shape, sms));
   }
 
   /**
-   * The measured choice: the tensor-core kernel for every call it takes. Run 38 (B=1, Hq 32, Hkv 8,
-   * bf16, graph replay): 21–45% faster than {@link SdpaVector} for 2 and 3 queries per head at S ≥
-   * 8192, 2–11% for one query at D = 64. Run 39, with the 4-block occupancy hint at D = 128: one
-   * query 6.17 vs 6.24 µs at S = 1024, 13.50 vs 15.99 at 8192, 38.38 vs 44.45 at 32768 (without the
-   * hint 6.98, 15.70, 44.89). Head dims 256 and 512 (the sliced form) are not measured yet and stay
-   * on the CUDA-core kernels.
+   * The measured choice (B=1, Hq 32, Hkv 8, bf16, graph replay, bench/RESULTS.md): the tensor-core
+   * kernel for every call it takes, except at D = 256 where {@link #stagedDecodePolicy} takes the
+   * call (one row group over at least 16 block iterations a split, Lq = 1 from 8192 keys).
+   *
+   * <ul>
+   *   <li>D = 64/128, run 38: 21–45% faster than {@link SdpaVector} for 2 and 3 queries per head at
+   *       S ≥ 8192, 2–11% for one query at D = 64; run 39, with the 4-block hint at D = 128, one
+   *       query 6.17 vs 6.24 µs at S = 1024, 13.50 vs 15.99 at 8192, 38.38 vs 44.45 at 32768.
+   *   <li>D = 512 (the sliced form), runs 81 and 83 against the default of the time (staged from
+   *       2048 keys at Lq = 1): equal or faster in all 18 cells of S 1024–32768 × Lq 1–3; Lq = 1
+   *       8192 keys 39.0 vs 39.6, 4096 keys 23.82 vs 23.70 (the one cell within noise), Lq = 3 at
+   *       8192 49.4 vs 88.0.
+   *   <li>D = 256 (sliced, no hint: 5 blocks per SM), same runs: faster for Lq = 2–3 at every
+   *       length (8192 keys, Lq = 2: 28.8 vs 36.5) and for Lq = 1 up to 4096 keys (14.57 vs 14.81),
+   *       slower for Lq = 1 from 8192 keys (24.74 vs 23.38 staged; 16384: 40.64 vs 38.82; 32768:
+   *       74.16 vs 69.13), where one row group leaves the mma's 16 columns three quarters empty and
+   *       the staged kernel's deeper ring wins.
+   * </ul>
    */
-  static boolean tensorCoreDecodePolicy(SdpaShape shape) {
-    return shape.headDim() <= 128;
+  static boolean tensorCoreDecodePolicy(SdpaShape shape, int sms) {
+    return shape.headDim() != 256 || !stagedDecodePolicy(shape, sms);
   }
 
   /**

@@ -216,7 +216,9 @@ public final class SdpaOp {
    * kernel, else {@link #DEFAULT_VECTOR_DECODE_MAX_KEYS}.
    */
   static int defaultVectorDecodeMaxKeys(Call c) {
-    if (SdpaLaunches.runsTensorCores(c.shape(), c.maskKind())) {
+    // Bounds measured against cuDNN for head dims 64 and 128 only; the tensor-core policy does not
+    // look at the SM count there.
+    if (c.headDim() <= 128 && SdpaLaunches.runsTensorCores(c.shape(), c.maskKind(), 1)) {
       return c.headDim() <= 64 ? TENSOR_CORE_DECODE_MAX_KEYS_D64 : TENSOR_CORE_DECODE_MAX_KEYS_D128;
     }
     return DEFAULT_VECTOR_DECODE_MAX_KEYS;

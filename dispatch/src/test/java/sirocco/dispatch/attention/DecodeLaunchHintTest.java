@@ -31,7 +31,7 @@ class DecodeLaunchHintTest {
 
   @Test
   void forcedSplitsForExperiments() {
-    SdpaShape s = SdpaShape.of(1, 32, 8, 1, 1024, 256);
+    SdpaShape s = SdpaShape.of(1, 32, 8, 1, 1024, 96);
     try {
       System.setProperty(SdpaLaunches.SPLITS_PROPERTY, "8");
       SdpaVectorPlans.Plan p = SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE);
@@ -57,9 +57,11 @@ class DecodeLaunchHintTest {
 
   @Test
   void theVectorRungPlansWithTheHintUnlessTurnedOff() {
-    // 4096 keys: below the staged kernel's policy (8192 and up at D = 256).
+    // 4096 keys: below the staged kernel's policy (8192 and up at D = 256); the tensor-core kernel
+    // turned off, as it would take the call.
     SdpaShape s = SdpaShape.of(1, 32, 8, 1, 4096, 256);
     try {
+      System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "false");
       SdpaVectorPlans.Plan on = SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE);
       assertEquals(SdpaVectorPlans.planFor(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE), on);
       assertEquals(4, on.minBlocksPerSm());
@@ -70,6 +72,7 @@ class DecodeLaunchHintTest {
           SdpaLaunches.vectorPlan(s, 132, 90, Sdpa.BF16, Sdpa.MASK_NONE));
     } finally {
       System.clearProperty(OccupancyHints.PROPERTY);
+      System.clearProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY);
     }
   }
 
@@ -97,11 +100,14 @@ class DecodeLaunchHintTest {
   }
 
   /**
-   * The staged kernel: the policy's cells (D = 512 from 8 block iterations per split, D = 256 with
-   * one row group from 16), the switch both ways, and a malformed switch refused with its name.
+   * The staged kernel, for the calls the tensor-core kernel does not take (additive and boolean
+   * masks; D = 256 with one row group at long contexts): the policy's cells (D = 512 from 8 block
+   * iterations per split, D = 256 with one row group from 16), the switch both ways, and a
+   * malformed switch refused with its name.
    */
   @Test
   void stagedDecodePolicyAndSwitch() {
+    int add = Sdpa.MASK_ADDITIVE;
     SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 2048, 512);
     SdpaShape d512short = SdpaShape.of(1, 32, 8, 1, 1024, 512);
     SdpaShape d512q3 = SdpaShape.of(1, 32, 8, 3, 4096, 512);
@@ -109,26 +115,31 @@ class DecodeLaunchHintTest {
     SdpaShape d256short = SdpaShape.of(1, 32, 8, 1, 4096, 256);
     SdpaShape d256q2 = SdpaShape.of(1, 32, 8, 2, 32768, 256);
     SdpaShape d96 = SdpaShape.of(1, 32, 8, 1, 32768, 96);
-    assertEquals(SdpaVectorStaged.class, kernelOf(d512, 0));
-    assertEquals(SdpaVectorStaged.class, kernelOf(d512q3, Sdpa.MASK_CAUSAL));
-    assertEquals(SdpaVectorStaged.class, kernelOf(d256, Sdpa.MASK_ADDITIVE));
-    assertEquals(SdpaVector.class, kernelOf(d512short, 0));
-    assertEquals(SdpaVector.class, kernelOf(d256short, 0));
-    assertEquals(SdpaVector.class, kernelOf(d256q2, 0));
+    assertEquals(SdpaVectorStaged.class, kernelOf(d512, add));
+    assertEquals(SdpaVectorStaged.class, kernelOf(d512q3, Sdpa.MASK_BOOL));
+    assertEquals(SdpaVectorStaged.class, kernelOf(d256, add));
+    // D = 256, one query, 8192 keys: the tensor-core kernel declines it without a mask too.
+    assertEquals(SdpaVectorStaged.class, kernelOf(d256, Sdpa.MASK_NONE));
+    assertEquals(SdpaVectorStaged.class, kernelOf(d256, Sdpa.MASK_CAUSAL));
+    assertEquals(SdpaVector.class, kernelOf(d512short, add));
+    assertEquals(SdpaVector.class, kernelOf(d256short, add));
+    assertEquals(SdpaVector.class, kernelOf(d256q2, add));
     assertEquals(SdpaVector.class, kernelOf(d96, 0));
-    SdpaVectorPlans.Plan p = SdpaLaunches.vectorPlan(d512, 132, 90, Sdpa.BF16, 0);
-    KernelLaunch l = SdpaLaunches.decodeLaunch(p, args(d512, p, Sdpa.BF16, 0));
+    SdpaVectorPlans.Plan p = SdpaLaunches.vectorPlan(d512, 132, 90, Sdpa.BF16, add);
+    KernelLaunch l = SdpaLaunches.decodeLaunch(p, args(d512, p, Sdpa.BF16, add));
     assertEquals(SdpaVectorStaged.class, l.kernel().getDeclaringClass());
     try {
       System.setProperty(SdpaLaunches.STAGED_DECODE_PROPERTY, "true");
       assertEquals(SdpaVectorStaged.class, kernelOf(d96, 0));
       assertEquals(SdpaVectorMma.class, kernelOf(SdpaShape.of(1, 32, 8, 1, 8192, 128), 0));
       System.setProperty(SdpaLaunches.STAGED_DECODE_PROPERTY, "false");
-      assertEquals(SdpaVector.class, kernelOf(d512, 0));
+      assertEquals(SdpaVector.class, kernelOf(d512, add));
+      // The tensor-core policy follows the staged policy, not its switch.
+      assertEquals(SdpaVector.class, kernelOf(d256, 0));
       System.setProperty(SdpaLaunches.STAGED_DECODE_PROPERTY, "on");
       IllegalArgumentException e =
           org.junit.jupiter.api.Assertions.assertThrows(
-              IllegalArgumentException.class, () -> kernelOf(d512, 0));
+              IllegalArgumentException.class, () -> kernelOf(d512, add));
       assertEquals(
           "-Dsirocco.attention.vectorStaged must be true or false, got 'on'", e.getMessage());
     } finally {
@@ -141,8 +152,9 @@ class DecodeLaunchHintTest {
   }
 
   /**
-   * The tensor-core decode kernel: the policy's cells (every call it takes), the switch both ways,
-   * its own hint, and a malformed switch refused with its name.
+   * The tensor-core decode kernel: the policy's cells (every call it takes but D = 256 with one row
+   * group at long contexts), the switch both ways, its hints, and a malformed switch refused with
+   * its name.
    */
   @Test
   void tensorCoreDecodePolicyAndSwitch() {
@@ -150,6 +162,9 @@ class DecodeLaunchHintTest {
     SdpaShape d128q2 = SdpaShape.of(1, 32, 8, 2, 8192, 128);
     SdpaShape d64 = SdpaShape.of(1, 32, 8, 1, 8192, 64);
     SdpaShape d256q2 = SdpaShape.of(1, 32, 8, 2, 8192, 256);
+    SdpaShape d256q1 = SdpaShape.of(1, 32, 8, 1, 8192, 256);
+    SdpaShape d256short = SdpaShape.of(1, 32, 8, 1, 4096, 256);
+    SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 8192, 512);
     assertEquals(true, SdpaLaunches.vectorPlan(d128, 132, 90, Sdpa.BF16, 0).mma());
     SdpaVectorPlans.Plan q2 = SdpaLaunches.vectorPlan(d128q2, 132, 90, Sdpa.BF16, 0);
     assertEquals(true, q2.mma());
@@ -159,21 +174,27 @@ class DecodeLaunchHintTest {
     assertEquals("decode", l.kernel().getName());
     assertEquals(SdpaVectorMma.class, l.kernel().getDeclaringClass());
     assertEquals(true, SdpaLaunches.vectorPlan(d64, 132, 90, Sdpa.F16, 1).mma());
-    // Masks and head dims it does not take stay on the vector kernel.
+    // The sliced head dims, with their own hints: none at 256 (5 blocks per SM), 4 at 512.
+    SdpaVectorPlans.Plan w = SdpaLaunches.vectorPlan(d256q2, 132, 90, Sdpa.BF16, 0);
+    assertEquals(true, w.mma());
+    assertEquals(0, w.minBlocksPerSm());
+    assertEquals(5, w.blocksPerSm());
+    assertEquals(true, SdpaLaunches.vectorPlan(d256short, 132, 90, Sdpa.BF16, 0).mma());
+    SdpaVectorPlans.Plan big = SdpaLaunches.vectorPlan(d512, 132, 90, Sdpa.BF16, 1);
+    assertEquals(true, big.mma());
+    assertEquals(4, big.minBlocksPerSm());
+    // Masks it does not take, and D = 256 with one row group from 8192 keys, stay elsewhere.
     assertEquals(false, SdpaLaunches.vectorPlan(d128q2, 132, 90, Sdpa.BF16, 2).mma());
-    assertEquals(false, SdpaLaunches.vectorPlan(d256q2, 132, 90, Sdpa.BF16, 0).mma());
+    assertEquals(false, SdpaLaunches.vectorPlan(d512, 132, 90, Sdpa.BF16, 3).mma());
+    assertEquals(false, SdpaLaunches.vectorPlan(d256q1, 132, 90, Sdpa.BF16, 0).mma());
     try {
-      // Forced on, the sliced head dims take it too, with their own hints.
       System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "true");
-      SdpaVectorPlans.Plan w = SdpaLaunches.vectorPlan(d256q2, 132, 90, Sdpa.BF16, 0);
-      assertEquals(true, w.mma());
-      assertEquals(0, w.minBlocksPerSm());
-      assertEquals(5, w.blocksPerSm());
-      SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 8192, 512);
-      assertEquals(4, SdpaLaunches.vectorPlan(d512, 132, 90, Sdpa.BF16, 0).minBlocksPerSm());
+      assertEquals(true, SdpaLaunches.vectorPlan(d256q1, 132, 90, Sdpa.BF16, 0).mma());
+      assertEquals(false, SdpaLaunches.vectorPlan(d128q2, 132, 90, Sdpa.BF16, 2).mma());
       System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "false");
       assertEquals(false, SdpaLaunches.vectorPlan(d128, 132, 90, Sdpa.BF16, 0).mma());
       assertEquals(false, SdpaLaunches.vectorPlan(d64, 132, 90, Sdpa.BF16, 0).mma());
+      assertEquals(false, SdpaLaunches.vectorPlan(d512, 132, 90, Sdpa.BF16, 0).mma());
       System.setProperty(SdpaLaunches.TENSOR_CORE_DECODE_PROPERTY, "yes");
       IllegalArgumentException e =
           org.junit.jupiter.api.Assertions.assertThrows(

@@ -55,16 +55,19 @@ class EarlyStartPolicyTest {
     assertFalse(early(lq2, GRAPH));
     SdpaShape short2 = SdpaShape.of(1, 32, 8, 2, 1024, 128);
     assertTrue(early(short2, GRAPH));
+    SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 8192, 512);
+    assertTrue(plan(d512).mma(), "the tensor-core kernel takes D = 512");
+    assertTrue(early(d512, GRAPH));
   }
 
   @Test
   void inAGraphTheVectorAndStagedKernelsLaunchPlainly() {
-    SdpaShape d256 = SdpaShape.of(1, 32, 8, 2, 1024, 256);
-    assertFalse(plan(d256).mma());
+    SdpaShape d96 = SdpaShape.of(1, 32, 8, 2, 1024, 96);
+    assertFalse(plan(d96).mma());
+    assertFalse(early(d96, GRAPH));
+    SdpaShape d256 = SdpaShape.of(1, 32, 8, 1, 8192, 256);
+    assertEquals(SdpaVectorStaged.class, plan(d256).kernelClass());
     assertFalse(early(d256, GRAPH));
-    SdpaShape d512 = SdpaShape.of(1, 32, 8, 1, 8192, 512);
-    assertEquals(SdpaVectorStaged.class, plan(d512).kernelClass());
-    assertFalse(early(d512, GRAPH));
   }
 
   @Test
