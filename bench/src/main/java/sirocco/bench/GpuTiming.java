@@ -214,6 +214,18 @@ public final class GpuTiming {
    * per call, rotated, so the L2 cache does not serve them), in µs per call.
    */
   public static Stats readFloor(Device d, long bytes, int copies, int samples) {
+    return readFloors(d, bytes, copies, samples).gated();
+  }
+
+  /**
+   * The read-only kernel's time per call two ways: back-to-back launches behind a gate ({@link
+   * #gated}), and by CUDA-graph replay of 20 calls ({@link #graphed}; null where the device is not
+   * CUDA), which leaves out the gaps the host's launch calls put between kernels.
+   */
+  public record Floors(Stats gated, Stats graph) {}
+
+  /** {@link #readFloor}, also timed by graph replay (see {@link Floors}). */
+  public static Floors readFloors(Device d, long bytes, int copies, int samples) {
     Stream s = d.defaultStream();
     long words = (bytes / 16) * 4;
     List<DeviceBuffer> bufs = new ArrayList<>();
@@ -227,19 +239,15 @@ public final class GpuTiming {
       int sms = Math.max(1, d.info().multiprocessors());
       int blocks = (int) Math.max(1, Math.min((words / 16 + 255) / 256, 8L * sms));
       Method floor = kernel("readFloor");
-      return gated(
-              d,
-              s,
-              3,
-              samples,
-              10,
-              5,
-              i ->
-                  d.launch(
-                      KernelLaunch.of(
-                          floor, Dim3.of(blocks), Dim3.of(256), bufs.get(i % copies), sink, w),
-                      s))
-          .perCall();
+      Call call =
+          i ->
+              d.launch(
+                  KernelLaunch.of(
+                      floor, Dim3.of(blocks), Dim3.of(256), bufs.get(i % copies), sink, w),
+                  s);
+      Stats gated = gated(d, s, 3, samples, 10, 5, call).perCall();
+      Stats graph = s instanceof CudaStream cs ? graphed(cs, 20, 20, samples, 5, call) : null;
+      return new Floors(gated, graph);
     } finally {
       bufs.forEach(DeviceBuffer::close);
     }

@@ -24,6 +24,7 @@ import sirocco.runtime.ElementType;
 import sirocco.runtime.Event;
 import sirocco.runtime.KernelLaunch;
 import sirocco.runtime.Stream;
+import sirocco.runtime.cuda.CudaStream;
 
 /**
  * {@code tornado bench qmm}: the quantized-matmul kernels timed on the device, one row count at a
@@ -205,7 +206,8 @@ public final class QmmBench {
       double maxError,
       double worstRatio,
       boolean passed,
-      int launchesPerSample) {}
+      int launchesPerSample,
+      Stats graphMicros) {}
 
   /** What a run found: every case, and whether all outputs were right. */
   public record Outcome(BenchRecord record, List<Result> results, boolean passed) {}
@@ -355,15 +357,23 @@ public final class QmmBench {
     boolean tracked = issueShape && affine && f.bits() == 4 && f.group() == 64;
     if (device.kind() == Device.Kind.CUDA) {
       // The other ceiling, measured here: a read-only kernel over the same weight bytes, rotated.
-      Stats read = GpuTiming.readFloor(device, (long) weightBytes, o.copies(), 20);
+      GpuTiming.Floors floors = GpuTiming.readFloors(device, (long) weightBytes, o.copies(), 20);
+      Stats read = floors.gated();
       out.printf(
           Locale.ROOT,
-          "%-18s read-only kernel over the same %.1f MB: %.2f us p50 (%.2f TB/s); floor%% below"
-              + " uses %.1f TB/s%n",
+          "%-18s read-only kernel over the same %.1f MB: %.2f us p50 (%.2f TB/s)%s; floor%%"
+              + " below uses %.1f TB/s%n",
           f,
           weightBytes / 1e6,
           read.median(),
           weightBytes / (read.median() * 1e-6) / 1e12,
+          floors.graph() == null
+              ? ""
+              : String.format(
+                  Locale.ROOT,
+                  ", by graph replay %.2f us (%.2f TB/s)",
+                  floors.graph().median(),
+                  weightBytes / (floors.graph().median() * 1e-6) / 1e12),
           FLOOR_BYTES_PER_SECOND / 1e12);
       Map<String, Object> rp = new LinkedHashMap<>();
       rp.put("mode", f.mode().name().toLowerCase(Locale.ROOT));
@@ -377,6 +387,13 @@ public final class QmmBench {
                   weightBytes / FLOOR_BYTES_PER_SECOND * 1e6,
                   "read-only kernel over the packed weights + scales + biases (GpuTiming.readFloor);"
                       + " reference = the same bytes at 3.5 TB/s"));
+      if (floors.graph() != null) {
+        cases.add(
+            BenchCase.of("qmm/read-floor-graph", rp, "us", floors.graph())
+                .withReference(
+                    weightBytes / FLOOR_BYTES_PER_SECOND * 1e6,
+                    "the same read-only kernel by CUDA-graph replay of 20 launches"));
+      }
     }
     for (int rows : o.rows()) {
       QmmShape s =
@@ -419,17 +436,28 @@ public final class QmmBench {
                         s,
                         ops);
           }
+          double tol =
+              base.equals(QmmOp.QMM_TILED)
+                  ? (o.dtype() == DType.F16 ? 0x1p-11 : 0x1p-9) + 2e-5
+                  : 2e-5;
           poison(device, stream, ob, rows * o.n());
           Timed t = time(device, stream, launches, o);
           QmmCheck.Check chk =
               ref.check(
-                  x,
-                  rows,
-                  download(device, stream, ob, rows * o.n(), o.dtype()),
-                  o.dtype(),
-                  base.equals(QmmOp.QMM_TILED)
-                      ? (o.dtype() == DType.F16 ? 0x1p-11 : 0x1p-9) + 2e-5
-                      : 2e-5);
+                  x, rows, download(device, stream, ob, rows * o.n(), o.dtype()), o.dtype(), tol);
+          Stats graph = null;
+          if (stream instanceof CudaStream cs) {
+            // The graph's launches are checked on their own: poisoned again, so output the
+            // stream-timed launches left behind cannot pass for theirs.
+            poison(device, stream, ob, rows * o.n());
+            graph = graphed(device, cs, launches, o, t);
+            QmmCheck.Check g =
+                ref.check(
+                    x, rows, download(device, stream, ob, rows * o.n(), o.dtype()), o.dtype(), tol);
+            if (!g.passed() || g.worstRatio() > chk.worstRatio()) {
+              chk = g;
+            }
+          }
           Result r =
               new Result(
                   f,
@@ -443,7 +471,8 @@ public final class QmmBench {
                   chk.maxError(),
                   chk.worstRatio(),
                   chk.passed(),
-                  t.launchesPerSample());
+                  t.launchesPerSample(),
+                  graph);
           results.add(r);
           print(out, fmt, r, tiny, cub, tgt, chk);
           record(cases, o, r, tiny, cub, tgt, auto);
@@ -501,6 +530,26 @@ public final class QmmBench {
             + String.format(
                 Locale.ROOT, " max|err| %.3g (%.2f of tol)", chk.maxError(), chk.worstRatio())
             + (chk.unwritten() > 0 ? ", " + chk.unwritten() + " unwritten (NaN)" : ""));
+    Stats g = r.graphMicros();
+    if (g != null) {
+      out.printf(
+          Locale.ROOT,
+          "%-18s %5d %-14s   graph replay (%d launches per replay): p50 %.2f us (%.2f-%.2f), %.0f"
+              + " GB/s, %.0f%% of floor%s%n",
+          r.format(),
+          r.rows(),
+          r.kernel(),
+          graphLaunches(r.launchesPerSample()),
+          g.median(),
+          g.p10(),
+          g.p90(),
+          r.bytes() / (g.median() * 1e-6) / 1e9,
+          100 * r.floorMicros() / g.median(),
+          tgt == null
+              ? ""
+              : String.format(
+                  Locale.ROOT, ", target %s<=%.1f", g.median() <= tgt ? "met" : "MISSED", tgt));
+    }
     out.flush();
   }
 
@@ -566,6 +615,16 @@ public final class QmmBench {
             1.0,
             "worst |out - float64| / tolerance on the sampled outputs; > 1 or NaN output = FAILED",
             false));
+    if (r.graphMicros() != null) {
+      cases.add(
+          BenchCase.of("qmm/graph", pk, "us", r.graphMicros())
+              .withReference(
+                  tgt,
+                  "CUDA-graph replay of "
+                      + graphLaunches(r.launchesPerSample())
+                      + " launches rotating through the copies; "
+                      + note));
+    }
     if (r.kernel().equals(auto)) {
       cases.add(
           BenchCase.of("qmm/auto", p, "us", r.micros())
@@ -636,6 +695,37 @@ public final class QmmBench {
       us[s] = marks[s + 1].elapsedMillisSince(marks[s]) * 1e3 / perSample;
     }
     return new Timed(Stats.of(us), perSample);
+  }
+
+  /** Launches captured per graph: the sample size, at least 20 (as the attention bench). */
+  static int graphLaunches(int launchesPerSample) {
+    return Math.max(20, launchesPerSample);
+  }
+
+  /**
+   * Device time per launch by CUDA-graph replay, the way PyTorch's references are timed: {@link
+   * #graphLaunches} launches rotating through the copies are captured once, replayed for a warm-up
+   * of about {@link #WARMUP_US_PER_LAUNCH} × L µs (L = {@code --launches}), then {@code repeats}
+   * replays are timed between events (µs per launch, one sample per replay). Without the host's
+   * launch calls between kernels, this shows what the gaps between back-to-back launches cost in
+   * {@link #time}.
+   */
+  static Stats graphed(
+      Device device, CudaStream stream, KernelLaunch[] launches, Options o, Timed t) {
+    int calls = graphLaunches(t.launchesPerSample());
+    double estUs = Math.max(1e-3, t.stats().median());
+    int warm =
+        (int)
+            Math.max(
+                3,
+                Math.min(10_000, Math.ceil(WARMUP_US_PER_LAUNCH * o.launches() / (estUs * calls))));
+    return GpuTiming.graphed(
+        stream,
+        calls,
+        warm,
+        o.repeats(),
+        5.0,
+        i -> device.launch(launches[i % launches.length], stream));
   }
 
   /** Read + written bytes per second of one device-to-device copy of {@code bytes}. */
