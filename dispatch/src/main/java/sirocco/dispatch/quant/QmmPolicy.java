@@ -82,9 +82,10 @@ public final class QmmPolicy {
   /** Whether {@code rung}'s launch starts early: see {@link #EARLY_START_PROPERTY}. */
   public static boolean earlyStart(String rung) {
     if (!rung.equals(QmmOp.QMM_MMA_SPLITK)
+        && !rung.equals(QmmOp.QMM_MMA_ASYNC)
         && !rung.equals(QmmOp.QMV_SPLITK)
         && !rung.equals(QmmOp.QMM_MMA)) {
-      return false; // only these three kernels wait for the previous one
+      return false; // only these four kernels wait for the previous one
     }
     return BooleanProperty.get(EARLY_START_PROPERTY, true);
   }

@@ -12,8 +12,10 @@ import sirocco.runtime.ElementType;
 import sirocco.runtime.host.HostDevice;
 
 /**
- * Which quantized-matmul launches start early: the split-K tensor-core kernel's by default, the
- * split-K vector kernel's only when the property asks, no other kernel's (they do not wait).
+ * Which quantized-matmul launches start early: by default those of the four kernels that wait for
+ * the previous grid before their first read (the split-K and asynchronous-copy tensor-core kernels,
+ * qmm-mma and the split-K vector kernel); the property turns it off; no other kernel's (they do not
+ * wait).
  */
 class QmmEarlyStartTest {
   private static QmmOp.Operands operands(HostDevice d) {
@@ -28,6 +30,7 @@ class QmmEarlyStartTest {
     QmmShape two = QmmShape.affine(4, 64, Quant.BF16, 2, 256, 4096);
     QmmShape one = QmmShape.affine(4, 64, Quant.BF16, 1, 256, 4096);
     assertTrue(QmmOp.launch(d, QmmOp.QMM_MMA_SPLITK, two, operands(d)).earlyStart());
+    assertTrue(QmmOp.launch(d, QmmOp.QMM_MMA_ASYNC, two, operands(d)).earlyStart());
     assertTrue(QmmOp.launch(d, QmmOp.QMV_SPLITK, one, operands(d)).earlyStart());
     assertFalse(QmmOp.launch(d, QmmOp.QMV, one, operands(d)).earlyStart(), "it never waits");
     assertTrue(QmmPolicy.earlyStart(QmmOp.QMM_MMA));
@@ -35,18 +38,20 @@ class QmmEarlyStartTest {
   }
 
   @Test
-  void thePropertyForcesTheThreeKernelsThatWaitAndNoOther() {
+  void thePropertyForcesTheFourKernelsThatWaitAndNoOther() {
     try {
       System.setProperty(QmmPolicy.EARLY_START_PROPERTY, "true");
       assertTrue(QmmPolicy.earlyStart(QmmOp.QMV_SPLITK));
       assertTrue(QmmPolicy.earlyStart(QmmOp.QMM_MMA_SPLITK));
       assertTrue(QmmPolicy.earlyStart(QmmOp.QMM_MMA));
+      assertTrue(QmmPolicy.earlyStart(QmmOp.QMM_MMA_ASYNC));
       assertFalse(QmmPolicy.earlyStart(QmmOp.QMV_ASYNC), "it never waits");
       assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_TILED), "it never waits");
       System.setProperty(QmmPolicy.EARLY_START_PROPERTY, "false");
       assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_MMA_SPLITK));
       assertFalse(QmmPolicy.earlyStart(QmmOp.QMV_SPLITK));
       assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_MMA));
+      assertFalse(QmmPolicy.earlyStart(QmmOp.QMM_MMA_ASYNC));
       System.setProperty(QmmPolicy.EARLY_START_PROPERTY, "1");
       IllegalArgumentException e =
           assertThrows(

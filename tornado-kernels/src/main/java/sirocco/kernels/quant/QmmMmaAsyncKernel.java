@@ -91,6 +91,9 @@ public final class QmmMmaAsyncKernel {
       @Specialize int ks,
       @Specialize int wps,
       @Specialize int stages) {
+    // May be launched early (QmmPolicy.earlyStart): the first copies are requested after this, so
+    // nothing is read before the previous kernel ends.
+    ctx.waitForPriorGrids();
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
