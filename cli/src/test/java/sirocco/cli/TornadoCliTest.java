@@ -166,10 +166,10 @@ class TornadoCliTest {
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
     // '*' marks the op's choice under the measured default policy: split-K qmv at 1 row, the
-    // split-K tensor-core kernel from 2 rows.
+    // asynchronous-copy split-K tensor-core kernel from 2 rows.
     assertTrue(
         r.out().lines().anyMatch(l -> l.matches(".* 1 qmv-splitk +\\* .*"))
-            && r.out().lines().anyMatch(l -> l.matches(".* 2 qmm-mma-splitk +\\* .*")),
+            && r.out().lines().anyMatch(l -> l.matches(".* 2 qmm-mma-async +\\* .*")),
         r.out());
     JsonNode doc = Json.MAPPER.readTree(Files.readString(json));
     assertEquals("tornado bench qmm", doc.get("tool").asText());

@@ -16,6 +16,7 @@ import sirocco.api.Bf16;
 import sirocco.dispatch.Decision;
 import sirocco.dispatch.Explain;
 import sirocco.dispatch.quant.QmmPolicy;
+import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.Quant;
@@ -261,15 +262,19 @@ public final class QTest {
 
   /**
    * The tensor-core rung the default policy runs for transposed affine weights at 2+ rows of bf16
-   * or f16 x: the split-K kernel where it takes the shape (4-bit, k splitting evenly over its
-   * warps, at most {@link QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, or {@link
-   * QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} where its plan holds two row tiles per warp), else
-   * qmm-mma.
+   * or f16 x: up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} rows the asynchronous-copy split-K kernel
+   * where it takes the shape (2, 4 or 8 groups per warp slice), else the split-K kernel where it
+   * takes the shape (4-bit, k splitting evenly over its warps, at most {@link
+   * QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, or {@link QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} where
+   * its plan holds two row tiles per warp), else qmm-mma.
    */
   static String affineTensorCore(int bits, DType t, long rows, long k, int group) {
     if (bits == 4 && t != DType.F32) {
       int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
       QmmShape s = QmmShape.affine(4, group, dtype, (int) rows, 64, (int) k);
+      if (rows <= QmmPolicy.MMA_ASYNC_MAX_ROWS && QmmMmaAsyncKernel.supports(s) == null) {
+        return "qmm-mma-async";
+      }
       int max =
           QmmMmaSplitKKernel.rowTiles(s) == 2
               ? QmmPolicy.MMA_SPLITK_MAX_ROWS_TWO_TILES

@@ -78,8 +78,8 @@ public abstract class QmmDefaultPolicyContract {
    * QmmPolicy#AFFINE_MMA_MIN_ROWS} / {@link QmmPolicy#FP_MMA_MIN_ROWS} rows; below that the vector
    * variant {@link QmmPolicy#QMV_VARIANT} where it takes the width (bf16/f16; split-K: 4/8 bits;
    * warp and persistent: 2/4/8), else {@code qmv-rows} from {@link QmmPolicy#QMV_ROWS_MIN_ROWS}
-   * rows and {@code qmv} below; fp modes {@code fp-qmv}; {@code transpose=false} always {@code
-   * qvm}.
+   * rows ({@link QmmPolicy#QMV_ROWS_MIN_ROWS_HALF} for 2/3/5/6 bits with bf16/f16 x) and {@code
+   * qmv} below; fp modes {@code fp-qmv}; {@code transpose=false} always {@code qvm}.
    */
   static String expected(
       QuantMode mode, int bits, DType t, long rows, boolean transpose, long k, int group) {
@@ -108,9 +108,9 @@ public abstract class QmmDefaultPolicyContract {
     if (variantTakes) {
       return v;
     }
-    return rows >= QmmPolicy.QMV_ROWS_MIN_ROWS && rows <= QmmPolicy.QMV_ROWS_MAX_ROWS
-        ? "qmv-rows"
-        : "qmv";
+    boolean oddWidth = bits == 2 || bits == 3 || bits == 5 || bits == 6;
+    int minRows = half && oddWidth ? QmmPolicy.QMV_ROWS_MIN_ROWS_HALF : QmmPolicy.QMV_ROWS_MIN_ROWS;
+    return rows >= minRows && rows <= QmmPolicy.QMV_ROWS_MAX_ROWS ? "qmv-rows" : "qmv";
   }
 
   // ---- helpers ----

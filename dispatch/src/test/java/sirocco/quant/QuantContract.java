@@ -60,7 +60,8 @@ public abstract class QuantContract extends QuantMlxCases {
             List<String> c1 = mm(w, x1, new long[] {1, k}, DType.BF16, true, what + " rows 1");
             List<String> c6 = mm(w, x6, new long[] {6, k}, DType.BF16, true, what + " rows 6");
             boolean affine = mode == QuantMode.AFFINE;
-            assertEquals(List.of(affine ? "qmv" : "fp-qmv"), c1, what);
+            boolean oddWidth = bits == 2 || bits == 3 || bits == 5 || bits == 6;
+            assertEquals(List.of(affine ? (oddWidth ? "qmv-rows" : "qmv") : "fp-qmv"), c1, what);
             assertEquals(
                 List.of(
                     affine
@@ -135,9 +136,9 @@ public abstract class QuantContract extends QuantMlxCases {
             true,
             "[2,1,K] folded");
     assertEquals(
-        List.of("qmm-mma-splitk"),
+        List.of("qmm-mma-async"),
         ch,
-        "two folded rows take the split-K tensor-core kernel in one launch");
+        "two folded rows take the asynchronous-copy split-K tensor-core kernel in one launch");
     ch =
         mm(
             w,
@@ -351,11 +352,22 @@ public abstract class QuantContract extends QuantMlxCases {
           + "; qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)";
 
   /**
-   * The pipelined tensor-core rung's reason under the default policy (the split-K register kernel
-   * is the variant in force).
+   * The pipelined tensor-core rung's reason under the default policy above {@link
+   * QmmPolicy#MMA_ASYNC_MAX_ROWS} rows (the split-K register kernel is the variant in force).
    */
-  static final String ASYNC_OFF =
-      "qmm-mma-async: policy: tensor cores use qmm-mma-splitk (-Dsirocco.qmm.mmaVariant)";
+  static String asyncOff(int rows) {
+    return "qmm-mma-async: policy: at most 8 rows, qmm-mma-splitk above (rows="
+        + rows
+        + "; -Dsirocco.qmm.mmaVariant)";
+  }
+
+  /**
+   * The pipelined tensor-core rung's own reason for k = 64 (one group per warp slice), which the
+   * ladder reports instead of a policy.
+   */
+  static final String ASYNC_ONE_GROUP =
+      "qmm-mma-async: 2, 4 or 8 groups per warp slice (each row's scales are one 4/8/16-byte"
+          + " copy), got 1";
 
   /** What the op reports when it chooses qmm-mma with the variant pinned to it. */
   static final String QMM_MMA = "quantizedMatmul -> qmm-mma (rejected: " + MMA_VARIANT_OFF + ")";
@@ -376,7 +388,7 @@ public abstract class QuantContract extends QuantMlxCases {
    * Runs {@code body} with the tensor-core variant pinned to qmm-mma (the {@code
    * -Dsirocco.qmm.mmaVariant} switch): the ladder-text and threshold tests below are about how
    * rungs report and which thresholds apply, written against qmm-mma's reasons; the default
-   * variant's own choices are checked by {@link #defaultTensorCoreVariantIsTheSplitKKernel}.
+   * variant's own choices are checked by {@link #defaultTensorCoreVariants}.
    */
   static void pinnedToQmmMma(Runnable body) {
     String previous = System.getProperty(QmmPolicy.MMA_VARIANT_PROPERTY);
@@ -393,30 +405,44 @@ public abstract class QuantContract extends QuantMlxCases {
   }
 
   /**
-   * Under the default policy, 4-bit affine bf16 weights at 2-16 rows take the split-K tensor-core
-   * kernel (measured faster than qmm-mma on the H200, run 22), and up to 72 rows where it holds two
-   * row tiles per warp (g64, run 75); 1 row the vector path, 17+ rows at g32 and 8-bit qmm-mma; the
-   * decision says why.
+   * Under the default policy, 4-bit affine bf16 weights at 2-8 rows take the asynchronous-copy
+   * split-K tensor-core kernel (run 89), 9-16 rows the split-K register kernel, and up to 72 rows
+   * where it holds two row tiles per warp (g64, run 75); 1 row the vector path, 17+ rows at g32 and
+   * 8-bit qmm-mma; the decision says why.
    */
   @Test
-  public void defaultTensorCoreVariantIsTheSplitKKernel() {
+  public void defaultTensorCoreVariants() {
     QTest.Weights a4 = weights(37, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 4);
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + ASYNC_OFF + ")",
+        "quantizedMatmul -> qmm-mma-async (rejected: " + TILED_FEW_ROWS + ")",
         explain(a4, DType.BF16, 2, true));
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + ASYNC_OFF + ")",
+        "quantizedMatmul -> qmm-mma-async (rejected: " + TILED_FEW_ROWS + ")",
+        explain(a4, DType.BF16, 8, true));
+    assertEquals(
+        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + asyncOff(9) + ")",
+        explain(a4, DType.BF16, 9, true));
+    assertEquals(
+        "quantizedMatmul -> qmm-mma-splitk (rejected: "
+            + TILED_FEW_ROWS
+            + "; "
+            + asyncOff(16)
+            + ")",
         explain(a4, DType.BF16, 16, true));
     // Two 8-row tiles per warp (g64) take up to 72 rows; one (g32) up to 16.
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + ASYNC_OFF + ")",
+        "quantizedMatmul -> qmm-mma-splitk (rejected: "
+            + TILED_FEW_ROWS
+            + "; "
+            + asyncOff(17)
+            + ")",
         explain(a4, DType.BF16, 17, true));
     QTest.Weights g32 = weights(39, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 32, 4);
     assertEquals(
         "quantizedMatmul -> qmm-mma (rejected: "
             + TILED_FEW_ROWS
             + "; "
-            + ASYNC_OFF
+            + asyncOff(17)
             + "; qmm-mma-splitk: policy: more than 16 rows use qmm-mma"
             + " (-Dsirocco.qmm.mmaSplitKMaxRows))",
         explain(g32, DType.BF16, 17, true));
@@ -424,17 +450,17 @@ public abstract class QuantContract extends QuantMlxCases {
         explain(a4, DType.BF16, 1, true).startsWith("quantizedMatmul -> qmv"),
         "1 row stays on the vector path");
     QTest.Weights a8 = weights(38, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 8);
+    String eight = explain(a8, DType.BF16, 4, true);
     assertTrue(
-        explain(a8, DType.BF16, 4, true)
-            .startsWith(
-                "quantizedMatmul -> qmm-mma (rejected: "
-                    + TILED_FEW_ROWS
-                    + "; "
-                    + ASYNC_OFF
-                    + "; qmm-mma-splitk: affine 4-bit only"),
-        "8-bit falls through to qmm-mma");
+        eight.startsWith(
+            "quantizedMatmul -> qmm-mma (rejected: "
+                + TILED_FEW_ROWS
+                + "; qmm-mma-async: affine 4-bit only"),
+        eight);
+    assertTrue(eight.contains("; qmm-mma-splitk: affine 4-bit only"), eight);
     close(a4.q());
     close(a8.q());
+    close(g32.q());
   }
 
   /** Each rung, and the decision as reported (chosen kernel and every earlier rejection). */
@@ -481,9 +507,14 @@ public abstract class QuantContract extends QuantMlxCases {
                 + "; qmm-mma: affine bits 4 and 8 only"),
         three);
     assertTrue(three.contains("qmv-warp: bits 2, 4 or 8 only"), three);
+    // 3-bit bf16 from 1 row takes qmv-rows (run 89); f32 x keeps one row on qmv.
+    String threeOne = explain(a3, DType.BF16, 1, true);
+    assertTrue(threeOne.startsWith("quantizedMatmul -> qmv-rows (rejected: "), threeOne);
+    QTest.Weights f3 = weights(35, new long[] {32, 128}, 0.1, DType.F32, QuantMode.AFFINE, 64, 3);
     assertTrue(
-        explain(a3, DType.BF16, 1, true).endsWith("; " + ROWS_OFF + ")"),
-        "3-bit, 1 row: qmv, qmv-rows rejected by the policy");
+        explain(f3, DType.F32, 1, true).endsWith("; " + ROWS_OFF + ")"),
+        "3-bit f32, 1 row: qmv, qmv-rows rejected by the policy");
+    close(f3.q());
     QTest.Weights f = weights(33, new long[] {32, 128}, 0.1, DType.F32, QuantMode.AFFINE, 64, 4);
     String f32 = explain(f, DType.F32, 4, true);
     assertTrue(
@@ -598,7 +629,8 @@ public abstract class QuantContract extends QuantMlxCases {
               "quantizedMatmul -> qmm-mma (rejected: "
                   + TILED_FEW_ROWS
                   + "; "
-                  + ASYNC_OFF
+                  + "qmm-mma-async: policy: tensor cores use qmm-mma-splitk"
+                  + " (-Dsirocco.qmm.mmaVariant)"
                   + "; qmm-mma-splitk: affine 4-bit only"),
           d);
       close(w8.q());

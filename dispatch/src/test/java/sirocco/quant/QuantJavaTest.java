@@ -46,7 +46,7 @@ class QuantJavaTest extends QuantContract {
             "sirocco dispatch quantizedMatmul -> qmv (rejected: "
                 + QuantContract.TILED_FEW_ROWS
                 + "; "
-                + QuantContract.ASYNC_OFF
+                + QuantContract.ASYNC_ONE_GROUP
                 + "; qmm-mma-splitk: policy: affine weights use the vector path below 2 rows"
                 + " (rows=1); qmm-mma: policy: affine weights"
                 + " use the vector path below 2 rows (rows=1); qmv-warp: policy:"),

@@ -47,17 +47,19 @@ import sirocco.runtime.KernelLaunch;
  *       holds two row tiles per warp (runs 76–77).
  *   <li>{@value #QMM_MMA_ASYNC}: {@link QmmMmaAsyncKernel} (the split-K tensor-core kernel with its
  *       weights streamed through a cp.async pipeline in shared memory) — the shapes {@value
- *       #QMM_MMA_SPLITK} takes with at least 2 groups per warp slice; then the same policy, used
- *       only when it names this variant ({@code -Dsirocco.qmm.mmaVariant=qmm-mma-async}).
+ *       #QMM_MMA_SPLITK} takes with 2, 4 or 8 groups per warp slice; then the policy: the default
+ *       tensor-core variant up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} (8) rows (run 89), and the
+ *       row threshold of {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA_SPLITK}: {@link QmmMmaSplitKKernel} (tensor cores, k split across a
  *       block's warps with x held in registers, persistent blocks) — transposed affine 4-bit,
  *       bf16/f16, k splitting evenly into slices of at most 256; then the policy: the tensor-core
- *       variant in force ({@link QmmPolicy#mmaVariant}, this one by default), at most {@link
- *       QmmPolicy#MMA_SPLITK_MAX_ROWS} (16) rows with one 8-row tile per warp, {@link
- *       QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} (72) with two (g64/g128, the default above 8
- *       rows), or {@link QmmPolicy#MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS} (256) with two where the
- *       tiled grid would be too small, and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as
- *       {@value #QMM_MMA}. Shapes it does not take fall through to {@value #QMM_MMA}.
+ *       variant in force ({@link QmmPolicy#mmaVariant}: this one above 8 rows and where {@value
+ *       #QMM_MMA_ASYNC} cannot take the shape), at most {@link QmmPolicy#MMA_SPLITK_MAX_ROWS} (16)
+ *       rows with one 8-row tile per warp, {@link QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} (72)
+ *       with two (g64/g128, the default above 8 rows), or {@link
+ *       QmmPolicy#MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS} (256) with two where the tiled grid would
+ *       be too small, and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as {@value #QMM_MMA}.
+ *       Shapes it does not take fall through to {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link
@@ -70,10 +72,12 @@ import sirocco.runtime.KernelLaunch;
  *       fastest measured at 1 row on the H200); widths and dtypes it does not take fall through.
  *   <li>{@value #QMV_ROWS}: {@link AffineQmvRowsKernel} — transposed affine weights, any width,
  *       group and dtype, up to 8 rows of x per pass over the weights (CUDA cores); then the policy:
- *       from {@link QmmPolicy#QMV_ROWS_MIN_ROWS} (2) rows. It takes the 2+-row shapes the rungs
+ *       from 1 row for 2/3/5/6 bits with bf16/f16 x ({@link QmmPolicy#QMV_ROWS_MIN_ROWS_HALF}),
+ *       from {@link QmmPolicy#QMV_ROWS_MIN_ROWS} (2) rows otherwise. It takes the shapes the rungs
  *       above leave to {@value #QMV}: affine 2/3/5/6-bit, and float32 x at every width.
  *   <li>{@value #QMV}: {@link AffineQmvKernel} — transposed affine weights, any width, group and
- *       dtype (CUDA cores, one pass over the weights per row of x); what 1 row falls to.
+ *       dtype (CUDA cores, one pass over the weights per row of x); what 1 row of f32 x (and the
+ *       widths and dtypes no variant takes) falls to.
  *   <li>{@value #FP_QMV}: {@link FpQmvKernel} — transposed fp-mode weights, any dtype.
  *   <li>{@value #QVM}: {@link QvmKernel} — {@code transpose=false}, every mode, width and dtype.
  * </ol>

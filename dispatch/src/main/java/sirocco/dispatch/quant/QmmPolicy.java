@@ -2,6 +2,7 @@ package sirocco.dispatch.quant;
 
 import sirocco.dispatch.BooleanProperty;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
@@ -25,16 +26,16 @@ import sirocco.kernels.quant.Quant;
  * mxfp4, 34.4 against 34.1 for nvfp4, 42.3 against 39.4 for mxfp8, so the threshold stays 3.
  *
  * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (2/3/5/6 bits, and
- * float32 x at every width) go to {@value QmmOp#QMV_ROWS} from {@link #QMV_ROWS_MIN_ROWS} rows and
- * to the one-row-at-a-time {@value QmmOp#QMV} below. Measured on the H200 (RESULTS run 19, n 12288,
- * k 4096, g64): with bf16 x, 2 rows take 21.6–24.4 µs against {@value QmmOp#QMV}'s 29.8–34.6 and 6
- * rows 45.6–50.1 against 78.1–90.7 at every width; with f32 x 55.0–58.1 against 58.0–63.8 at 2 rows
- * (except 3-bit: 60.5 against 58.9, left to the rung) and 156.9–161.3 against 160.4–176.0 at 6. No
- * upper bound: above 8 rows it runs ⌈rows/8⌉ row blocks, still a fraction of {@value QmmOp#QMV}'s
- * one pass per row.
+ * float32 x at every width) go to {@value QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for
+ * 2/3/5/6 bits with bf16/f16 x, 2 otherwise) and to the one-row-at-a-time {@value QmmOp#QMV} below.
+ * Measured on the H200 (RESULTS run 19, n 12288, k 4096, g64): with bf16 x, 2 rows take 21.6–24.4
+ * µs against {@value QmmOp#QMV}'s 29.8–34.6 and 6 rows 45.6–50.1 against 78.1–90.7 at every width;
+ * with f32 x 55.0–58.1 against 58.0–63.8 at 2 rows (except 3-bit: 60.5 against 58.9, left to the
+ * rung) and 156.9–161.3 against 160.4–176.0 at 6. No upper bound: above 8 rows it runs ⌈rows/8⌉ row
+ * blocks, still a fraction of {@value QmmOp#QMV}'s one pass per row.
  *
  * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaVariant=qmm-mma-splitk} (see
- * {@link #MMA_VARIANT}), {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
+ * {@link #MMA_ASYNC_MAX_ROWS}), {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
  * -Dsirocco.qmm.mmaMinRows.fp=N} (read at every call; 1 = tensor cores always when they can, a huge
  * number = never), {@code -Dsirocco.qmm.qmvRowsMinRows=N} and {@code
  * -Dsirocco.qmm.qmvRowsMaxRows=N} (the rows {@value QmmOp#QMV_ROWS} takes; a huge minimum = never).
@@ -109,26 +110,39 @@ public final class QmmPolicy {
   }
 
   /**
-   * Which tensor-core kernel serves the shapes both can take, up to {@link #MMA_SPLITK_MAX_ROWS}
-   * rows of bf16 or f16 x: {@value QmmOp#QMM_MMA_SPLITK} (split-K with x in registers, persistent
-   * blocks; 4-bit affine). f16 joined once its unpacking moved from 1024 + q to 64 + q: with the
-   * large offset, run 24 found MLX's test_qmm cases at f16 g128 8 rows 1.1-1.4x over the contract's
-   * error bound (the offset's share of the sum cancels when removed per group). Measured on the
-   * H200 (run 22, 12288x4096 g64): 15.0-15.3 µs at 2-8 rows bf16 against {@value QmmOp#QMM_MMA}'s
-   * 19.6-19.8, 24.1 against 25.6 at 16 rows, f16 17.3 against 21.9 at 8 rows, g128 15.5 against
-   * 16.7. Below {@link #AFFINE_MMA_MIN_ROWS} rows the vector path still wins (qmv-splitk 13.9 µs at
-   * 1 row against 15.0). Shapes it does not take (8-bit, f32 x, k without an even split) fall
-   * through to {@value QmmOp#QMM_MMA}; {@code -Dsirocco.qmm.mmaVariant=qmm-mma} restores the
-   * previous choice.
+   * Which tensor-core kernel serves the shapes both can take: {@value QmmOp#QMM_MMA_ASYNC} (the
+   * split-K kernel with its weights streamed through a {@code cp.async} pipeline in shared memory)
+   * up to {@link #MMA_ASYNC_MAX_ROWS} rows where it takes the shape, else {@value
+   * QmmOp#QMM_MMA_SPLITK} (split-K with the weights in registers, persistent blocks; 4-bit affine,
+   * bf16/f16 x). Shapes neither takes (8-bit, f32 x, k without an even split) fall through to
+   * {@value QmmOp#QMM_MMA}. {@code -Dsirocco.qmm.mmaVariant=qmm-mma-splitk|qmm-mma-async|qmm-mma}
+   * forces one variant for every row count.
+   *
+   * <p>Measured on the H200 (run 89, 4-bit, µs by graph replay, async against split-K): 12288x4096
+   * g64 bf16 12.2–12.6 against 13.3–13.7 at 1–8 rows, but 22.0 / 22.2 against 15.3 / 15.5 at 12 /
+   * 16 (split-K holds two 8-row tiles per warp there, async one); f16 13.5–13.9 against 15.6–16.0
+   * at 1–8 rows; g32 14.9–15.9 against 16.0–16.6; g128 11.7–12.6 against 12.6–13.4; 4096x4096
+   * 6.0–6.3 against 6.5–7.0; 14336x4096 13.9–14.3 against 14.8–15.4; 12288x2048 7.7–7.9 against
+   * 8.1–8.3. (Run 30 had found it slower, 16.5 against 15.0; the compiler's changes since — shift
+   * divisions, loop-invariant addressing — turned that round.) f16 joined the split-K kernels once
+   * their unpacking moved from 1024 + q to 64 + q: with the large offset, run 24 found MLX's
+   * test_qmm cases at f16 g128 8 rows 1.1–1.4x over the contract's error bound. Below {@link
+   * #AFFINE_MMA_MIN_ROWS} rows the vector path still wins (qmv-splitk 11.9 against 12.2 µs).
    */
-  public static final String MMA_VARIANT = QmmOp.QMM_MMA_SPLITK;
+  public static final int MMA_ASYNC_MAX_ROWS = 8;
 
-  /** The system property overriding {@link #MMA_VARIANT}. */
+  /** The system property forcing one tensor-core variant (see {@link #MMA_ASYNC_MAX_ROWS}). */
   public static final String MMA_VARIANT_PROPERTY = "sirocco.qmm.mmaVariant";
 
-  /** The tensor-core variant in force. */
-  public static String mmaVariant() {
-    return System.getProperty(MMA_VARIANT_PROPERTY, MMA_VARIANT);
+  /** The tensor-core variant in force for {@code s}: see {@link #MMA_ASYNC_MAX_ROWS}. */
+  public static String mmaVariant(QmmShape s) {
+    String forced = System.getProperty(MMA_VARIANT_PROPERTY);
+    if (forced != null) {
+      return forced;
+    }
+    return s.rows() <= MMA_ASYNC_MAX_ROWS && QmmMmaAsyncKernel.supports(s) == null
+        ? QmmOp.QMM_MMA_ASYNC
+        : QmmOp.QMM_MMA_SPLITK;
   }
 
   /**
@@ -181,9 +195,25 @@ public final class QmmPolicy {
    * for {@code s}, or null when it is the variant in force and takes that many rows.
    */
   public static String mmaVariantRejects(String rung, QmmShape s) {
-    String v = mmaVariant();
+    String v = mmaVariant(s);
     if (!rung.equals(v)) {
-      return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
+      if (System.getProperty(MMA_VARIANT_PROPERTY) != null) {
+        return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
+      }
+      if (rung.equals(QmmOp.QMM_MMA_ASYNC) && QmmMmaAsyncKernel.supports(s) != null) {
+        return QmmMmaAsyncKernel.supports(s); // the kernel's reason, not a choice
+      }
+      return rung.equals(QmmOp.QMM_MMA_ASYNC)
+          ? "policy: at most "
+              + MMA_ASYNC_MAX_ROWS
+              + " rows, "
+              + v
+              + " above (rows="
+              + s.rows()
+              + "; -D"
+              + MMA_VARIANT_PROPERTY
+              + ")"
+          : "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
     }
     // Two row tiles per warp are QmmMmaSplitKKernel's alone: the async variant keeps the 16 rows.
     int max =
@@ -204,9 +234,28 @@ public final class QmmPolicy {
 
   /**
    * Fewest rows of x at which affine shapes the rungs above leave to {@value QmmOp#QMV} go to
-   * {@value QmmOp#QMV_ROWS} instead (1 row keeps {@value QmmOp#QMV}); measured in run 19.
+   * {@value QmmOp#QMV_ROWS} instead, in general (measured in run 19): 1 row keeps {@value
+   * QmmOp#QMV}. See {@link #QMV_ROWS_MIN_ROWS_HALF} for the exception.
    */
   public static final int QMV_ROWS_MIN_ROWS = 2;
+
+  /**
+   * The same for 2/3/5/6-bit weights with bf16 or f16 x: {@value QmmOp#QMV_ROWS} from 1 row. H200,
+   * run 89 (graph replay, µs, qmv-rows against qmv, 12288x4096 g64 unless said): bf16 2 / 3 / 5 / 6
+   * bits 13.8 / 14.4 / 16.0 / 16.0 against 15.5 / 16.8 / 17.6 / 18.6; f16 22.7 / 21.5 / 22.3 / 22.4
+   * against 23.5 / 24.2 / 24.8 / 25.5; 3-bit bf16 g32 14.7 against 17.1, g128 14.3 against 16.7,
+   * 4096x4096 6.3 against 7.2. With f32 x it does not win at 1 row (34.8 / 37.5 / 37.6 against 34.6
+   * / 34.6 / 36.5 at 2 / 4 / 8 bits), and 4/8-bit bf16/f16 1-row shapes reach it only where split-K
+   * cannot take k (not measured), so those keep {@link #QMV_ROWS_MIN_ROWS}.
+   */
+  public static final int QMV_ROWS_MIN_ROWS_HALF = 1;
+
+  /** The row threshold of {@value QmmOp#QMV_ROWS} for {@code s} without the property. */
+  static int qmvRowsMinRows(QmmShape s) {
+    boolean halfX = s.dtype() == Quant.BF16 || s.dtype() == Quant.F16;
+    boolean oddWidth = s.bits() == 2 || s.bits() == 3 || s.bits() == 5 || s.bits() == 6;
+    return halfX && oddWidth ? QMV_ROWS_MIN_ROWS_HALF : QMV_ROWS_MIN_ROWS;
+  }
 
   /**
    * Most rows of x {@value QmmOp#QMV_ROWS} takes: no limit (see the class comment; rows above 8 not
@@ -214,7 +263,7 @@ public final class QmmPolicy {
    */
   public static final int QMV_ROWS_MAX_ROWS = Integer.MAX_VALUE;
 
-  /** The system property overriding {@link #QMV_ROWS_MIN_ROWS}. */
+  /** The system property overriding {@link #qmvRowsMinRows} for every shape. */
   public static final String QMV_ROWS_MIN_PROPERTY = "sirocco.qmm.qmvRowsMinRows";
 
   /** The system property overriding {@link #QMV_ROWS_MAX_ROWS}. */
@@ -225,7 +274,7 @@ public final class QmmPolicy {
    * {@code [qmvRowsMinRows, qmvRowsMaxRows]}), or null when that rung may take it.
    */
   public static String qmvRowsRejects(QmmShape s) {
-    int min = Integer.getInteger(QMV_ROWS_MIN_PROPERTY, QMV_ROWS_MIN_ROWS);
+    int min = Integer.getInteger(QMV_ROWS_MIN_PROPERTY, qmvRowsMinRows(s));
     int max = Integer.getInteger(QMV_ROWS_MAX_PROPERTY, QMV_ROWS_MAX_ROWS);
     if (s.rows() < min) {
       return "policy: below "
@@ -316,7 +365,7 @@ public final class QmmPolicy {
       return "policy: below " + min + " rows (qmm-mma is faster)" + override;
     }
     if (s.rows() <= MMA_SPLITK_MAX_ROWS_TWO_TILES
-        && mmaVariant().equals(QmmOp.QMM_MMA_SPLITK)
+        && mmaVariant(s).equals(QmmOp.QMM_MMA_SPLITK)
         && QmmMmaSplitKKernel.supports(s) == null
         && QmmMmaSplitKKernel.rowTiles(s) == 2) {
       return "policy: up to "

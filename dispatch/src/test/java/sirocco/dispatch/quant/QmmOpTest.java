@@ -37,12 +37,14 @@ class QmmOpTest {
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
     assertEquals("qmv-splitk", QmmOp.decide(affine(8, Quant.F16, 1)).chosen());
     for (int rows : new int[] {2, 3, 4, 6, 7, 8, 16, 32, 256, 65535}) {
-      // 4-bit: the split-K tensor-core kernel up to 72 rows (two row tiles per warp above 8, run
-      // 75), the tiled kernel at 256 rows and at 65535 (255 rows in its last block; runs 53, 55);
-      // 8-bit qmm-mma below 192 rows.
+      // 4-bit: the asynchronous-copy split-K tensor-core kernel up to 8 rows (run 89), the
+      // register one up to 72 rows (two row tiles per warp above 8, run 75), the tiled kernel at
+      // 256 rows and at 65535 (255 rows in its last block; runs 53, 55); 8-bit qmm-mma below 192.
       boolean tiled = rows == 256 || rows == 65535;
       assertEquals(
-          rows <= 72 ? "qmm-mma-splitk" : tiled ? "qmm-tiled" : "qmm-mma",
+          rows <= 8
+              ? "qmm-mma-async"
+              : rows <= 72 ? "qmm-mma-splitk" : tiled ? "qmm-tiled" : "qmm-mma",
           QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(),
           "rows " + rows);
       assertEquals(
@@ -50,10 +52,11 @@ class QmmOpTest {
           QmmOp.decide(affine(8, Quant.F16, rows)).chosen(),
           "rows " + rows);
     }
-    // What tensor cores do not take: one row at a time at 1 row, qmv-rows from 2.
+    // What tensor cores do not take: qmv-rows from 1 row with bf16 x (run 89), f32 x one row at
+    // a time at 1 row and qmv-rows from 2.
     for (int bits : new int[] {2, 3, 5, 6}) {
-      assertEquals("qmv", QmmOp.decide(affine(bits, Quant.BF16, 1)).chosen());
-      for (int rows : new int[] {2, 6, 8, 9, 65535}) {
+      assertEquals("qmv", QmmOp.decide(affine(bits, Quant.F32, 1)).chosen());
+      for (int rows : new int[] {1, 2, 6, 8, 9, 65535}) {
         assertEquals("qmv-rows", QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen());
       }
     }
@@ -87,12 +90,13 @@ class QmmOpTest {
           new String[] {"qmv", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv-async"}) {
         System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, v);
         assertEquals(v, QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
-        assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 3)).chosen());
-        assertEquals("qmv", QmmOp.decide(affine(3, Quant.BF16, 1)).chosen(), "3-bit falls through");
+        assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 3)).chosen());
+        assertEquals(
+            "qmv-rows", QmmOp.decide(affine(3, Quant.BF16, 1)).chosen(), "3-bit falls through");
         assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 1)).chosen(), "f32 falls through");
       }
       System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, "qmv-splitk");
-      assertEquals("qmv", QmmOp.decide(affine(2, Quant.BF16, 1)).chosen(), "split-K: 4/8-bit");
+      assertEquals("qmv-rows", QmmOp.decide(affine(2, Quant.BF16, 1)).chosen(), "split-K: 4/8-bit");
     } finally {
       System.clearProperty(QmmPolicy.QMV_VARIANT_PROPERTY);
     }
@@ -106,6 +110,15 @@ class QmmOpTest {
   @Test
   void qmvRowsPolicy() {
     assertEquals(2, QmmPolicy.QMV_ROWS_MIN_ROWS);
+    assertEquals(1, QmmPolicy.QMV_ROWS_MIN_ROWS_HALF);
+    // 2/3/5/6 bits with bf16/f16 x from 1 row (run 89); f32 x keeps one row to qmv.
+    for (int bits : new int[] {2, 3, 5, 6}) {
+      assertEquals("qmv-rows", QmmOp.decide(affine(bits, Quant.BF16, 1)).chosen());
+      assertEquals("qmv-rows", QmmOp.decide(affine(bits, Quant.F16, 1)).chosen());
+      assertEquals("qmv", QmmOp.decide(affine(bits, Quant.F32, 1)).chosen());
+    }
+    assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 1)).chosen());
+    assertEquals("qmv-rows", QmmOp.decide(affine(4, Quant.F32, 2)).chosen());
     try {
       System.setProperty(QmmPolicy.QMV_ROWS_MIN_PROPERTY, "3");
       assertEquals("qmv", QmmOp.decide(affine(5, Quant.BF16, 2)).chosen());
@@ -129,24 +142,41 @@ class QmmOpTest {
   }
 
   /**
-   * The split-K tensor-core rung is the default variant up to 16 rows (72 where its plan holds two
-   * row tiles per warp); the policy's switch restores qmm-mma; shapes it does not take fall
-   * through.
+   * The asynchronous-copy split-K tensor-core rung is the default variant up to 8 rows where it
+   * takes the shape, the register split-K rung above (up to 16 rows, 72 where its plan holds two
+   * row tiles per warp); the policy's switch forces one; shapes neither takes fall through.
    */
   @Test
   void mmaVariantPolicy() {
-    assertEquals(QmmOp.QMM_MMA_SPLITK, QmmPolicy.MMA_VARIANT);
+    assertEquals(8, QmmPolicy.MMA_ASYNC_MAX_ROWS);
     assertEquals(16, QmmPolicy.MMA_SPLITK_MAX_ROWS);
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: qmm-tiled: fewer than 64 rows (a block tile"
-            + " is 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: tensor cores"
-            + " use qmm-mma-splitk (-Dsirocco.qmm.mmaVariant))",
+        "quantizedMatmul -> qmm-mma-async (rejected: qmm-tiled: fewer than 64 rows (a block tile"
+            + " is 64-256 rows of x; fewer rows use qmm-mma))",
         QmmOp.decide(affine(4, Quant.BF16, 4)).explain());
-    for (int rows : new int[] {2, 8, 16}) {
-      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
+    for (int rows : new int[] {2, 3, 8}) {
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
-    // f16 x takes it too since its unpacking offset is 64 (1024 failed MLX's bound, run 24).
-    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
+    assertEquals(
+        "quantizedMatmul -> qmm-mma-splitk (rejected: qmm-tiled: fewer than 64 rows (a block tile"
+            + " is 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: at most 8"
+            + " rows, qmm-mma-splitk above (rows=9; -Dsirocco.qmm.mmaVariant))",
+        QmmOp.decide(affine(4, Quant.BF16, 9)).explain());
+    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 16)).chosen());
+    // f16 x takes both since the unpacking offset is 64 (1024 failed MLX's bound, run 24).
+    assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
+    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 12)).chosen());
+    // Where the async kernel cannot take the shape (k 384 g128: one group per warp slice) the
+    // split-K kernel serves, and the ladder gives the kernel's reason, not a policy.
+    var oneGroup = QmmOp.decide(QmmShape.affine(4, 128, Quant.BF16, 4, 12288, 384));
+    assertEquals("qmm-mma-splitk", oneGroup.chosen(), oneGroup.explain());
+    assertTrue(
+        oneGroup
+            .explain()
+            .contains(
+                "qmm-mma-async: 2, 4 or 8 groups per warp slice (each row's scales are one"
+                    + " 4/8/16-byte copy), got 1"),
+        oneGroup.explain());
     // 1 row keeps the row threshold; with two row tiles per warp (g64) up to 72 rows, from 73
     // the tiled kernel; with one (g32) 17+ rows fall through, as do 8-bit and f32.
     assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
@@ -164,7 +194,7 @@ class QmmOpTest {
     assertEquals("qmv-rows", QmmOp.decide(affine(4, Quant.F32, 4)).chosen());
     try {
       System.setProperty(QmmPolicy.AFFINE_PROPERTY, "1");
-      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
       System.setProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY, "32");
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 32)).chosen());
       assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 33)).chosen());
@@ -384,7 +414,7 @@ class QmmOpTest {
             "chunked " + t);
         // 8 rows as 3 + 3 + 2: one decision reported per distinct choice.
         assertEquals(
-            List.of(t == DType.F32 ? "qmv-rows" : t == DType.F16 ? "qmm-mma" : "qmm-mma-splitk"),
+            List.of(t == DType.F32 ? "qmv-rows" : t == DType.F16 ? "qmm-mma" : "qmm-mma-async"),
             QTest.qmmChoices(ds),
             t.toString());
       }
