@@ -367,7 +367,18 @@ public abstract class QmmDefaultPolicyContract {
             QuantContract.close(w3.q());
             QTest.Weights w1 =
                 weights(sd + 5, new long[] {1, n, k}, 1 / Math.sqrt(k), t, mode, g, bits);
-            run(w1, new long[] {3, m, k}, t, true, mma, what + " w [1,N,K]", -1, sd + 6);
+            // Weights [1, N, K] broadcast: x's batch folds into 3·M rows of one launch, which
+            // the policy may send elsewhere than M rows (4-bit: 15 rows are past the async
+            // kernel's 8).
+            run(
+                w1,
+                new long[] {3, m, k},
+                t,
+                true,
+                expected(mode, bits, t, 3L * m, true, k, g),
+                what + " w [1,N,K]",
+                -1,
+                sd + 6);
             QuantContract.close(w1.q());
             QTest.Weights wt =
                 weights(sd + 7, new long[] {3, k, 128}, 1 / Math.sqrt(k), t, mode, g, bits);
