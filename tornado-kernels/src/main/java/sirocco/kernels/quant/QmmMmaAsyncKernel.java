@@ -94,6 +94,7 @@ public final class QmmMmaAsyncKernel {
     // May be launched early (QmmPolicy.earlyStart): the first copies are requested after this, so
     // nothing is read before the previous kernel ends.
     ctx.waitForPriorGrids();
+    int magic = QmmMmaFragments.magic4(dtype, n);
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
@@ -239,8 +240,8 @@ public final class QmmMmaAsyncKernel {
           d =
               QmmMmaSplitKKernel.mmaPair(
                   ctx,
-                  QmmMmaSplitKKernel.fragA(wa, wb, 0, dtype),
-                  QmmMmaSplitKKernel.fragA(wa, wb, 1, dtype),
+                  QmmMmaSplitKKernel.fragA(wa, wb, 0, dtype, magic),
+                  QmmMmaSplitKKernel.fragA(wa, wb, 1, dtype, magic),
                   xf,
                   d,
                   dtype);

@@ -84,6 +84,37 @@ final class QmmMmaFragments {
   }
 
   /**
+   * The exponent bits {@link #fragA4} or-s into each half of affine 4-bit codes (bf16: 128 + q,
+   * f16: 64 + q), as a value ptxas cannot fold ({@code n >= 0} always): held in a register, {@code
+   * (w & mask) | magic} is one LOP3; with both as literals ptxas emits two, since a LOP3 takes one
+   * immediate (SASS of the split-K kernels, ptxas 13.0, run 93: 142 LOP3 per batch, 64 of them only
+   * or-ing the literal; {@link QmvChunks#opaqueOne} is the same fix for the vector kernels).
+   */
+  static int magic4(int dtype, int n) {
+    return (dtype == Quant.F16 ? 0x54005400 : 0x43004300) | (n >>> 31);
+  }
+
+  /**
+   * {@link #fragA} for affine 4-bit codes with the exponent bits from a register ({@code magic}
+   * from {@link #magic4}): the same halves, one LOP3 per register instead of two.
+   */
+  static Int4 fragA4(int wa, int wb, int h, int dtype, int magic) {
+    int sh = 8 * h;
+    if (dtype == Quant.F16) {
+      return new Int4(
+          (nibblesAtBit4(wa, sh) & 0x00F000F0) | magic,
+          (nibblesAtBit4(wb, sh) & 0x00F000F0) | magic,
+          (nibblesAtBit4(wa, sh + 4) & 0x00F000F0) | magic,
+          (nibblesAtBit4(wb, sh + 4) & 0x00F000F0) | magic);
+    }
+    return new Int4(
+        ((wa >>> sh) & 0x000F000F) | magic,
+        ((wb >>> sh) & 0x000F000F) | magic,
+        ((wa >>> (sh + 4)) & 0x000F000F) | magic,
+        ((wb >>> (sh + 4)) & 0x000F000F) | magic);
+  }
+
+  /**
    * {@code w} shifted so that the nibbles at bits {@code p} and {@code p + 16} sit at bits 4 and 20
    * ({@code p} is a constant after inlining, so one shift or none remains).
    */

@@ -147,6 +147,7 @@ public final class QmmMmaSplitKKernel {
     // May be launched early (QmmPolicy.earlyStart): nothing is read before the previous kernel
     // ends.
     ctx.waitForPriorGrids();
+    int magic = QmmMmaFragments.magic4(dtype, n);
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
@@ -330,8 +331,8 @@ public final class QmmMmaSplitKKernel {
           // Each tile's two A fragments are unpacked once and feed both row tiles.
           int wa = slot(aLo0, aHi0, j);
           int wb = slot(bLo0, bHi0, j);
-          Int4 a0 = fragA(wa, wb, 0, dtype);
-          Int4 a1 = fragA(wa, wb, 1, dtype);
+          Int4 a0 = fragA(wa, wb, 0, dtype, magic);
+          Int4 a1 = fragA(wa, wb, 1, dtype, magic);
           d0 = mmaPair(ctx, a0, a1, xf, d0, dtype);
           if (rt > 1) {
             e0 = mmaPair(ctx, a0, a1, yf, e0, dtype);
@@ -339,8 +340,8 @@ public final class QmmMmaSplitKKernel {
           if (mt > 1) {
             wa = slot(aLo1, aHi1, j);
             wb = slot(bLo1, bHi1, j);
-            Int4 a2 = fragA(wa, wb, 0, dtype);
-            Int4 a3 = fragA(wa, wb, 1, dtype);
+            Int4 a2 = fragA(wa, wb, 0, dtype, magic);
+            Int4 a3 = fragA(wa, wb, 1, dtype, magic);
             d1 = mmaPair(ctx, a2, a3, xf, d1, dtype);
             if (rt > 1) {
               e1 = mmaPair(ctx, a2, a3, yf, e1, dtype);
@@ -475,9 +476,12 @@ public final class QmmMmaSplitKKernel {
     return QmmMmaKernel.mma(ctx, a1, new Int2(f.z(), f.w()), d, dtype);
   }
 
-  /** A fragment of 4-bit affine weights (rows g and g+8 from words wa, wb) for step h. */
-  static Int4 fragA(int wa, int wb, int h, int dtype) {
-    return QmmMmaFragments.fragA(wa, wb, h, 0, Quant.AFFINE, 4, dtype, 1f, 1f);
+  /**
+   * A fragment of 4-bit affine weights (rows g and g+8 from words wa, wb) for step h; {@code magic}
+   * from {@link QmmMmaFragments#magic4}, computed once per kernel.
+   */
+  static Int4 fragA(int wa, int wb, int h, int dtype, int magic) {
+    return QmmMmaFragments.fragA4(wa, wb, h, dtype, magic);
   }
 
   /** Word of slot j (0..7) of a row held in lo (slots 0-3) and hi (4-7). */
@@ -598,7 +602,9 @@ public final class QmmMmaSplitKKernel {
       return 64;
     }
     if (mt == 1) {
-      return groupSize == 32 ? 120 : groupSize == 64 ? 96 : 72;
+      // g64 96 and g128 72 until the unpacking's exponent bits moved into a register (magic4):
+      // ptxas 12.6 then gives up to 99 and 96 (f16). One 512-thread block per SM either way.
+      return groupSize == 32 ? 120 : groupSize == 64 ? 104 : 96;
     }
     return groupSize == 32 ? 176 : 136;
   }
