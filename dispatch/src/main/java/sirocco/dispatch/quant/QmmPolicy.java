@@ -123,11 +123,13 @@ public final class QmmPolicy {
    * 16 (split-K holds two 8-row tiles per warp there, async one); f16 13.5–13.9 against 15.6–16.0
    * at 1–8 rows; g32 14.9–15.9 against 16.0–16.6; g128 11.7–12.6 against 12.6–13.4; 4096x4096
    * 6.0–6.3 against 6.5–7.0; 14336x4096 13.9–14.3 against 14.8–15.4; 12288x2048 7.7–7.9 against
-   * 8.1–8.3. (Run 30 had found it slower, 16.5 against 15.0; the compiler's changes since — shift
-   * divisions, loop-invariant addressing — turned that round.) f16 joined the split-K kernels once
-   * their unpacking moved from 1024 + q to 64 + q: with the large offset, run 24 found MLX's
-   * test_qmm cases at f16 g128 8 rows 1.1–1.4x over the contract's error bound. Below {@link
-   * #AFFINE_MMA_MIN_ROWS} rows the vector path still wins (qmv-splitk 11.9 against 12.2 µs).
+   * 8.1–8.3; runs 94–95 made both faster (10.8–11.2 against 12.0–12.3 at 2–8 rows). (Run 30 had
+   * found it slower, 16.5 against 15.0; the kernel did not change until run 89, the compiler and
+   * the bench's warm-up did, and which of them turned it round was not isolated.) f16 joined the
+   * split-K kernels once their unpacking moved from 1024 + q to 64 + q: with the large offset, run
+   * 24 found MLX's test_qmm cases at f16 g128 8 rows 1.1–1.4x over the contract's error bound.
+   * Below {@link #AFFINE_MMA_MIN_ROWS} rows the vector path still wins (qmv-splitk 11.9 against
+   * 12.2 µs).
    */
   public static final int MMA_ASYNC_MAX_ROWS = 8;
 

@@ -52,6 +52,15 @@ import sirocco.api.Vec;
  * per SM. Next for this kernel: loop-invariant copy offsets (one add per copy), vector shared
  * reads, and fewer warps' worth of registers per SM.
  *
+ * <h2>Measured since (runs 88–95, graph replay)</h2>
+ *
+ * Unchanged since run 30, it measured faster than the register version at 1–8 rows on every shape
+ * measured (run 89: 12.2–12.6 against 13.3–13.7 µs at 12288×4096 g64 bf16), and the op's default
+ * there ({@code QmmPolicy.MMA_ASYNC_MAX_ROWS}). Then: early start (0.2–0.3 µs), the exponent bits
+ * of the unpacking from a register ({@link QmmMmaFragments#magic4}: one LOP3 per fragment register
+ * instead of two, run 94) and full batches copied from per-lane offsets ({@link #requestFull}, run
+ * 95): 10.82–11.22 µs at 2–8 rows.
+ *
  * <h2>Limits</h2>
  *
  * As {@link QmmMmaSplitKKernel} (affine 4-bit, bf16/f16, transposed, the same k splits), one
@@ -114,9 +123,8 @@ public final class QmmMmaAsyncKernel {
     float[] red = ctx.allocateFloatLocalArray(2 * slab); // [2, ks, 128] reduction slab
     float[] xsum = ctx.allocateFloatLocalArray(ks * cpw * 8); // [ks, cpw, 8] x sums
     int step = ctx.groupCountX;
-    // Per-lane copy offsets, fixed for the whole kernel ({@link #requestFull}): chunk q = lane +
-    // 32u
-    // of a batch is 16-byte chunk q % wps of row q / wps.
+    // Per-lane copy offsets, fixed for the whole kernel (requestFull): chunk q = lane + 32u of a
+    // batch is 16-byte chunk q % wps of row q / wps.
     int so0 = srcOffset(lane, wps, wpr, lw);
     int so1 = srcOffset(lane + 32, wps, wpr, lw);
     int so2 = srcOffset(lane + 64, wps, wpr, lw);
