@@ -199,23 +199,23 @@ public final class QmmPolicy {
   public static String mmaVariantRejects(String rung, QmmShape s) {
     String v = mmaVariant(s);
     if (!rung.equals(v)) {
-      if (System.getProperty(MMA_VARIANT_PROPERTY) != null) {
-        return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
+      if (rung.equals(QmmOp.QMM_MMA_ASYNC) && System.getProperty(MMA_VARIANT_PROPERTY) == null) {
+        // The default passed the async kernel over: it cannot take the shape (its own reason,
+        // not a choice), or the shape has too many rows.
+        String cannot = QmmMmaAsyncKernel.supports(s);
+        return cannot != null
+            ? cannot
+            : "policy: at most "
+                + MMA_ASYNC_MAX_ROWS
+                + " rows, "
+                + v
+                + " above (rows="
+                + s.rows()
+                + "; -D"
+                + MMA_VARIANT_PROPERTY
+                + ")";
       }
-      if (rung.equals(QmmOp.QMM_MMA_ASYNC) && QmmMmaAsyncKernel.supports(s) != null) {
-        return QmmMmaAsyncKernel.supports(s); // the kernel's reason, not a choice
-      }
-      return rung.equals(QmmOp.QMM_MMA_ASYNC)
-          ? "policy: at most "
-              + MMA_ASYNC_MAX_ROWS
-              + " rows, "
-              + v
-              + " above (rows="
-              + s.rows()
-              + "; -D"
-              + MMA_VARIANT_PROPERTY
-              + ")"
-          : "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
+      return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
     }
     // Two row tiles per warp are QmmMmaSplitKKernel's alone: the async variant keeps the 16 rows.
     int max =

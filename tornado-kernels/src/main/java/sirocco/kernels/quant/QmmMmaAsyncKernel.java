@@ -250,8 +250,8 @@ public final class QmmMmaAsyncKernel {
           d =
               QmmMmaSplitKKernel.mmaPair(
                   ctx,
-                  QmmMmaSplitKKernel.fragA(wa, wb, 0, dtype, magic),
-                  QmmMmaSplitKKernel.fragA(wa, wb, 1, dtype, magic),
+                  QmmMmaFragments.fragA4(wa, wb, 0, dtype, magic),
+                  QmmMmaFragments.fragA4(wa, wb, 1, dtype, magic),
                   xf,
                   d,
                   dtype);
@@ -335,8 +335,24 @@ public final class QmmMmaAsyncKernel {
       Vec.copyAsync(wsh, wBase + do2, wq, rowW + so2, 16);
       Vec.copyAsync(wsh, wBase + do3, wq, rowW + so3, 16);
     }
+    requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, batch * 16 * groups + sso);
+  }
+
+  /**
+   * Lane l's copy of the {@code cpw} scales (l < 16) or biases (l ≥ 16) of row {@code l & 15} of a
+   * batch, from element {@code src}, into stage {@code stage}.
+   */
+  static void requestGroups(
+      short[] scales, // [n, groups]
+      short[] biases, // [n, groups]
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
+      int stage,
+      int ks,
+      int cpw,
+      int lane,
+      int warp,
+      int src) {
     int dst = ((stage * ks + warp) * 32 + lane) * cpw;
-    int src = batch * 16 * groups + sso;
     if (lane < 16) {
       Vec.copyAsync(ssh, dst, scales, src, 2 * cpw);
     } else {
@@ -382,14 +398,8 @@ public final class QmmMmaAsyncKernel {
           Vec.copyAsync(wsh, (base + r) * rs + 4 * part, wq, f * wpr + lw + 4 * part, 16);
         }
       }
-      int r = lane & 15;
-      int f = Math.min(batch * 16 + r, n - 1);
-      int dst = ((stage * ks + warp) * 32 + lane) * cpw;
-      if (lane < 16) {
-        Vec.copyAsync(ssh, dst, scales, f * groups + gw, 2 * cpw);
-      } else {
-        Vec.copyAsync(ssh, dst, biases, f * groups + gw, 2 * cpw);
-      }
+      int f = Math.min(batch * 16 + (lane & 15), n - 1);
+      requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, f * groups + gw);
     }
   }
 

@@ -35,25 +35,9 @@ final class QmmMmaFragments {
   static Int4 fragA(
       int wa, int wb, int h, int dg, int mode, int bits, int dtype, float sa, float sb) {
     if (mode == Quant.AFFINE) {
-      if (bits == 4 && dtype == Quant.F16) {
-        // f16: the codes go to bits 4..7 of each half's mantissa under exponent 2^6, so the halves
-        // are exactly 64 + q. With bits 0..3 under 2^10 (1024 + q) the offset removed after a
-        // whole group cancelled visibly on the tensor cores (run 24: 1.1-1.4x over MLX's bound at
-        // g128); 64 costs the same instructions (one of the four nibble positions needs no shift).
-        int sh = 8 * h;
-        return new Int4(
-            (nibblesAtBit4(wa, sh) & 0x00F000F0) | 0x54005400,
-            (nibblesAtBit4(wb, sh) & 0x00F000F0) | 0x54005400,
-            (nibblesAtBit4(wa, sh + 4) & 0x00F000F0) | 0x54005400,
-            (nibblesAtBit4(wb, sh + 4) & 0x00F000F0) | 0x54005400);
-      }
       if (bits == 4) {
-        int sh = 8 * h;
-        return new Int4(
-            ((wa >>> sh) & 0x000F000F) | 0x43004300,
-            ((wb >>> sh) & 0x000F000F) | 0x43004300,
-            ((wa >>> (sh + 4)) & 0x000F000F) | 0x43004300,
-            ((wb >>> (sh + 4)) & 0x000F000F) | 0x43004300);
+        // The exponent bits as literals here (QmmMmaKernel); the split-K kernels pass magic4's.
+        return fragA4(wa, wb, h, dtype, dtype == Quant.F16 ? 0x54005400 : 0x43004300);
       }
       if (dtype == Quant.F16) {
         return new Int4(
@@ -95,12 +79,17 @@ final class QmmMmaFragments {
   }
 
   /**
-   * {@link #fragA} for affine 4-bit codes with the exponent bits from a register ({@code magic}
-   * from {@link #magic4}): the same halves, one LOP3 per register instead of two.
+   * The A fragment of affine 4-bit codes for step {@code h} (rows g and g+8 from words {@code wa},
+   * {@code wb}), the halves {@code magic}'s power of two + q: bf16 128 + q, f16 64 + q. With {@code
+   * magic} from {@link #magic4} (in a register) one LOP3 per fragment register instead of two.
    */
   static Int4 fragA4(int wa, int wb, int h, int dtype, int magic) {
     int sh = 8 * h;
     if (dtype == Quant.F16) {
+      // f16: the codes go to bits 4..7 of each half's mantissa under exponent 2^6, so the halves
+      // are exactly 64 + q. With bits 0..3 under 2^10 (1024 + q) the offset removed after a whole
+      // group cancelled visibly on the tensor cores (run 24: 1.1-1.4x over MLX's bound at g128);
+      // 64 costs the same instructions (one of the four nibble positions needs no shift).
       return new Int4(
           (nibblesAtBit4(wa, sh) & 0x00F000F0) | magic,
           (nibblesAtBit4(wb, sh) & 0x00F000F0) | magic,

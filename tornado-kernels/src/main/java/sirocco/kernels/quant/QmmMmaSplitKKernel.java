@@ -331,8 +331,8 @@ public final class QmmMmaSplitKKernel {
           // Each tile's two A fragments are unpacked once and feed both row tiles.
           int wa = slot(aLo0, aHi0, j);
           int wb = slot(bLo0, bHi0, j);
-          Int4 a0 = fragA(wa, wb, 0, dtype, magic);
-          Int4 a1 = fragA(wa, wb, 1, dtype, magic);
+          Int4 a0 = QmmMmaFragments.fragA4(wa, wb, 0, dtype, magic);
+          Int4 a1 = QmmMmaFragments.fragA4(wa, wb, 1, dtype, magic);
           d0 = mmaPair(ctx, a0, a1, xf, d0, dtype);
           if (rt > 1) {
             e0 = mmaPair(ctx, a0, a1, yf, e0, dtype);
@@ -340,8 +340,8 @@ public final class QmmMmaSplitKKernel {
           if (mt > 1) {
             wa = slot(aLo1, aHi1, j);
             wb = slot(bLo1, bHi1, j);
-            Int4 a2 = fragA(wa, wb, 0, dtype, magic);
-            Int4 a3 = fragA(wa, wb, 1, dtype, magic);
+            Int4 a2 = QmmMmaFragments.fragA4(wa, wb, 0, dtype, magic);
+            Int4 a3 = QmmMmaFragments.fragA4(wa, wb, 1, dtype, magic);
             d1 = mmaPair(ctx, a2, a3, xf, d1, dtype);
             if (rt > 1) {
               e1 = mmaPair(ctx, a2, a3, yf, e1, dtype);
@@ -474,14 +474,6 @@ public final class QmmMmaSplitKKernel {
   static Float4 mmaPair(KernelContext ctx, Int4 a0, Int4 a1, Int4 f, Float4 d, int dtype) {
     d = QmmMmaKernel.mma(ctx, a0, new Int2(f.x(), f.y()), d, dtype);
     return QmmMmaKernel.mma(ctx, a1, new Int2(f.z(), f.w()), d, dtype);
-  }
-
-  /**
-   * A fragment of 4-bit affine weights (rows g and g+8 from words wa, wb) for step h; {@code magic}
-   * from {@link QmmMmaFragments#magic4}, computed once per kernel.
-   */
-  static Int4 fragA(int wa, int wb, int h, int dtype, int magic) {
-    return QmmMmaFragments.fragA4(wa, wb, h, dtype, magic);
   }
 
   /** Word of slot j (0..7) of a row held in lo (slots 0-3) and hi (4-7). */
