@@ -226,6 +226,17 @@ public final class GpuTiming {
 
   /** {@link #readFloor}, also timed by graph replay (see {@link Floors}). */
   public static Floors readFloors(Device d, long bytes, int copies, int samples) {
+    if (d == null) {
+      throw new IllegalArgumentException("d must be a device, got null");
+    }
+    if (bytes < 16 || bytes / 16 * 4 > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "bytes must be 16 to 2^33 (16-byte loads, 32-bit word indexes), got " + bytes);
+    }
+    if (copies < 1 || samples < 1) {
+      throw new IllegalArgumentException(
+          "copies and samples must be positive, got " + copies + " and " + samples);
+    }
     Stream s = d.defaultStream();
     long words = (bytes / 16) * 4;
     List<DeviceBuffer> bufs = new ArrayList<>();

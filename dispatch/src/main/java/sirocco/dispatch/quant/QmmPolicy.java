@@ -138,6 +138,9 @@ public final class QmmPolicy {
 
   /** The tensor-core variant in force for {@code s}: see {@link #MMA_ASYNC_MAX_ROWS}. */
   public static String mmaVariant(QmmShape s) {
+    if (s == null) {
+      throw new IllegalArgumentException("s must be a QmmShape, got null");
+    }
     String forced = System.getProperty(MMA_VARIANT_PROPERTY);
     if (forced != null) {
       return forced;

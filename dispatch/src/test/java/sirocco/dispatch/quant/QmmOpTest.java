@@ -148,6 +148,9 @@ class QmmOpTest {
    */
   @Test
   void mmaVariantPolicy() {
+    IllegalArgumentException bad =
+        assertThrows(IllegalArgumentException.class, () -> QmmPolicy.mmaVariant(null));
+    assertTrue(bad.getMessage().startsWith("s must be a QmmShape"), bad.getMessage());
     assertEquals(8, QmmPolicy.MMA_ASYNC_MAX_ROWS);
     assertEquals(16, QmmPolicy.MMA_SPLITK_MAX_ROWS);
     assertEquals(
