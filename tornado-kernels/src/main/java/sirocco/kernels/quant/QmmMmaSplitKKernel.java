@@ -554,8 +554,9 @@ public final class QmmMmaSplitKKernel {
       int dtype) {
     float a = groupValue(sA, c, dtype);
     float b = groupValue(sB, c, dtype);
-    float za = groupValue(hA, c, dtype) - offset * a;
-    float zb = groupValue(hB, c, dtype) - offset * b;
+    // One FFMA each: offset (64 or 128) is a power of two, the product exact, one rounding.
+    float za = Math.fma(-offset, a, groupValue(hA, c, dtype));
+    float zb = Math.fma(-offset, b, groupValue(hB, c, dtype));
     return new Float4(
         Math.fma(a, d.x(), Math.fma(za, xa, acc.x())),
         Math.fma(a, d.y(), Math.fma(za, xb, acc.y())),
