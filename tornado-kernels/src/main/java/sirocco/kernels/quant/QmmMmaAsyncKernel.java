@@ -37,9 +37,10 @@ import sirocco.api.Vec;
  * read it, so no read can see a later copy.
  *
  * <p>Shared memory: {@code stages · ks · (16·(4·wps + 8)·4 + 64·cpw)} bytes of stages (45 056 per
- * stage at ks = 16, wps = 8, g64), the reduction slab {@code 2·ks·128·4} and the x sums: about 152
- * KiB at 3 stages, more than the 48 KiB of static shared memory, so the JIT declares it as dynamic
- * shared memory (sm_80: ≤ 163 KiB, sm_90: ≤ 227 KiB). One 512-thread block per SM.
+ * stage at ks = 16, wps = 8, g64), the reduction slab {@code 2·ks·128·4} and the x sums: about 107
+ * KiB at the default 2 stages (152 KiB at 3), more than the 48 KiB of static shared memory, so the
+ * JIT declares it as dynamic shared memory (sm_80: ≤ 163 KiB, sm_90: ≤ 227 KiB). One 512-thread
+ * block per SM.
  *
  * <h2>Measured (run 30, H200, 12288×4096 4-bit g64 bf16)</h2>
  *
@@ -59,7 +60,8 @@ import sirocco.api.Vec;
  * there ({@code QmmPolicy.MMA_ASYNC_MAX_ROWS}). Then: early start (0.2–0.3 µs), the exponent bits
  * of the unpacking from a register ({@link QmmMmaFragments#magic4}: one LOP3 per fragment register
  * instead of two, run 94) and full batches copied from per-lane offsets ({@link #requestFull}, run
- * 95): 10.82–11.22 µs at 2–8 rows.
+ * 95): 10.82–11.22 µs at 2–8 rows. Then x requested before the first stages and two stages instead
+ * of three ({@link #STAGES}, run 98): 10.69–10.75 µs at 1–8 rows.
  *
  * <h2>Limits</h2>
  *
@@ -70,8 +72,14 @@ import sirocco.api.Vec;
 public final class QmmMmaAsyncKernel {
   private QmmMmaAsyncKernel() {}
 
-  /** Default stages (batches in shared memory: one consumed, the rest in flight). */
-  public static final int STAGES = 3;
+  /**
+   * Default stages (batches in shared memory: one consumed, the rest in flight). Two measured
+   * fastest on every shape timed (run 98, graph replay, x requested first): 12288×4096 bf16 g64
+   * 10.69 / 10.75 µs at 2 / 8 rows against 10.77 / 10.96 at 3 stages and 11.74 / 12.04 at 4; f16,
+   * g128, g32 and 4096×4096 the same order (g32 12.42 against 14.05 at 2 rows). Why more copies in
+   * flight cost time was not isolated.
+   */
+  public static final int STAGES = 2;
 
   /** Shared memory one block may use on sm_90 (227 KiB opt-in); sm_80 allows 163 KiB. */
   static final int SHARED_LIMIT = 227 * 1024;
