@@ -1,0 +1,14 @@
+set -u
+W=/tmp/w97; mkdir -p $W
+T=.gpu/bin/tornado
+echo "start $(date -u +%T) $(cat .gpu/COMMIT)"
+B="--backend cuda bench qmm --copies 8 --repeats 10 --mode affine --bits 4"
+run() { name=$1; shift; timeout 150 $T "$@" > $W/$name.log 2>&1; echo "$name rc=$? $(date -u +%T)"; grep -E "graph replay|ERROR|FAILED" $W/$name.log | sed -E 's/graph replay \(50 launches per replay\): //' | cut -c1-100; }
+run auto $B --n 12288 --k 4096 --group 64 --dtype bf16 --rows 1,2,4,6,7,8,16,32 --kernel auto
+run st-bf16 $B --n 12288 --k 4096 --group 64 --dtype bf16 --rows 1,2,8 --kernel qmm-mma-async@16x2,qmm-mma-async@16x3,qmm-mma-async@16x4,qmm-mma-async@32x3
+run st-g128 $B --n 12288 --k 4096 --group 128 --dtype bf16 --rows 2,8 --kernel qmm-mma-async@16x3,qmm-mma-async@16x4
+run st-f16 $B --n 12288 --k 4096 --group 64 --dtype f16 --rows 2,8 --kernel qmm-mma-async@16x2,qmm-mma-async@16x3,qmm-mma-async@16x4
+timeout 200 /usr/local/cuda/bin/ncu --clock-control none --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats -k regex:QmmMmaAsync --launch-skip 2 --launch-count 1 $T $B --n 12288 --k 4096 --group 64 --dtype bf16 --rows 2 --kernel qmm-mma-async > $W/ncu-async.txt 2>&1; echo "ncu rc=$? $(date -u +%T)"
+timeout 300 .gpu/bin/test-gpu --select-class sirocco.kernels.diff.ShippedKernelsDifferentialGpuTest --select-class sirocco.dispatch.quant.QmmDefaultPolicyGpuTest --select-class sirocco.dispatch.quant.QuantOpGpuTest > $W/tests.log 2>&1; echo "tests rc=$? $(date -u +%T)"
+grep -E "tests (successful|failed|found|skipped|aborted)" $W/tests.log; grep -B2 -A12 "✘" $W/tests.log | head -30
+cd $W && gzip tests.log && tar czf $OUT/call97.tgz .
