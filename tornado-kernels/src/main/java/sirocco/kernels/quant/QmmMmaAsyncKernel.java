@@ -144,10 +144,8 @@ public final class QmmMmaAsyncKernel {
     int sso = (lane & 15) * groups + gw; // the lane's scale (or bias) row's first group
 
     // x first: the warp's slice of x (a few KiB for the whole grid) is requested before the first
-    // stages, so it does not queue behind them (run 97: with x requested after stages - 1 batches,
-    // every stage added to the prologue made the kernel slower, 10.67 / 10.84 / 11.72 us at 2 / 3 /
-    // 4
-    // stages). Held raw in xf_j until the stages are requested, then made into B fragments.
+    // stages so that it does not queue behind them. Held raw in xf_j until the stages are
+    // requested, then made into B fragments. (Run 98: 3 stages 10.84 -> 10.77 us at 2 rows.)
     int xr = ctx.groupIdy * 8 + g < rows ? (ctx.groupIdy * 8 + g) * k : -1;
     int lanew = lw + t * wpl; // the lane's first word of a row; group c adds 4*wpl*c
     Int4 xf0 = loadXWord(x, xr, lanew, 0, wpl, wps, bits);
@@ -271,9 +269,8 @@ public final class QmmMmaAsyncKernel {
         }
         float a = QuantMath.halfToFloat(ssh[sc + c], dtype);
         float b = QuantMath.halfToFloat(ssh[sc + 8 * cpw + c], dtype);
-        // bias - offset * scale in one FFMA: offset (64 or 128) is a power of two, so the product
-        // is
-        // exact and the result rounds once, as the subtraction did.
+        // bias - offset * scale in one FFMA: offset (64 or 128) is a power of two, so the
+        // product is exact and the result rounds once, as the subtraction did.
         float za = Math.fma(-offset, a, QuantMath.halfToFloat(ssh[bi + c], dtype));
         float zb = Math.fma(-offset, b, QuantMath.halfToFloat(ssh[bi + 8 * cpw + c], dtype));
         float xa = xsum[xsAt + 8 * c];
