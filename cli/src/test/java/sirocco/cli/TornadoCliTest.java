@@ -165,10 +165,10 @@ class TornadoCliTest {
     System.clearProperty("sirocco.backend");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
-    // '*' marks the op's choice under the measured default policy: split-K qmv at 1 row, the
-    // asynchronous-copy split-K tensor-core kernel from 2 rows.
+    // '*' marks the op's choice under the measured default policy: the asynchronous-copy split-K
+    // tensor-core kernel from 1 row at 4-bit g64.
     assertTrue(
-        r.out().lines().anyMatch(l -> l.matches(".* 1 qmv-splitk +\\* .*"))
+        r.out().lines().anyMatch(l -> l.matches(".* 1 qmm-mma-async +\\* .*"))
             && r.out().lines().anyMatch(l -> l.matches(".* 2 qmm-mma-async +\\* .*")),
         r.out());
     JsonNode doc = Json.MAPPER.readTree(Files.readString(json));

@@ -261,12 +261,29 @@ public final class QTest {
   }
 
   /**
-   * The tensor-core rung the default policy runs for transposed affine weights at 2+ rows of bf16
-   * or f16 x: up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} rows the asynchronous-copy split-K kernel
-   * where it takes the shape (2, 4 or 8 groups per warp slice), else the split-K kernel where it
-   * takes the shape (4-bit, k splitting evenly over its warps, at most {@link
-   * QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, or {@link QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} where
-   * its plan holds two row tiles per warp), else qmm-mma.
+   * Fewest rows at which affine weights go to tensor cores by default: {@link
+   * QmmPolicy#AFFINE_ASYNC_MIN_ROWS} where {@code qmm-mma-async} takes the shape with groups of 64
+   * or 128, else {@link QmmPolicy#AFFINE_MMA_MIN_ROWS}.
+   */
+  static int affineTensorCoreMinRows(int bits, DType t, long k, int group) {
+    if (bits == 4 && t != DType.F32 && group >= 64) {
+      int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
+      QmmShape s = QmmShape.affine(4, group, dtype, 1, 64, (int) k);
+      if (QmmMmaAsyncKernel.supports(s) == null) {
+        return QmmPolicy.AFFINE_ASYNC_MIN_ROWS;
+      }
+    }
+    return QmmPolicy.AFFINE_MMA_MIN_ROWS;
+  }
+
+  /**
+   * The tensor-core rung the default policy runs for transposed affine weights at {@link
+   * #affineTensorCoreMinRows}+ rows of bf16 or f16 x: up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS}
+   * rows the asynchronous-copy split-K kernel where it takes the shape (2, 4 or 8 groups per warp
+   * slice), else the split-K kernel where it takes the shape (4-bit, k splitting evenly over its
+   * warps, at most {@link QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, or {@link
+   * QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} where its plan holds two row tiles per warp), else
+   * qmm-mma.
    */
   static String affineTensorCore(int bits, DType t, long rows, long k, int group) {
     if (bits == 4 && t != DType.F32) {

@@ -75,7 +75,7 @@ public abstract class QmmDefaultPolicyContract {
    * The rung the default policy picks for one launch: tensor cores ({@code qmm-mma}, or {@code
    * qmm-mma-splitk} where it takes affine weights: {@link QTest#affineTensorCore}; transposed,
    * bf16/f16, affine 4/8-bit or an fp mode, nvfp4 with K a multiple of 32) from {@link
-   * QmmPolicy#AFFINE_MMA_MIN_ROWS} / {@link QmmPolicy#FP_MMA_MIN_ROWS} rows; below that the vector
+   * QTest#affineTensorCoreMinRows} / {@link QmmPolicy#FP_MMA_MIN_ROWS} rows; below that the vector
    * variant {@link QmmPolicy#QMV_VARIANT} where it takes the width (bf16/f16; split-K: 4/8 bits;
    * warp and persistent: 2/4/8), else {@code qmv-rows} from {@link QmmPolicy#QMV_ROWS_MIN_ROWS}
    * rows ({@link QmmPolicy#QMV_ROWS_MIN_ROWS_HALF} for 2/3/5/6 bits with bf16/f16 x) and {@code
@@ -90,7 +90,7 @@ public abstract class QmmDefaultPolicyContract {
     boolean affine = mode == QuantMode.AFFINE;
     boolean mmaCan =
         half && (affine ? bits == 4 || bits == 8 : mode != QuantMode.NVFP4 || k % 32 == 0);
-    int min = affine ? QmmPolicy.AFFINE_MMA_MIN_ROWS : QmmPolicy.FP_MMA_MIN_ROWS;
+    int min = affine ? QTest.affineTensorCoreMinRows(bits, t, k, group) : QmmPolicy.FP_MMA_MIN_ROWS;
     if (mmaCan && rows >= min) {
       return affine ? QTest.affineTensorCore(bits, t, rows, k, group) : "qmm-mma";
     }

@@ -48,7 +48,8 @@ import sirocco.runtime.KernelLaunch;
  *   <li>{@value #QMM_MMA_ASYNC}: {@link QmmMmaAsyncKernel} (the split-K tensor-core kernel with its
  *       weights streamed through a cp.async pipeline in shared memory) — the shapes {@value
  *       #QMM_MMA_SPLITK} takes with 2, 4 or 8 groups per warp slice; then the policy: the default
- *       tensor-core variant up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} (8) rows (run 89), and the
+ *       tensor-core variant up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} (8) rows (run 89), from
+ *       {@link QmmPolicy#AFFINE_ASYNC_MIN_ROWS} (1) row with groups of 64 or 128 (run 98), else the
  *       row threshold of {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA_SPLITK}: {@link QmmMmaSplitKKernel} (tensor cores, k split across a
  *       block's warps with x held in registers, persistent blocks) — transposed affine 4-bit,
@@ -131,20 +132,20 @@ public final class QmmOp {
                   s -> {
                     String why = QmmPolicy.mmaVariantRejects(QMM_MMA_ASYNC, s);
                     why = why != null ? why : QmmMmaAsyncKernel.supports(s);
-                    return why != null ? why : QmmPolicy.mmaRejects(s);
+                    return why != null ? why : QmmPolicy.mmaRejects(s, QMM_MMA_ASYNC);
                   }),
               new Ladder.Rung<>(
                   QMM_MMA_SPLITK,
                   s -> {
                     String why = QmmPolicy.mmaVariantRejects(QMM_MMA_SPLITK, s);
                     why = why != null ? why : QmmMmaSplitKKernel.supports(s);
-                    return why != null ? why : QmmPolicy.mmaRejects(s);
+                    return why != null ? why : QmmPolicy.mmaRejects(s, QMM_MMA_SPLITK);
                   }),
               new Ladder.Rung<>(
                   QMM_MMA,
                   s -> {
                     String why = QmmMmaKernel.supports(s);
-                    return why != null ? why : QmmPolicy.mmaRejects(s);
+                    return why != null ? why : QmmPolicy.mmaRejects(s, QMM_MMA);
                   }),
               new Ladder.Rung<>(QMV_WARP, s -> variant(QMV_WARP, s)),
               new Ladder.Rung<>(QMV_PERSISTENT, s -> variant(QMV_PERSISTENT, s)),

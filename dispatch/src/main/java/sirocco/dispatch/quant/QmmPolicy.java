@@ -46,6 +46,16 @@ public final class QmmPolicy {
   /** Fewest rows of x at which affine weights go to tensor cores (measured: split-K wins at 1). */
   public static final int AFFINE_MMA_MIN_ROWS = 2;
 
+  /**
+   * Fewest rows of x at which {@value QmmOp#QMM_MMA_ASYNC} takes affine weights with groups of 64
+   * or 128 (the widths, 4 bits, and dtypes, bf16/f16, are the kernel's own limits): one row, ahead
+   * of {@value QmmOp#QMV_SPLITK}. Measured at 1 row (run 98, graph replay, µs, async against
+   * split-K): 12288x4096 bf16 g64 10.69 against 11.89, f16 11.71 against 12.81, g128 9.79 against
+   * 11.85, 4096x4096 5.13 against 5.37; but g32 12.19 against 11.61, so g32 keeps {@link
+   * #AFFINE_MMA_MIN_ROWS}. {@code -Dsirocco.qmm.mmaMinRows.affine=N} overrides this as well.
+   */
+  public static final int AFFINE_ASYNC_MIN_ROWS = 1;
+
   /** Fewest rows of x at which fp-mode weights go to tensor cores (measured crossover: 3 rows). */
   public static final int FP_MMA_MIN_ROWS = 3;
 
@@ -127,9 +137,8 @@ public final class QmmPolicy {
    * found it slower, 16.5 against 15.0; the kernel did not change until run 89, the compiler and
    * the bench's warm-up did, and which of them turned it round was not isolated.) f16 joined the
    * split-K kernels once their unpacking moved from 1024 + q to 64 + q: with the large offset, run
-   * 24 found MLX's test_qmm cases at f16 g128 8 rows 1.1–1.4x over the contract's error bound.
-   * Below {@link #AFFINE_MMA_MIN_ROWS} rows the vector path still wins (qmv-splitk 11.9 against
-   * 12.2 µs).
+   * 24 found MLX's test_qmm cases at f16 g128 8 rows 1.1–1.4x over the contract's error bound. At 1
+   * row the async kernel now wins too, except at g32: see {@link #AFFINE_ASYNC_MIN_ROWS}.
    */
   public static final int MMA_ASYNC_MAX_ROWS = 8;
 
@@ -401,11 +410,24 @@ public final class QmmPolicy {
   }
 
   /**
-   * Why the policy sends {@code s} away from tensor cores although they could compute it, or null
-   * when it prefers them.
+   * The row threshold in force for tensor-core rung {@code rung} at {@code s}: {@link
+   * #AFFINE_ASYNC_MIN_ROWS} for {@value QmmOp#QMM_MMA_ASYNC} with affine groups of 64 or 128, else
+   * {@link #mmaMinRows(int)}; the affine property overrides both.
    */
-  public static String mmaRejects(QmmShape s) {
-    int min = mmaMinRows(s.mode());
+  public static int mmaMinRows(QmmShape s, String rung) {
+    boolean asyncWide =
+        rung.equals(QmmOp.QMM_MMA_ASYNC) && s.mode() == Quant.AFFINE && s.groupSize() >= 64;
+    return asyncWide
+        ? Integer.getInteger(AFFINE_PROPERTY, AFFINE_ASYNC_MIN_ROWS)
+        : mmaMinRows(s.mode());
+  }
+
+  /**
+   * Why the policy sends {@code s} away from tensor-core rung {@code rung} although its kernel
+   * could compute it, or null when it prefers it.
+   */
+  public static String mmaRejects(QmmShape s, String rung) {
+    int min = mmaMinRows(s, rung);
     if (s.rows() < min) {
       return "policy: "
           + (s.mode() == Quant.AFFINE ? "affine" : "fp-mode")
@@ -413,6 +435,9 @@ public final class QmmPolicy {
           + min
           + " rows (rows="
           + s.rows()
+          + (rung.equals(QmmOp.QMM_MMA_ASYNC) && s.mode() == Quant.AFFINE
+              ? "; from " + AFFINE_ASYNC_MIN_ROWS + " with groups of 64 or 128"
+              : "")
           + ")";
     }
     return null;

@@ -29,12 +29,23 @@ class QmmOpTest {
 
   /**
    * The issue's benchmark shape under the measured default policy (bench/RESULTS.md runs 9 and 13):
-   * split-K qmv at 1 row, tensor cores from 2 rows (4- and 8-bit), qmv-rows from 2 rows for the
-   * other widths and f32 (not measured yet); fp modes on the vector path at 1–2 rows.
+   * tensor cores from 1 row for 4-bit g64/g128 (the async kernel, run 98) and from 2 rows for g32
+   * and 8-bit, split-K qmv below; qmv-rows from 2 rows for the other widths and f32 (not measured
+   * yet); fp modes on the vector path at 1–2 rows.
    */
   @Test
   void policyOnTheBenchmarkShape() {
-    assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+    assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+    assertEquals(
+        "qmm-mma-async", QmmOp.decide(QmmShape.affine(4, 128, Quant.F16, 1, 12288, 4096)).chosen());
+    var g32 = QmmOp.decide(QmmShape.affine(4, 32, Quant.BF16, 1, 12288, 4096));
+    assertEquals("qmv-splitk", g32.chosen());
+    assertTrue(
+        g32.explain()
+            .contains(
+                "qmm-mma-async: policy: affine weights use the vector path below 2 rows (rows=1;"
+                    + " from 1 with groups of 64 or 128)"),
+        g32.explain());
     assertEquals("qmv-splitk", QmmOp.decide(affine(8, Quant.F16, 1)).chosen());
     for (int rows : new int[] {2, 3, 4, 6, 7, 8, 16, 32, 256, 65535}) {
       // 4-bit: the asynchronous-copy split-K tensor-core kernel up to 8 rows (run 89), the
@@ -80,7 +91,7 @@ class QmmOpTest {
 
   /**
    * The vector-path variant is the policy's: split-K by default (measured fastest), another by
-   * property.
+   * property. One row of 4-bit g32 (g64/g128 go to tensor cores from 1 row).
    */
   @Test
   void qmvVariantPolicy() {
@@ -89,7 +100,8 @@ class QmmOpTest {
       for (String v :
           new String[] {"qmv", "qmv-warp", "qmv-persistent", "qmv-splitk", "qmv-async"}) {
         System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, v);
-        assertEquals(v, QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+        assertEquals(v, QmmOp.decide(QmmShape.affine(4, 32, Quant.BF16, 1, 12288, 4096)).chosen());
+        assertEquals(v, QmmOp.decide(affine(8, Quant.BF16, 1)).chosen());
         assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 3)).chosen());
         assertEquals(
             "qmv-rows", QmmOp.decide(affine(3, Quant.BF16, 1)).chosen(), "3-bit falls through");
@@ -180,9 +192,11 @@ class QmmOpTest {
                 "qmm-mma-async: 2, 4 or 8 groups per warp slice (each row's scales are one"
                     + " 4/8/16-byte copy), got 1"),
         oneGroup.explain());
-    // 1 row keeps the row threshold; with two row tiles per warp (g64) up to 72 rows, from 73
-    // the tiled kernel; with one (g32) 17+ rows fall through, as do 8-bit and f32.
-    assertEquals("qmv-splitk", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+    // 1 row keeps the row threshold where the async kernel does not take the shape; with two row
+    // tiles per warp (g64) up to 72 rows, from 73 the tiled kernel; with one (g32) 17+ rows fall
+    // through, as do 8-bit and f32.
+    assertEquals(
+        "qmv-splitk", QmmOp.decide(QmmShape.affine(4, 128, Quant.BF16, 1, 12288, 384)).chosen());
     assertEquals(72, QmmPolicy.MMA_SPLITK_MAX_ROWS_TWO_TILES);
     for (int rows : new int[] {17, 32, 63, 64, 72}) {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
