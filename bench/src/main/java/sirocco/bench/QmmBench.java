@@ -170,7 +170,9 @@ public final class QmmBench {
                 + " qmv-async@BLOCKSxFBxSTAGES, qmm-mma-async its k split and stages as qmm-mma-async@KSxSTAGES, and qmv-rows its rows of x per block and features per warp as"
                 + " qmv-rows@RxF, qmm-tiled its block and warp tiles, tile slots and cp.async x"
                 + " tile as qmm-tiled@BMxBNxMTxNT[xS[xA]] (e.g. qmm-tiled@128x192x3x8,"
-                + " qmm-tiled@128x128x4x4x2 or qmm-tiled@128x96x3x4x2x1), got '"
+                + " qmm-tiled@128x128x4x4x2 or qmm-tiled@128x96x3x4x2x1), and qmm-mma-xshared its"
+                + " warps, 16-feature and 8-row tiles per warp and x slots as"
+                + " qmm-mma-xshared@WFxMTxNTxSTAGES (e.g. qmm-mma-xshared@4x2x8x3), got '"
                 + kernel
                 + "'");
       }
@@ -436,7 +438,7 @@ public final class QmmBench {
                         ops);
           }
           double tol =
-              base.equals(QmmOp.QMM_TILED)
+              base.equals(QmmOp.QMM_TILED) || base.equals(QmmOp.QMM_MMA_XSHARED)
                   ? (o.dtype() == DType.F16 ? 0x1p-11 : 0x1p-9) + 2e-5
                   : 2e-5;
           poison(device, stream, ob, rows * o.n());

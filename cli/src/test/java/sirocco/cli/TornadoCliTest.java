@@ -186,7 +186,7 @@ class TornadoCliTest {
         assertTrue(c.get("median").asDouble() <= 1.0, c.toString());
       }
     }
-    assertEquals(18, timed, "all nine affine 4-bit bf16 kernels at both row counts");
+    assertEquals(20, timed, "all ten affine 4-bit bf16 kernels at both row counts");
     assertEquals(2, auto, "the op's choice at each row count");
   }
 

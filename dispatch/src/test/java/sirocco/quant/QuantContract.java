@@ -341,13 +341,21 @@ public abstract class QuantContract extends QuantMlxCases {
   static final String TILED_FEW_ROWS =
       "qmm-tiled: fewer than 64 rows (a block tile is 64-256 rows of x; fewer rows use qmm-mma)";
 
+  /** Why the x-in-shared-memory rung is not used: its policy, first, for every shape. */
+  static final String XSHARED_OFF =
+      "qmm-mma-xshared: policy: not used by default (not yet timed on the GPU;"
+          + " -Dsirocco.qmm.xsharedMinRows=N)";
+
+  /** The first two rungs' reasons below 64 rows under the default policy. */
+  static final String LADDER_HEAD = XSHARED_OFF + "; " + TILED_FEW_ROWS;
+
   /**
    * The reasons the first two rungs give below 64 rows with the tensor-core variant pinned to
    * qmm-mma ({@link #pinnedToQmmMma}): too few rows for the tiled kernel, and the split-K rung is
    * not the variant in force.
    */
   static final String MMA_VARIANT_OFF =
-      TILED_FEW_ROWS
+      LADDER_HEAD
           + "; qmm-mma-async: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)"
           + "; qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)";
 
@@ -414,33 +422,25 @@ public abstract class QuantContract extends QuantMlxCases {
   public void defaultTensorCoreVariants() {
     QTest.Weights a4 = weights(37, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 4);
     assertEquals(
-        "quantizedMatmul -> qmm-mma-async (rejected: " + TILED_FEW_ROWS + ")",
+        "quantizedMatmul -> qmm-mma-async (rejected: " + LADDER_HEAD + ")",
         explain(a4, DType.BF16, 2, true));
     assertEquals(
-        "quantizedMatmul -> qmm-mma-async (rejected: " + TILED_FEW_ROWS + ")",
+        "quantizedMatmul -> qmm-mma-async (rejected: " + LADDER_HEAD + ")",
         explain(a4, DType.BF16, 8, true));
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: " + TILED_FEW_ROWS + "; " + asyncOff(9) + ")",
+        "quantizedMatmul -> qmm-mma-splitk (rejected: " + LADDER_HEAD + "; " + asyncOff(9) + ")",
         explain(a4, DType.BF16, 9, true));
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: "
-            + TILED_FEW_ROWS
-            + "; "
-            + asyncOff(16)
-            + ")",
+        "quantizedMatmul -> qmm-mma-splitk (rejected: " + LADDER_HEAD + "; " + asyncOff(16) + ")",
         explain(a4, DType.BF16, 16, true));
     // Two 8-row tiles per warp (g64) take up to 72 rows; one (g32) up to 16.
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: "
-            + TILED_FEW_ROWS
-            + "; "
-            + asyncOff(17)
-            + ")",
+        "quantizedMatmul -> qmm-mma-splitk (rejected: " + LADDER_HEAD + "; " + asyncOff(17) + ")",
         explain(a4, DType.BF16, 17, true));
     QTest.Weights g32 = weights(39, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 32, 4);
     assertEquals(
         "quantizedMatmul -> qmm-mma (rejected: "
-            + TILED_FEW_ROWS
+            + LADDER_HEAD
             + "; "
             + asyncOff(17)
             + "; qmm-mma-splitk: policy: more than 16 rows use qmm-mma"
@@ -454,7 +454,7 @@ public abstract class QuantContract extends QuantMlxCases {
     assertTrue(
         eight.startsWith(
             "quantizedMatmul -> qmm-mma (rejected: "
-                + TILED_FEW_ROWS
+                + LADDER_HEAD
                 + "; qmm-mma-async: affine 4-bit only"),
         eight);
     assertTrue(eight.contains("; qmm-mma-splitk: affine 4-bit only"), eight);
@@ -627,7 +627,7 @@ public abstract class QuantContract extends QuantMlxCases {
       assertTrue(
           d.startsWith(
               "quantizedMatmul -> qmm-mma (rejected: "
-                  + TILED_FEW_ROWS
+                  + LADDER_HEAD
                   + "; "
                   + "qmm-mma-async: policy: tensor cores use qmm-mma-splitk"
                   + " (-Dsirocco.qmm.mmaVariant)"

@@ -44,7 +44,7 @@ class QuantJavaTest extends QuantContract {
     assertTrue(
         printed.contains(
             "sirocco dispatch quantizedMatmul -> qmv (rejected: "
-                + QuantContract.TILED_FEW_ROWS
+                + QuantContract.LADDER_HEAD
                 + "; "
                 + QuantContract.ASYNC_ONE_GROUP
                 + "; qmm-mma-splitk: policy: affine weights use the vector path below 2 rows"

@@ -24,6 +24,7 @@ import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
+import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
@@ -40,6 +41,11 @@ import sirocco.runtime.KernelLaunch;
  * <h2>Ladder (first accepting rung runs; every rejection is reported with its reason)</h2>
  *
  * <ol>
+ *   <li>{@value #QMM_MMA_XSHARED}: {@link QmmMmaXSharedKernel} (tensor cores, weights from global
+ *       memory straight into the lanes' registers, only x staged in shared memory) — transposed
+ *       affine 4-bit, bf16/f16, k a multiple of 128; the policy ({@link QmmPolicy#xsharedRejects})
+ *       comes first: not used by default (not yet timed on the GPU), from {@code
+ *       -Dsirocco.qmm.xsharedMinRows=N} rows when asked for.
  *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
  *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): from
  *       64 rows with n a multiple of 96, from 96 with n a multiple of 128 (run 60), and above
@@ -106,6 +112,7 @@ public final class QmmOp {
 
   public static final String QMM_MMA_SPLITK = "qmm-mma-splitk";
   public static final String QMM_MMA_ASYNC = "qmm-mma-async";
+  public static final String QMM_MMA_XSHARED = "qmm-mma-xshared";
   public static final String QMM_TILED = "qmm-tiled";
   public static final String QMM_MMA = "qmm-mma";
   public static final String QMV_WARP = "qmv-warp";
@@ -121,6 +128,14 @@ public final class QmmOp {
       new Ladder<>(
           OP,
           List.of(
+              new Ladder.Rung<>(
+                  QMM_MMA_XSHARED,
+                  s -> {
+                    // The policy first: while it is off by default its one reason stands for
+                    // every shape.
+                    String why = QmmPolicy.xsharedRejects(s);
+                    return why != null ? why : QmmMmaXSharedKernel.supports(s);
+                  }),
               new Ladder.Rung<>(
                   QMM_TILED,
                   s -> {
@@ -184,6 +199,7 @@ public final class QmmOp {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.supports(s);
       case QMM_MMA_ASYNC -> QmmMmaAsyncKernel.supports(s);
+      case QMM_MMA_XSHARED -> QmmMmaXSharedKernel.supports(s);
       case QMM_TILED -> QmmTiledKernel.supports(s);
       case QMM_MMA -> QmmMmaKernel.supports(s);
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
@@ -219,6 +235,7 @@ public final class QmmOp {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.plan(s, smCount);
       case QMM_MMA_ASYNC -> QmmMmaAsyncKernel.plan(s, smCount);
+      case QMM_MMA_XSHARED -> QmmMmaXSharedKernel.plan(s);
       case QMM_TILED -> QmmTiledKernel.plan(s);
       case QMM_MMA -> QmmMmaKernel.plan(s);
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
@@ -308,7 +325,7 @@ public final class QmmOp {
       int n,
       int k) {
     return switch (rung) {
-      case QMM_TILED ->
+      case QMM_TILED, QMM_MMA_XSHARED ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
       case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMV_ASYNC, QMM_MMA_SPLITK, QMM_MMA_ASYNC ->

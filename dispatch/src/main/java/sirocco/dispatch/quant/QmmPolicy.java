@@ -402,6 +402,37 @@ public final class QmmPolicy {
     return null;
   }
 
+  /**
+   * Fewest rows of x at which {@value QmmOp#QMM_MMA_XSHARED} is used where it can take the shape:
+   * never by default. The kernel is correct on the Java backend and compiles without spills (160
+   * registers, ptxas 13.0, sm_90) but has not been timed on the GPU; its class comment predicts
+   * what it should do at 256 rows. {@code -Dsirocco.qmm.xsharedMinRows=N} turns it on from N rows
+   * (read at every call).
+   */
+  public static final int XSHARED_MIN_ROWS = Integer.MAX_VALUE;
+
+  /** The system property overriding {@link #XSHARED_MIN_ROWS}. */
+  public static final String XSHARED_MIN_ROWS_PROPERTY = "sirocco.qmm.xsharedMinRows";
+
+  /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_MMA_XSHARED}, or null. */
+  public static String xsharedRejects(QmmShape s) {
+    int min = Integer.getInteger(XSHARED_MIN_ROWS_PROPERTY, XSHARED_MIN_ROWS);
+    if (s.rows() < min) {
+      return min == Integer.MAX_VALUE
+          ? "policy: not used by default (not yet timed on the GPU; -D"
+              + XSHARED_MIN_ROWS_PROPERTY
+              + "=N)"
+          : "policy: below "
+              + min
+              + " rows (rows="
+              + s.rows()
+              + "; -D"
+              + XSHARED_MIN_ROWS_PROPERTY
+              + "=N)";
+    }
+    return null;
+  }
+
   /** The row threshold in force for {@code mode} ({@link Quant#AFFINE} or an fp mode). */
   public static int mmaMinRows(int mode) {
     return mode == Quant.AFFINE

@@ -21,6 +21,7 @@ import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
+import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
@@ -56,6 +57,7 @@ final class QuantKernels {
           QmmMmaKernel.class,
           QmmMmaSplitKKernel.class,
           QmmMmaAsyncKernel.class,
+          QmmMmaXSharedKernel.class,
           QmmTiledKernel.class,
           QvmKernel.class,
           StridedCopy.class,

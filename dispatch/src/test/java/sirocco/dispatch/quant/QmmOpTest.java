@@ -23,6 +23,11 @@ import sirocco.quant.QTest;
  * at most {@link QmmOp#rowLimit} rows, strided-view coalescing.
  */
 class QmmOpTest {
+  /** The x-in-shared-memory rung's reason under the default policy (every shape). */
+  static final String XSHARED_OFF =
+      "qmm-mma-xshared: policy: not used by default (not yet timed on the GPU;"
+          + " -Dsirocco.qmm.xsharedMinRows=N)";
+
   static QmmShape affine(int bits, int dtype, int rows) {
     return QmmShape.affine(bits, 64, dtype, rows, 12288, 4096);
   }
@@ -166,14 +171,18 @@ class QmmOpTest {
     assertEquals(8, QmmPolicy.MMA_ASYNC_MAX_ROWS);
     assertEquals(16, QmmPolicy.MMA_SPLITK_MAX_ROWS);
     assertEquals(
-        "quantizedMatmul -> qmm-mma-async (rejected: qmm-tiled: fewer than 64 rows (a block tile"
+        "quantizedMatmul -> qmm-mma-async (rejected: "
+            + XSHARED_OFF
+            + "; qmm-tiled: fewer than 64 rows (a block tile"
             + " is 64-256 rows of x; fewer rows use qmm-mma))",
         QmmOp.decide(affine(4, Quant.BF16, 4)).explain());
     for (int rows : new int[] {2, 3, 8}) {
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
     assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: qmm-tiled: fewer than 64 rows (a block tile"
+        "quantizedMatmul -> qmm-mma-splitk (rejected: "
+            + XSHARED_OFF
+            + "; qmm-tiled: fewer than 64 rows (a block tile"
             + " is 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: at most 8"
             + " rows, qmm-mma-splitk above (rows=9; -Dsirocco.qmm.mmaVariant))",
         QmmOp.decide(affine(4, Quant.BF16, 9)).explain());
@@ -220,7 +229,9 @@ class QmmOpTest {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA);
       assertEquals(
-          "quantizedMatmul -> qmm-mma (rejected: qmm-tiled: fewer than 64 rows (a block tile is"
+          "quantizedMatmul -> qmm-mma (rejected: "
+              + XSHARED_OFF
+              + "; qmm-tiled: fewer than 64 rows (a block tile is"
               + " 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: tensor cores"
               + " use qmm-mma (-Dsirocco.qmm.mmaVariant); qmm-mma-splitk: policy: tensor cores"
               + " use qmm-mma (-Dsirocco.qmm.mmaVariant))",
@@ -251,6 +262,7 @@ class QmmOpTest {
   void candidatesLeaveThePolicyOut() {
     assertEquals(
         List.of(
+            "qmm-mma-xshared",
             "qmm-mma-async",
             "qmm-mma-splitk",
             "qmm-mma",
@@ -271,6 +283,7 @@ class QmmOpTest {
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
     assertEquals(
         List.of(
+            "qmm-mma-xshared",
             "qmm-tiled",
             "qmm-mma-async",
             "qmm-mma-splitk",
@@ -406,6 +419,48 @@ class QmmOpTest {
           0x1p-9 + 2e-5);
     } finally {
       System.clearProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY);
+    }
+  }
+
+  /**
+   * qmm-mma-xshared is off by default (its one reason, first, for every shape) and runs through the
+   * op from the property's row count (Java backend), matching the float64 reference within the
+   * weights' rounding to the dtype; below that count, and where the kernel cannot take the shape,
+   * it says why.
+   */
+  @Test
+  void xsharedRungRunsWhenThePolicyAllowsIt() {
+    assertEquals(Integer.MAX_VALUE, QmmPolicy.XSHARED_MIN_ROWS);
+    QmmShape s = affine(4, Quant.F16, 70);
+    assertTrue(QmmOp.decide(s).explain().contains(XSHARED_OFF), QmmOp.decide(s).explain());
+    System.setProperty(QmmPolicy.XSHARED_MIN_ROWS_PROPERTY, "64");
+    try (Sirocco rt = Sirocco.open(Backend.JAVA)) {
+      assertEquals("qmm-mma-xshared", QmmOp.decide(s).chosen());
+      String few = QmmOp.decide(affine(4, Quant.F16, 63)).explain();
+      assertTrue(
+          few.contains(
+              "qmm-mma-xshared: policy: below 64 rows (rows=63; -Dsirocco.qmm.xsharedMinRows=N)"),
+          few);
+      String k64 = QmmOp.decide(QmmShape.affine(4, 64, Quant.F16, 70, 128, 64)).explain();
+      assertTrue(k64.contains("qmm-mma-xshared: k must be a multiple of 128"), k64);
+      DType t = DType.F16;
+      float[] wv = QTest.normal(7, 136 * 256, 0.1, t);
+      QTest.Weights w = QTest.quantize(rt, wv, new long[] {136, 256}, t, QuantMode.AFFINE, 64, 4);
+      float[] x = QTest.normal(8, 70 * 256, 1, t);
+      Tensor[] y = new Tensor[1];
+      var ds =
+          QTest.decisions(
+              () -> y[0] = rt.quantizedMatmul(QTest.upload(rt, x, t, 70, 256), w.q(), true));
+      assertEquals(List.of("qmm-mma-xshared"), QTest.qmmChoices(ds));
+      QTest.check(
+          rt,
+          y[0],
+          QRef.matmul(x, new long[] {70, 256}, w.wHat(), w.shape(), true),
+          t,
+          "xshared",
+          0x1p-11 + 2e-5);
+    } finally {
+      System.clearProperty(QmmPolicy.XSHARED_MIN_ROWS_PROPERTY);
     }
   }
 

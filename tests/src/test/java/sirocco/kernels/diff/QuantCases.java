@@ -22,6 +22,7 @@ import sirocco.kernels.quant.LaunchPlan;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
+import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.Quant;
@@ -560,6 +561,32 @@ final class QuantCases {
                 + ", "
                 + xAsync
                 + ")",
+        s,
+        List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
+        new Object[] {d.wq(), d.scales(), d.biases(), d.x(), d.out(), s.rows(), s.n(), s.k()});
+  }
+
+  static Prepared qmmMmaXShared(Method m, Spec sp) {
+    int wf = sp.i("wf");
+    int mt = sp.i("mt");
+    int nt = sp.i("nt");
+    int stages = sp.i("stages");
+    // 70 rows: a partial row block (two at 64 rows a block); n: one and a half feature blocks, so
+    // the last block's warps read clamped rows and store nothing; k = 512: four steps, so every
+    // slot is filled, read and refilled.
+    int features = 16 * mt * wf;
+    QmmShape s =
+        QmmShape.affine(4, sp.i("groupSize"), sp.i("dtype"), 70, features + features / 2, 512);
+    Prepared.supported(QmmMmaXSharedKernel.supports(s));
+    QmmData d = data(sp.rnd(), s);
+    LaunchPlan p = QmmMmaXSharedKernel.plan(s, wf, mt, nt, stages);
+    boolean same = p.specialize().equals(QmmMmaXSharedKernel.plan(s).specialize());
+    return fromPlan(
+        m,
+        p,
+        same
+            ? "dispatch"
+            : "QmmMmaXSharedKernel.plan(s, " + wf + ", " + mt + ", " + nt + ", " + stages + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         new Object[] {d.wq(), d.scales(), d.biases(), d.x(), d.out(), s.rows(), s.n(), s.k()});
