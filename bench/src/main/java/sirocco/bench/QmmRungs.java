@@ -47,12 +47,13 @@ final class QmmRungs {
    * per SM}} and {@code qmm-mma-splitk@KSxMTxBPSxRT} adds the 8-row tiles per warp (1, 2), {@code
    * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
    * qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks (the whole grid), features per batch,
-   * stages}}, {@code qmm-mma-async@KSxSTAGES} gives {@code {warps splitting k, stages}}, {@code
-   * qmm-mma-xshared@WFxMTxNTxSTAGES} gives {@code {warps per block, 16-feature tiles per warp,
-   * 8-row tiles, x slots}}, {@code qmv-rows@RxF} gives {@code {rows of x per block, features per
-   * warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles,
-   * 8-row tiles per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
-   * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2).
+   * stages}}, {@code qmm-mma-async@KSxSTAGES[xRT]} gives {@code {warps splitting k, stages[, 8-row
+   * tiles per warp]}}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES} gives {@code {warps per block,
+   * 16-feature tiles per warp, 8-row tiles, x slots}}, {@code qmv-rows@RxF} gives {@code {rows of x
+   * per block, features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per
+   * block, 16-feature tiles, 8-row tiles per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile
+   * slots (1 or 2) and {@code qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with
+   * S = 2).
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -71,7 +72,7 @@ final class QmmRungs {
                     : base.equals(QmmOp.QMV_ASYNC)
                         ? parts.length == 3
                         : base.equals(QmmOp.QMM_MMA_ASYNC)
-                            ? parts.length == 2
+                            ? parts.length == 2 || parts.length == 3
                             : base.equals(QmmOp.QMM_MMA_XSHARED)
                                 ? parts.length == 4
                                 : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
@@ -108,7 +109,8 @@ final class QmmRungs {
       return QmmMmaXSharedKernel.plan(s, t[0], t[1], t[2], t[3]); // checks each, names the bad one
     }
     if (base.equals(QmmOp.QMM_MMA_ASYNC)) {
-      return QmmMmaAsyncKernel.plan(s, smCount, t[0], t[1]); // checks KS and STAGES
+      // Checks KS, STAGES and RT.
+      return QmmMmaAsyncKernel.plan(s, smCount, t[0], t[1], t.length > 2 ? t[2] : 1);
     }
     if (base.equals(QmmOp.QMV_ASYNC)) {
       if (t[0] < 1) {

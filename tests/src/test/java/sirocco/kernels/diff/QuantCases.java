@@ -394,11 +394,12 @@ final class QuantCases {
     QmmShape s = QmmShape.affine(sp.i("bits"), g, sp.i("dtype"), 9, 100, k);
     Prepared.supported(QmmMmaAsyncKernel.supports(s));
     QmmData d = data(sp.rnd(), s);
-    LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, stages);
+    int rt = sp.i("rt");
+    LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, stages, rt);
     return fromPlan(
         m,
         p,
-        "QmmMmaAsyncKernel.plan(s, 2, " + ks + ", " + stages + ")",
+        "QmmMmaAsyncKernel.plan(s, 2, " + ks + ", " + stages + ", " + rt + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         d.wq(),

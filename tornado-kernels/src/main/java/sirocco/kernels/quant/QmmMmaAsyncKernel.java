@@ -63,11 +63,22 @@ import sirocco.api.Vec;
  * 95): 10.82–11.22 µs at 2–8 rows. Then x requested before the first stages and two stages instead
  * of three ({@link #STAGES}, run 98): 10.69–10.75 µs at 1–8 rows.
  *
+ * <h2>Two row tiles ({@code rt = 2}, not yet timed)</h2>
+ *
+ * As in {@link QmmMmaSplitKKernel}: a warp also holds the B fragments of rows 8–15 of its 16-row
+ * block row and feeds each unpacked A fragment to both tiles' mmas, so 16 rows stream the weights
+ * once (with one tile per warp, 16 rows run two row tiles, 22 µs in run 89 against the register
+ * kernel's 14.65 with two). The fold, the reduction slab and the x sums double. The default plan
+ * keeps one tile (the op uses this kernel up to 8 rows); {@code tornado bench qmm --kernel
+ * qmm-mma-async@16x2x2} times two. With {@code rt = 1} the PTX is the same as before {@code rt}
+ * existed (compared after the change).
+ *
  * <h2>Limits</h2>
  *
  * As {@link QmmMmaSplitKKernel} (affine 4-bit, bf16/f16, transposed, the same k splits), one
  * 16-feature tile per warp, and 2, 4 or 8 groups per warp slice (a row's scales are one copy of 4,
- * 8 or 16 bytes).
+ * 8 or 16 bytes); two row tiles only with groups of 64 or 128 ({@link #plan(QmmShape, int, int,
+ * int, int)}).
  */
 public final class QmmMmaAsyncKernel {
   private QmmMmaAsyncKernel() {}
@@ -86,11 +97,14 @@ public final class QmmMmaAsyncKernel {
 
   @Kernel(
       validateWith = {
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=3",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=3",
-        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2",
-        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2",
-        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=4"
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=3,rt=1",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=3,rt=1",
+        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2,rt=1",
+        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=1",
+        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=4,rt=1",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=2",
+        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=2,rt=2",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2"
       })
   public static void qmm(
       KernelContext ctx,
@@ -107,7 +121,8 @@ public final class QmmMmaAsyncKernel {
       @Specialize int dtype,
       @Specialize int ks,
       @Specialize int wps,
-      @Specialize int stages) {
+      @Specialize int stages,
+      @Specialize int rt) {
     // May be launched early (QmmPolicy.earlyStart): the first copies are requested after this, so
     // nothing is read before the previous kernel ends.
     ctx.waitForPriorGrids();
@@ -125,11 +140,11 @@ public final class QmmMmaAsyncKernel {
     int lw = warp * 4 * wps; // the warp's first word of a row
     int gw = warp * cpw; // the warp's first group of a row
     float offset = QmmMmaFragments.affineOffset(bits, dtype);
-    int slab = ks * 128;
+    int slab = ks * rt * 128;
     int[] wsh = ctx.allocateIntLocalArray(stages * ks * 16 * rs); // [stages, ks, 16, rs] words
     short[] ssh = ctx.allocateShortLocalArray(stages * ks * 32 * cpw); // [stages, ks, 2, 16, cpw]
-    float[] red = ctx.allocateFloatLocalArray(2 * slab); // [2, ks, 128] reduction slab
-    float[] xsum = ctx.allocateFloatLocalArray(ks * cpw * 8); // [ks, cpw, 8] x sums
+    float[] red = ctx.allocateFloatLocalArray(2 * slab); // [2, ks, rt, 128] reduction slab
+    float[] xsum = ctx.allocateFloatLocalArray(rt * ks * cpw * 8); // [rt, ks, cpw, 8] x sums
     int step = ctx.groupCountX;
     // Per-lane copy offsets, fixed for the whole kernel (requestFull): chunk q = lane + 32u of a
     // batch is 16-byte chunk q % wps of row q / wps.
@@ -146,7 +161,8 @@ public final class QmmMmaAsyncKernel {
     // x first: the warp's slice of x (a few KiB for the whole grid) is requested before the first
     // stages so that it does not queue behind them. Held raw in xf_j until the stages are
     // requested, then made into B fragments. (Run 98: 3 stages 10.84 -> 10.77 us at 2 rows.)
-    int xr = ctx.groupIdy * 8 + g < rows ? (ctx.groupIdy * 8 + g) * k : -1;
+    int mBase = ctx.groupIdy * 8 * rt;
+    int xr = mBase + g < rows ? (mBase + g) * k : -1;
     int lanew = lw + t * wpl; // the lane's first word of a row; group c adds 4*wpl*c
     Int4 xf0 = loadXWord(x, xr, lanew, 0, wpl, wps, bits);
     Int4 xf1 = loadXWord(x, xr, lanew, 1, wpl, wps, bits);
@@ -156,6 +172,27 @@ public final class QmmMmaAsyncKernel {
     Int4 xf5 = loadXWord(x, xr, lanew, 5, wpl, wps, bits);
     Int4 xf6 = loadXWord(x, xr, lanew, 6, wpl, wps, bits);
     Int4 xf7 = loadXWord(x, xr, lanew, 7, wpl, wps, bits);
+    // Row tile 1 (rt = 2: rows mBase + 8..15): the same A fragments feed both tiles' mmas.
+    int yr = rt > 1 && mBase + 8 + g < rows ? (mBase + 8 + g) * k : -1;
+    Int4 zx = new Int4(0, 0, 0, 0);
+    Int4 yf0 = zx;
+    Int4 yf1 = zx;
+    Int4 yf2 = zx;
+    Int4 yf3 = zx;
+    Int4 yf4 = zx;
+    Int4 yf5 = zx;
+    Int4 yf6 = zx;
+    Int4 yf7 = zx;
+    if (rt > 1) {
+      yf0 = loadXWord(x, yr, lanew, 0, wpl, wps, bits);
+      yf1 = loadXWord(x, yr, lanew, 1, wpl, wps, bits);
+      yf2 = loadXWord(x, yr, lanew, 2, wpl, wps, bits);
+      yf3 = loadXWord(x, yr, lanew, 3, wpl, wps, bits);
+      yf4 = loadXWord(x, yr, lanew, 4, wpl, wps, bits);
+      yf5 = loadXWord(x, yr, lanew, 5, wpl, wps, bits);
+      yf6 = loadXWord(x, yr, lanew, 6, wpl, wps, bits);
+      yf7 = loadXWord(x, yr, lanew, 7, wpl, wps, bits);
+    }
 
     // The first stages - 1 batches.
     int bt = ctx.groupIdx;
@@ -188,8 +225,10 @@ public final class QmmMmaAsyncKernel {
     Float4 zf = new Float4(0f, 0f, 0f, 0f);
     Int4 ones = QmmMmaFragments.onesFragment(dtype);
     int xsAt = warp * cpw * 8 + 2 * t;
+    int ys = ks * cpw * 8; // row tile 1's sums follow tile 0's
     for (int c = 0; c < cpw; c++) {
       Float4 o = zf;
+      Float4 oy = zf;
       for (int i = 0; i < wpl; i++) {
         int j = c * wpl + i;
         Int4 p = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
@@ -198,33 +237,53 @@ public final class QmmMmaAsyncKernel {
         o = QmmMmaKernel.mma(ctx, ones, b0, o, dtype);
         o = QmmMmaKernel.mma(ctx, ones, b1, o, dtype);
         Int4 fr = new Int4(b0.x(), b0.y(), b1.x(), b1.y());
+        Int4 fy = zx;
+        if (rt > 1) {
+          Int4 py = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
+          Int2 c0 = QmmMmaFragments.fragB(py, 0, bits);
+          Int2 c1 = QmmMmaFragments.fragB(py, 1, bits);
+          oy = QmmMmaKernel.mma(ctx, ones, c0, oy, dtype);
+          oy = QmmMmaKernel.mma(ctx, ones, c1, oy, dtype);
+          fy = new Int4(c0.x(), c0.y(), c1.x(), c1.y());
+        }
         if (j == 0) {
           xf0 = fr;
+          yf0 = fy;
         } else if (j == 1) {
           xf1 = fr;
+          yf1 = fy;
         } else if (j == 2) {
           xf2 = fr;
+          yf2 = fy;
         } else if (j == 3) {
           xf3 = fr;
+          yf3 = fy;
         } else if (j == 4) {
           xf4 = fr;
+          yf4 = fy;
         } else if (j == 5) {
           xf5 = fr;
+          yf5 = fy;
         } else if (j == 6) {
           xf6 = fr;
+          yf6 = fy;
         } else {
           xf7 = fr;
+          yf7 = fy;
         }
       }
       if (g == 0) {
         xsum[xsAt + 8 * c] = o.x();
         xsum[xsAt + 8 * c + 1] = o.y();
+        if (rt > 1) {
+          xsum[ys + xsAt + 8 * c] = oy.x();
+          xsum[ys + xsAt + 8 * c + 1] = oy.y();
+        }
       }
     }
     ctx.warpBarrier();
 
     int tid = ctx.localIdx;
-    int mBase = ctx.groupIdy * 8;
     int buf = 0;
     int slot = 0; // the stage holding batch bt
     while (bt < batches) {
@@ -251,21 +310,23 @@ public final class QmmMmaAsyncKernel {
       int sc = ((slot * ks + warp) * 32 + g) * cpw; // scales of row g; +8·cpw row g+8
       int bi = sc + 16 * cpw; // biases
       Float4 acc = zf;
+      Float4 accY = zf; // row tile 1 (rt = 2)
       for (int c = 0; c < cpw; c++) {
         Float4 d = zf;
+        Float4 e = zf;
         for (int i = 0; i < wpl; i++) {
           int j = c * wpl + i;
           Int4 xf = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
           int wa = wsh[rowA + 4 * wpl * c + i];
           int wb = wsh[rowB + 4 * wpl * c + i];
-          d =
-              QmmMmaSplitKKernel.mmaPair(
-                  ctx,
-                  QmmMmaFragments.fragA4(wa, wb, 0, dtype, magic),
-                  QmmMmaFragments.fragA4(wa, wb, 1, dtype, magic),
-                  xf,
-                  d,
-                  dtype);
+          // Unpacked once, for both row tiles.
+          Int4 a0 = QmmMmaFragments.fragA4(wa, wb, 0, dtype, magic);
+          Int4 a1 = QmmMmaFragments.fragA4(wa, wb, 1, dtype, magic);
+          d = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, xf, d, dtype);
+          if (rt > 1) {
+            Int4 yf = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
+            e = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, yf, e, dtype);
+          }
         }
         float a = QuantMath.halfToFloat(ssh[sc + c], dtype);
         float b = QuantMath.halfToFloat(ssh[sc + 8 * cpw + c], dtype);
@@ -281,11 +342,25 @@ public final class QmmMmaAsyncKernel {
                 Math.fma(a, d.y(), Math.fma(za, xb, acc.y())),
                 Math.fma(b, d.z(), Math.fma(zb, xa, acc.z())),
                 Math.fma(b, d.w(), Math.fma(zb, xb, acc.w())));
+        if (rt > 1) {
+          float ya = xsum[ys + xsAt + 8 * c];
+          float yb = xsum[ys + xsAt + 8 * c + 1];
+          accY =
+              new Float4(
+                  Math.fma(a, e.x(), Math.fma(za, ya, accY.x())),
+                  Math.fma(a, e.y(), Math.fma(za, yb, accY.y())),
+                  Math.fma(b, e.z(), Math.fma(zb, ya, accY.z())),
+                  Math.fma(b, e.w(), Math.fma(zb, yb, accY.w())));
+        }
       }
 
-      Vec.store4(red, buf + warp * 128 + lane * 4, acc);
+      // Warp w's row tile v at (w·rt + v)·128: QmmMmaSplitKKernel.reduceBatch's layout (mt = 1).
+      Vec.store4(red, buf + warp * rt * 128 + lane * 4, acc);
+      if (rt > 1) {
+        Vec.store4(red, buf + warp * rt * 128 + 128 + lane * 4, accY);
+      }
       ctx.localBarrier();
-      QmmMmaSplitKKernel.reduceBatch(red, out, buf, tid, bt, 16, mBase, rows, n, ks, 1, 1, dtype);
+      QmmMmaSplitKKernel.reduceBatch(red, out, buf, tid, bt, 16, mBase, rows, n, ks, 1, rt, dtype);
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
       slot = slot == stages - 1 ? 0 : slot + 1;
@@ -442,10 +517,10 @@ public final class QmmMmaAsyncKernel {
     return QmmReference.affine(wq, scales, biases, x, s);
   }
 
-  /** Shared bytes of a block: the stages, the reduction slab, the x sums. */
-  static int sharedBytes(int ks, int wps, int cpw, int stages) {
+  /** Shared bytes of a block: the stages, the reduction slab, the x sums ({@code rt} row tiles). */
+  static int sharedBytes(int ks, int wps, int cpw, int stages, int rt) {
     int stage = ks * (16 * (4 * wps + 8) * 4 + 64 * cpw);
-    return stages * stage + 2 * ks * 128 * 4 + ks * cpw * 8 * 4;
+    return stages * stage + rt * (2 * ks * 128 * 4 + ks * cpw * 8 * 4);
   }
 
   /** Whether a row's {@code cpw} scales make one asynchronous copy (4, 8 or 16 bytes). */
@@ -466,8 +541,8 @@ public final class QmmMmaAsyncKernel {
       return "2, 4 or 8 groups per warp slice (each row's scales are one 4/8/16-byte copy), got "
           + wps / wpl;
     }
-    if (sharedBytes(ks, wps, wps / wpl, 2) > SHARED_LIMIT) {
-      return "two stages need " + sharedBytes(ks, wps, wps / wpl, 2) + " B of shared memory";
+    if (sharedBytes(ks, wps, wps / wpl, 2, 1) > SHARED_LIMIT) {
+      return "two stages need " + sharedBytes(ks, wps, wps / wpl, 2, 1) + " B of shared memory";
     }
     return null;
   }
@@ -478,7 +553,7 @@ public final class QmmMmaAsyncKernel {
     int wps = s.k() / s.groupSize() / ks * QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
     int stages = STAGES;
     int cpw = wps / QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
-    while (stages > 2 && sharedBytes(ks, wps, cpw, stages) > SHARED_LIMIT) {
+    while (stages > 2 && sharedBytes(ks, wps, cpw, stages, 1) > SHARED_LIMIT) {
       stages--;
     }
     return plan(s, smCount, ks, stages);
@@ -486,18 +561,36 @@ public final class QmmMmaAsyncKernel {
 
   /**
    * An explicit plan: {@code ks} warps splitting k (as {@link QmmMmaSplitKKernel#plan(QmmShape,
-   * int, int, int, int)}), {@code stages} ≥ 2, one block per SM, persistent.
+   * int, int, int, int)}), {@code stages} ≥ 2, one block per SM, persistent, one row tile of 8 rows
+   * per warp.
    */
   public static LaunchPlan plan(QmmShape s, int smCount, int ks, int stages) {
-    // Validates ks (and the shape) the way the register version does.
-    LaunchPlan base = QmmMmaSplitKKernel.plan(s, smCount, ks, 1, 1);
+    return plan(s, smCount, ks, stages, 1);
+  }
+
+  /**
+   * An explicit plan with {@code rt} (1, 2) row tiles of 8 rows per warp: with 2, each unpacked A
+   * fragment feeds the mmas of 16 rows, whose x fragments a second register set holds (16 rows then
+   * stream the weights once instead of twice; not yet timed on the GPU). Two tiles take 128
+   * registers or more (ptxas 13.0, ks = 16, unhinted: g64 128, g128 133, g32 139), so such plans
+   * carry {@link QmmMmaSplitKKernel}'s one-block hint ({@code .maxntid 512, .minnctapersm 1}: at
+   * most 128; g64 then spills 16 bytes, g128 none) and g32, which spills 76, is refused.
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount, int ks, int stages, int rt) {
+    if (rt == 2 && s.groupSize() == 32) {
+      throw new IllegalArgumentException(
+          "rt=2 needs groups of 64 or 128 (at g32 two row tiles spill at 128 registers), got g32");
+    }
+    // Validates ks, rt (and the shape) the way the register version does; its plan carries the
+    // one-block hint for two row tiles.
+    LaunchPlan base = QmmMmaSplitKKernel.plan(s, smCount, ks, 1, 1, rt);
     int wps = base.get("wps");
     int cpw = wps / QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
     if (!copyableGroups(cpw)) {
       throw new IllegalArgumentException(
           "ks must leave 2, 4 or 8 groups per warp slice, got " + cpw + " at ks=" + ks);
     }
-    int shared = sharedBytes(ks, wps, cpw, stages);
+    int shared = sharedBytes(ks, wps, cpw, stages, rt);
     if (stages < 2 || shared > SHARED_LIMIT) {
       throw new IllegalArgumentException(
           "stages must be >= 2 with the block's shared memory within "
@@ -508,22 +601,26 @@ public final class QmmMmaAsyncKernel {
               + shared
               + " B)");
     }
-    return LaunchPlan.of(
-        "QmmMmaAsyncKernel.qmm",
-        base.grid(),
-        base.block(),
-        shared,
-        "bits",
-        s.bits(),
-        "groupSize",
-        s.groupSize(),
-        "dtype",
-        s.dtype(),
-        "ks",
-        ks,
-        "wps",
-        wps,
-        "stages",
-        stages);
+    LaunchPlan p =
+        LaunchPlan.of(
+            "QmmMmaAsyncKernel.qmm",
+            base.grid(),
+            base.block(),
+            shared,
+            "bits",
+            s.bits(),
+            "groupSize",
+            s.groupSize(),
+            "dtype",
+            s.dtype(),
+            "ks",
+            ks,
+            "wps",
+            wps,
+            "stages",
+            stages,
+            "rt",
+            rt);
+    return p.withMinBlocksPerSm(base.minBlocksPerSm());
   }
 }

@@ -86,6 +86,37 @@ class QmmMmaAsyncKernelTest {
     }
   }
 
+  /**
+   * Two 8-row tiles per warp: 16 rows in one row tile pair, 9 (the second tile nearly empty) and 21
+   * (a second, partial pair), g64/g128 (g32 is refused), bf16/f16, 2 and 3 stages, few persistent
+   * blocks; the plans carry the one-block hint (at most 128 registers for 512 threads).
+   */
+  @Test
+  void twoRowTilesPerWarp() {
+    long seed = 300;
+    for (int g : new int[] {64, 128}) {
+      for (int rows : new int[] {9, 16, 21}) {
+        int dtype = rows == 16 ? Quant.F16 : Quant.BF16;
+        QmmShape s = QmmShape.affine(4, g, dtype, rows, 72, 512);
+        int ks = QmmMmaSplitKKernel.defaultKs(s);
+        LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, rows == 21 ? 3 : 2, 2);
+        assertEquals((rows + 15) / 16, p.grid().y(), p.describe());
+        assertEquals(2, p.get("rt"));
+        check(s, seed++, p);
+      }
+    }
+    QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 16, 24, 4096);
+    LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS, 16, 2, 2);
+    assertEquals(1, p.minBlocksPerSm(), p.describe());
+    assertEquals(0, QmmMmaAsyncKernel.plan(s, SMS, 16, 2, 1).minBlocksPerSm());
+    check(s, seed, p);
+    QmmShape g32 = QmmShape.affine(4, 32, Quant.BF16, 16, 24, 4096);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(g32, SMS, 16, 2, 2));
+    assertTrue(e.getMessage().startsWith("rt=2 needs groups of 64 or 128"), e.getMessage());
+  }
+
   /** n smaller than one batch, and a single feature. */
   @Test
   void tinyN() {
@@ -107,5 +138,8 @@ class QmmMmaAsyncKernelTest {
     assertTrue(e.getMessage().startsWith("stages must be >= 2"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 9));
     assertTrue(e.getMessage().startsWith("stages must be >= 2"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 2, 3));
+    assertTrue(e.getMessage().startsWith("rt must be 1 or 2"), e.getMessage());
+    assertEquals(1, QmmMmaAsyncKernel.plan(s, 132).get("rt"), "the default plan: one row tile");
   }
 }
