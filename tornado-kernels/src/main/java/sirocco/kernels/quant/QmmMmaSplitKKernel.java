@@ -627,23 +627,10 @@ public final class QmmMmaSplitKKernel {
 
   /** Why this kernel cannot compute {@code s}, or null. */
   public static String supports(QmmShape s) {
-    String bad = s.basicRejection();
+    String bad =
+        s.affine4HalfRejection("x fragments held for one word of 8 codes per slot", "qmm-mma");
     if (bad != null) {
       return bad;
-    }
-    if (!s.transpose()) {
-      return "transposed weights only (w [n, k])";
-    }
-    if (s.mode() != Quant.AFFINE) {
-      return "affine weights only";
-    }
-    if (s.bits() != 4) {
-      return "affine 4-bit only (x fragments held for one word of 8 codes per slot); "
-          + s.bits()
-          + "-bit uses qmm-mma";
-    }
-    if (s.dtype() == Quant.F32) {
-      return "bf16/f16 activations only (tensor cores); f32 uses the vector path";
     }
     if (defaultKs(s) == 0) {
       int groups = s.k() / s.groupSize();

@@ -438,25 +438,22 @@ public final class QmmMmaXSharedKernel {
     }
   }
 
+  /**
+   * Float64 reference: see {@link QmmReference#affine} (the kernel rounds each weight once to the
+   * dtype before the mma; its tests allow that, as {@link QmmTiledKernel}'s do).
+   */
+  public static QmmReference.Result reference(
+      int[] wq, float[] scales, float[] biases, float[] x, QmmShape s) {
+    return QmmReference.affine(wq, scales, biases, x, s);
+  }
+
   /** Why this kernel cannot compute {@code s}, or null. */
   public static String supports(QmmShape s) {
-    String bad = s.basicRejection();
+    String bad =
+        s.affine4HalfRejection(
+            "a lane's 16-byte load is 32 codes of one group", "qmm-tiled or qmm-mma");
     if (bad != null) {
       return bad;
-    }
-    if (!s.transpose()) {
-      return "transposed weights only (w [n, k])";
-    }
-    if (s.mode() != Quant.AFFINE) {
-      return "affine weights only";
-    }
-    if (s.bits() != 4) {
-      return "affine 4-bit only (a lane's 16-byte load is 32 codes of one group); "
-          + s.bits()
-          + "-bit uses qmm-tiled or qmm-mma";
-    }
-    if (s.dtype() == Quant.F32) {
-      return "bf16/f16 activations only (tensor cores); f32 uses the vector path";
     }
     if (s.k() % BK != 0) {
       return "k must be a multiple of "

@@ -39,6 +39,31 @@ public record QmmShape(
     return transpose ? k : n;
   }
 
+  /**
+   * Why a tensor-core kernel for transposed affine 4-bit weights and bf16/f16 x cannot take this
+   * shape, or null: {@link #basicRejection}, then layout, mode, width ({@code why4}: why the kernel
+   * needs 4 bits; {@code others}: the rung other widths use) and dtype.
+   */
+  String affine4HalfRejection(String why4, String others) {
+    String bad = basicRejection();
+    if (bad != null) {
+      return bad;
+    }
+    if (!transpose) {
+      return "transposed weights only (w [n, k])";
+    }
+    if (mode != Quant.AFFINE) {
+      return "affine weights only";
+    }
+    if (bits != 4) {
+      return "affine 4-bit only (" + why4 + "); " + bits + "-bit uses " + others;
+    }
+    if (dtype == Quant.F32) {
+      return "bf16/f16 activations only (tensor cores); f32 uses the vector path";
+    }
+    return null;
+  }
+
   /** Common checks every kernel makes: a valid format and dimensions that fit the packing. */
   String basicRejection() {
     String bad = Quant.checkFormat(mode, bits, groupSize);
