@@ -38,7 +38,9 @@ import sirocco.kernels.quant.Quant;
  * {@link #MMA_ASYNC_MAX_ROWS}), {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
  * -Dsirocco.qmm.mmaMinRows.fp=N} (read at every call; 1 = tensor cores always when they can, a huge
  * number = never), {@code -Dsirocco.qmm.qmvRowsMinRows=N} and {@code
- * -Dsirocco.qmm.qmvRowsMaxRows=N} (the rows {@value QmmOp#QMV_ROWS} takes; a huge minimum = never).
+ * -Dsirocco.qmm.qmvRowsMaxRows=N} (the rows {@value QmmOp#QMV_ROWS} takes; a huge minimum = never),
+ * {@code -Dsirocco.qmm.xsharedMinRows=N} ({@value QmmOp#QMM_MMA_XSHARED} from N rows; off by
+ * default).
  */
 public final class QmmPolicy {
   private QmmPolicy() {}
@@ -466,7 +468,10 @@ public final class QmmPolicy {
           + min
           + " rows (rows="
           + s.rows()
-          + (rung.equals(QmmOp.QMM_MMA_ASYNC) && s.mode() == Quant.AFFINE
+          + (rung.equals(QmmOp.QMM_MMA_ASYNC)
+                  && s.mode() == Quant.AFFINE
+                  && s.groupSize() < 64
+                  && System.getProperty(AFFINE_PROPERTY) == null
               ? "; from " + AFFINE_ASYNC_MIN_ROWS + " with groups of 64 or 128"
               : "")
           + ")";
