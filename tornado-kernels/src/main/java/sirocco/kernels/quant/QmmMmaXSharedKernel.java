@@ -63,8 +63,10 @@ import sirocco.runtime.Dim3;
  * Weights are read once from HBM and once per row block from L2 (4 row blocks of 64 at 256 rows:
  * 100 MB), x once per feature block (96 of 128 features: 192 MB from L2). Registers: 64
  * accumulators, 16 weight words and 8 scale/bias values for this step and as many for the next, 16
- * dequantized A registers. The plan asks for three 128-thread blocks per SM (at most 168
- * registers); 384 blocks at 256 rows, one wave on 132 SMs.
+ * dequantized A registers: 160 unhinted from ptxas 13.0 (the H200 driver's compiler), so three
+ * 128-thread blocks fit an SM and 256 rows make 384 blocks, one wave on 132 SMs (the in-process
+ * ptxas 12.0 gives 176: two blocks per SM). The plan carries no occupancy hint (with one for three
+ * blocks, 12.0 spills 20 bytes).
  */
 public final class QmmMmaXSharedKernel {
   private QmmMmaXSharedKernel() {}
