@@ -171,8 +171,9 @@ public final class QmmBench {
                 + " qmv-rows@RxF, qmm-tiled its block and warp tiles, tile slots and cp.async x"
                 + " tile as qmm-tiled@BMxBNxMTxNT[xS[xA]] (e.g. qmm-tiled@128x192x3x8,"
                 + " qmm-tiled@128x128x4x4x2 or qmm-tiled@128x96x3x4x2x1), and qmm-mma-xshared its"
-                + " warps, 16-feature and 8-row tiles per warp and x slots as"
-                + " qmm-mma-xshared@WFxMTxNTxSTAGES (e.g. qmm-mma-xshared@4x2x8x3), got '"
+                + " warps, 16-feature and 8-row tiles per warp, x slots and whether the weights go"
+                + " by cp.async too as qmm-mma-xshared@WFxMTxNTxSTAGES[xWA] (e.g."
+                + " qmm-mma-xshared@4x2x8x3 or @4x2x8x3x1), got '"
                 + kernel
                 + "'");
       }

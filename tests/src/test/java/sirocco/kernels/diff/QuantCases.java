@@ -580,14 +580,25 @@ final class QuantCases {
         QmmShape.affine(4, sp.i("groupSize"), sp.i("dtype"), 70, features + features / 2, 512);
     Prepared.supported(QmmMmaXSharedKernel.supports(s));
     QmmData d = data(sp.rnd(), s);
-    LaunchPlan p = QmmMmaXSharedKernel.plan(s, wf, mt, nt, stages);
+    int wAsync = sp.i("wAsync");
+    LaunchPlan p = QmmMmaXSharedKernel.plan(s, wf, mt, nt, stages, wAsync);
     boolean same = p.specialize().equals(QmmMmaXSharedKernel.plan(s).specialize());
     return fromPlan(
         m,
         p,
         same
             ? "dispatch"
-            : "QmmMmaXSharedKernel.plan(s, " + wf + ", " + mt + ", " + nt + ", " + stages + ")",
+            : "QmmMmaXSharedKernel.plan(s, "
+                + wf
+                + ", "
+                + mt
+                + ", "
+                + nt
+                + ", "
+                + stages
+                + ", "
+                + wAsync
+                + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         new Object[] {d.wq(), d.scales(), d.biases(), d.x(), d.out(), s.rows(), s.n(), s.k()});

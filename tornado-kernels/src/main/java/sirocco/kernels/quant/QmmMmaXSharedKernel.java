@@ -55,6 +55,16 @@ import sirocco.runtime.Dim3;
  * quads, one wavefront. The copies (consecutive chunks of a row per quarter warp) stay
  * conflict-free.
  *
+ * <h2>Weights by cp.async ({@code wAsync = 1})</h2>
+ *
+ * By default a lane loads the next step's weights into registers while it computes this one: one
+ * step ahead, 16 registers in flight at {@code mt = 2}. With {@code wAsync = 1} they go into the
+ * slots with x, {@code stages - 1} steps ahead, each lane copying and later reading only its own
+ * 16-byte entries (consecutive lanes, consecutive entries: no bank conflicts, no barrier needed for
+ * them): 150 registers instead of 160 (ptxas 13.0) and 24 KiB more shared memory per block at three
+ * slots (72 KiB: still three blocks per SM). Which one hides HBM latency better is for the GPU to
+ * say.
+ *
  * <h2>Cost for 256 rows × 4096 × 12288, 4-bit g64, bf16 (prediction, not measured)</h2>
  *
  * Per step and warp ({@code mt = 2}, {@code nt = 8}): 128 mmas, 8 words dequantized per m tile (~19
@@ -89,12 +99,15 @@ public final class QmmMmaXSharedKernel {
   /** The product; see the class comment. */
   @Kernel(
       validateWith = {
-        "groupSize=64,dtype=0,wf=4,mt=2,nt=8,stages=3",
-        "groupSize=64,dtype=0,wf=4,mt=2,nt=8,stages=2",
-        "groupSize=128,dtype=1,wf=4,mt=2,nt=8,stages=3",
-        "groupSize=32,dtype=0,wf=4,mt=2,nt=8,stages=3",
-        "groupSize=64,dtype=1,wf=8,mt=1,nt=8,stages=3",
-        "groupSize=64,dtype=0,wf=2,mt=2,nt=4,stages=4"
+        "groupSize=64,dtype=0,wf=4,mt=2,nt=8,stages=3,wAsync=0",
+        "groupSize=64,dtype=0,wf=4,mt=2,nt=8,stages=2,wAsync=0",
+        "groupSize=128,dtype=1,wf=4,mt=2,nt=8,stages=3,wAsync=0",
+        "groupSize=32,dtype=0,wf=4,mt=2,nt=8,stages=3,wAsync=0",
+        "groupSize=64,dtype=1,wf=8,mt=1,nt=8,stages=3,wAsync=0",
+        "groupSize=64,dtype=0,wf=2,mt=2,nt=4,stages=4,wAsync=0",
+        "groupSize=64,dtype=0,wf=4,mt=2,nt=8,stages=3,wAsync=1",
+        "groupSize=128,dtype=1,wf=4,mt=2,nt=8,stages=4,wAsync=1",
+        "groupSize=64,dtype=1,wf=8,mt=1,nt=8,stages=2,wAsync=1"
       })
   public static void qmm(
       KernelContext ctx,
@@ -111,7 +124,8 @@ public final class QmmMmaXSharedKernel {
       @Specialize int wf,
       @Specialize int mt,
       @Specialize int nt,
-      @Specialize int stages) {
+      @Specialize int stages,
+      @Specialize int wAsync) {
     int tid = ctx.localIdx;
     int lane = tid & 31;
     int g = lane >> 2;
@@ -128,6 +142,11 @@ public final class QmmMmaXSharedKernel {
     int steps = k / BK;
     int gps = BK / groupSize; // groups per step
     short[] xs = ctx.allocateShortLocalArray(stages * slotHalves); // [stages, bm, 128] swizzled
+    // With wAsync = 1 the weights too go by cp.async, each lane's 2·mt 16-byte rows per step into
+    // its own places: [stages, 2·mt, threads] 16-byte entries (consecutive lanes, consecutive
+    // entries: conflict-free); a lane reads back only what it copied.
+    int wEntries = wAsync == 1 ? 2 * mt * threads : 1;
+    int[] ws = ctx.allocateIntLocalArray(stages * wEntries * 4);
 
     // The lane's weight rows (features g and g+8 of each tile; clamped: computed, never stored),
     // their first words and their first scale (the group of k 32t..32t+31 in every step).
@@ -149,14 +168,22 @@ public final class QmmMmaXSharedKernel {
     for (int s = 0; s < stages - 1; s++) {
       if (s < steps) {
         requestX(x, xs, s, s * slotHalves, rBlock, rows, k, tid, threads, xSlots);
+        if (wAsync == 1) {
+          requestW(wq, ws, s, s * wEntries, wa0, wb0, wa1, wb1, tid, threads, mt);
+        }
       }
       Vec.commitAsync();
     }
 
-    // Step 0's weights, scales and biases; each step then loads the next step's.
+    // Step 0's weights (through registers: wAsync = 0), scales and biases; each step then loads
+    // the next step's.
     Int4 none = new Int4(0, 0, 0, 0);
-    Int4 qa0 = Vec.ldg4(wq, wa0);
-    Int4 qb0 = Vec.ldg4(wq, wb0);
+    Int4 qa0 = none;
+    Int4 qb0 = none;
+    if (wAsync == 0) {
+      qa0 = Vec.ldg4(wq, wa0);
+      qb0 = Vec.ldg4(wq, wb0);
+    }
     int ca0 = Vec.ldg(scales, sa0) & 0xFFFF;
     int cb0 = Vec.ldg(scales, sb0) & 0xFFFF;
     int za0 = Vec.ldg(biases, sa0) & 0xFFFF;
@@ -168,8 +195,10 @@ public final class QmmMmaXSharedKernel {
     int za1 = 0;
     int zb1 = 0;
     if (mt > 1) {
-      qa1 = Vec.ldg4(wq, wa1);
-      qb1 = Vec.ldg4(wq, wb1);
+      if (wAsync == 0) {
+        qa1 = Vec.ldg4(wq, wa1);
+        qb1 = Vec.ldg4(wq, wb1);
+      }
       ca1 = Vec.ldg(scales, sa1) & 0xFFFF;
       cb1 = Vec.ldg(scales, sb1) & 0xFFFF;
       za1 = Vec.ldg(biases, sa1) & 0xFFFF;
@@ -208,13 +237,30 @@ public final class QmmMmaXSharedKernel {
       int ahead = st + stages - 1;
       if (ahead < steps) {
         requestX(x, xs, ahead, fill * slotHalves, rBlock, rows, k, tid, threads, xSlots);
+        if (wAsync == 1) {
+          requestW(wq, ws, ahead, fill * wEntries, wa0, wb0, wa1, wb1, tid, threads, mt);
+        }
       }
       Vec.commitAsync();
+      if (wAsync == 1) {
+        // This step's weights, from the lane's own places (its copies have landed).
+        int at = (cur * wEntries + tid) * 4;
+        qa0 = Vec.load4(ws, at);
+        qb0 = Vec.load4(ws, at + 4 * threads);
+        if (mt > 1) {
+          qa1 = Vec.load4(ws, at + 8 * threads);
+          qb1 = Vec.load4(ws, at + 12 * threads);
+        }
+      }
 
       // The next step's weights (the last step reloads its own: no branch in the loop).
       int kn = Math.min(st + 1, steps - 1);
-      Int4 na0 = Vec.ldg4(wq, wa0 + 16 * kn);
-      Int4 nb0 = Vec.ldg4(wq, wb0 + 16 * kn);
+      Int4 na0 = none;
+      Int4 nb0 = none;
+      if (wAsync == 0) {
+        na0 = Vec.ldg4(wq, wa0 + 16 * kn);
+        nb0 = Vec.ldg4(wq, wb0 + 16 * kn);
+      }
       int nca0 = Vec.ldg(scales, sa0 + gps * kn) & 0xFFFF;
       int ncb0 = Vec.ldg(scales, sb0 + gps * kn) & 0xFFFF;
       int nza0 = Vec.ldg(biases, sa0 + gps * kn) & 0xFFFF;
@@ -226,8 +272,10 @@ public final class QmmMmaXSharedKernel {
       int nza1 = 0;
       int nzb1 = 0;
       if (mt > 1) {
-        na1 = Vec.ldg4(wq, wa1 + 16 * kn);
-        nb1 = Vec.ldg4(wq, wb1 + 16 * kn);
+        if (wAsync == 0) {
+          na1 = Vec.ldg4(wq, wa1 + 16 * kn);
+          nb1 = Vec.ldg4(wq, wb1 + 16 * kn);
+        }
         nca1 = Vec.ldg(scales, sa1 + gps * kn) & 0xFFFF;
         ncb1 = Vec.ldg(scales, sb1 + gps * kn) & 0xFFFF;
         nza1 = Vec.ldg(biases, sa1 + gps * kn) & 0xFFFF;
@@ -391,6 +439,32 @@ public final class QmmMmaXSharedKernel {
   }
 
   /**
+   * Requests step {@code st}'s weights for the lane's own places in the slot at entry {@code slot}:
+   * rows a0, b0 (and a1, b1 with {@code mt = 2}), 16 bytes each, from their first words {@code
+   * wa0..wb1}.
+   */
+  static void requestW(
+      int[] wq, // [n, k/8] packed u32
+      int[] ws, // [stages, 2·mt, threads] 16-byte entries (shared)
+      int st,
+      int slot,
+      int wa0,
+      int wb0,
+      int wa1,
+      int wb1,
+      int tid,
+      int threads,
+      int mt) {
+    int at = (slot + tid) * 4;
+    Vec.copyAsync(ws, at, wq, wa0 + 16 * st, 16);
+    Vec.copyAsync(ws, at + 4 * threads, wq, wb0 + 16 * st, 16);
+    if (mt > 1) {
+      Vec.copyAsync(ws, at + 8 * threads, wq, wa1 + 16 * st, 16);
+      Vec.copyAsync(ws, at + 12 * threads, wq, wb1 + 16 * st, 16);
+    }
+  }
+
+  /**
    * Requests step {@code st}'s x tile into the slot at {@code slot} (halves): chunk q = tid + u ·
    * threads is chunk q & 15 of row q >> 4; rows past the end are not copied.
    */
@@ -471,15 +545,22 @@ public final class QmmMmaXSharedKernel {
    * tiles, {@value #STAGES} x slots (not tuned on the GPU yet).
    */
   public static LaunchPlan plan(QmmShape s) {
-    return plan(s, WF, MT, NT, STAGES);
+    return plan(s, WF, MT, NT, STAGES, 0);
+  }
+
+  /** An explicit plan with the weights through registers ({@code wAsync = 0}). */
+  public static LaunchPlan plan(QmmShape s, int wf, int mt, int nt, int stages) {
+    return plan(s, wf, mt, nt, stages, 0);
   }
 
   /**
    * An explicit plan: {@code wf} warps (1..32) of {@code mt} (1, 2) 16-feature tiles by {@code nt}
    * (1..8) 8-row tiles, {@code stages} (2..4) x slots; {@code 16·bm} x chunks must split evenly
-   * over the block's threads.
+   * over the block's threads. {@code wAsync} 1: the weights too go through the slots by {@code
+   * cp.async} ({@code stages - 1} steps ahead instead of one, no registers in flight); 0: loaded
+   * into registers one step ahead.
    */
-  public static LaunchPlan plan(QmmShape s, int wf, int mt, int nt, int stages) {
+  public static LaunchPlan plan(QmmShape s, int wf, int mt, int nt, int stages, int wAsync) {
     String why = supports(s);
     if (why != null) {
       throw new IllegalArgumentException("s: " + why);
@@ -490,6 +571,9 @@ public final class QmmMmaXSharedKernel {
     }
     if (stages < 2 || stages > 4) {
       throw new IllegalArgumentException("stages must be 2..4, got " + stages);
+    }
+    if (wAsync != 0 && wAsync != 1) {
+      throw new IllegalArgumentException("wAsync must be 0 or 1, got " + wAsync);
     }
     int threads = 32 * wf;
     int bm = 8 * nt;
@@ -505,7 +589,8 @@ public final class QmmMmaXSharedKernel {
               + wf
               + ")");
     }
-    int shared = stages * bm * BK * 2;
+    // (With wAsync = 0 the one-entry weight array is unused and the compiler drops it.)
+    int shared = stages * (bm * BK * 2 + (wAsync == 1 ? 2 * mt * threads * 16 : 0));
     if (shared > QmmMmaAsyncKernel.SHARED_LIMIT) {
       throw new IllegalArgumentException(
           "stages=" + stages + " at bm=" + bm + " needs " + shared + " B of shared memory");
@@ -532,6 +617,8 @@ public final class QmmMmaXSharedKernel {
         "nt",
         nt,
         "stages",
-        stages);
+        stages,
+        "wAsync",
+        wAsync);
   }
 }

@@ -68,6 +68,27 @@ class QmmMmaXSharedKernelTest {
     }
   }
 
+  /**
+   * The weights through the slots by cp.async ({@code wAsync = 1}): 2, 3 and 4 slots over k = 128
+   * (fewer steps than slots ahead), 384 and 1024 (the slots wrap), one and two 16-feature tiles per
+   * warp, a partial row block and feature block.
+   */
+  @Test
+  void weightsByAsyncCopy() {
+    long seed = 70;
+    int[][] plans = {{4, 2, 8, 3}, {4, 2, 8, 2}, {8, 1, 8, 4}, {2, 2, 4, 4}};
+    for (int[] t : plans) {
+      for (int k : new int[] {128, 384, 1024}) {
+        QmmShape s = QmmShape.affine(4, k == 384 ? 128 : 64, Quant.BF16, 70, 136, k);
+        LaunchPlan p = QmmMmaXSharedKernel.plan(s, t[0], t[1], t[2], t[3], 1);
+        assertEquals(1, p.get("wAsync"));
+        check(s, seed++, p);
+      }
+    }
+    QmmShape f16 = QmmShape.affine(4, 32, Quant.F16, 9, 40, 256);
+    check(f16, seed, QmmMmaXSharedKernel.plan(f16, 4, 2, 8, 3, 1));
+  }
+
   /** One row, a single feature, and rows that fill a block exactly. */
   @Test
   void edges() {
@@ -92,6 +113,11 @@ class QmmMmaXSharedKernelTest {
     assertTrue(e.getMessage().startsWith("wf must be 1..32, mt 1..2"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> QmmMmaXSharedKernel.plan(s, 4, 2, 8, 5));
     assertTrue(e.getMessage().startsWith("stages must be 2..4"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmMmaXSharedKernel.plan(s, 4, 2, 8, 3, 2));
+    assertTrue(e.getMessage().startsWith("wAsync must be 0 or 1"), e.getMessage());
+    assertEquals(0, QmmMmaXSharedKernel.plan(s).get("wAsync"), "the default: weights in registers");
     e =
         assertThrows(
             IllegalArgumentException.class, () -> QmmMmaXSharedKernel.plan(s, 32, 1, 1, 2));
