@@ -543,28 +543,8 @@ final class QuantCases {
     QmmData d = data(sp.rnd(), s);
     Prepared.supported(QmmTiledKernel.supports(s));
     LaunchPlan p = QmmTiledKernel.plan(s, bm, bn, mt, nt, stages, xAsync);
-    boolean same = p.specialize().equals(QmmTiledKernel.plan(s).specialize());
-    return fromPlan(
-        m,
-        p,
-        same
-            ? "dispatch"
-            : "QmmTiledKernel.plan(s, "
-                + bm
-                + ", "
-                + bn
-                + ", "
-                + mt
-                + ", "
-                + nt
-                + ", "
-                + stages
-                + ", "
-                + xAsync
-                + ")",
-        s,
-        List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
-        new Object[] {d.wq(), d.scales(), d.biases(), d.x(), d.out(), s.rows(), s.n(), s.k()});
+    return planCase(
+        m, p, QmmTiledKernel.plan(s), "QmmTiledKernel.plan", s, d, bm, bn, mt, nt, stages, xAsync);
   }
 
   static Prepared qmmMmaXShared(Method m, Spec sp) {
@@ -582,23 +562,35 @@ final class QuantCases {
     QmmData d = data(sp.rnd(), s);
     int wAsync = sp.i("wAsync");
     LaunchPlan p = QmmMmaXSharedKernel.plan(s, wf, mt, nt, stages, wAsync);
-    boolean same = p.specialize().equals(QmmMmaXSharedKernel.plan(s).specialize());
+    return planCase(
+        m,
+        p,
+        QmmMmaXSharedKernel.plan(s),
+        "QmmMmaXSharedKernel.plan",
+        s,
+        d,
+        wf,
+        mt,
+        nt,
+        stages,
+        wAsync);
+  }
+
+  /**
+   * A tensor-core case whose kernel takes (wq, scales, biases, x, out, rows, n, k) and writes
+   * argument 4: noted "dispatch" where {@code p} is the kernel's default plan {@code dflt}, else
+   * the call {@code fn(s, args...)} that made it.
+   */
+  private static Prepared planCase(
+      Method m, LaunchPlan p, LaunchPlan dflt, String fn, QmmShape s, QmmData d, int... args) {
+    StringBuilder call = new StringBuilder(fn).append("(s");
+    for (int a : args) {
+      call.append(", ").append(a);
+    }
     return fromPlan(
         m,
         p,
-        same
-            ? "dispatch"
-            : "QmmMmaXSharedKernel.plan(s, "
-                + wf
-                + ", "
-                + mt
-                + ", "
-                + nt
-                + ", "
-                + stages
-                + ", "
-                + wAsync
-                + ")",
+        p.specialize().equals(dflt.specialize()) ? "dispatch" : call.append(')').toString(),
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         new Object[] {d.wq(), d.scales(), d.biases(), d.x(), d.out(), s.rows(), s.n(), s.k()});
