@@ -18,7 +18,8 @@ import sirocco.kernels.quant.QmmTiledKernel;
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
  * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code
  * qmm-mma-splitk@KSxMTxBPS[xRT]}, {@code qmv-splitk@BPSxFB}, {@code qmv-rows@RxF}, {@code
- * qmm-tiled@BMxBNxMTxNT}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES}), which the op itself never uses.
+ * qmm-tiled@BMxBNxMTxNT}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]}), which the op itself never
+ * uses.
  */
 final class QmmRungs {
   private QmmRungs() {}
@@ -48,12 +49,12 @@ final class QmmRungs {
    * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
    * qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks (the whole grid), features per batch,
    * stages}}, {@code qmm-mma-async@KSxSTAGES[xRT]} gives {@code {warps splitting k, stages[, 8-row
-   * tiles per warp]}}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES} gives {@code {warps per block,
-   * 16-feature tiles per warp, 8-row tiles, x slots}}, {@code qmv-rows@RxF} gives {@code {rows of x
-   * per block, features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per
-   * block, 16-feature tiles, 8-row tiles per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile
-   * slots (1 or 2) and {@code qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with
-   * S = 2).
+   * tiles per warp]}}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]} gives {@code {warps per block,
+   * 16-feature tiles per warp, 8-row tiles, x slots[, weights by cp.async (1) or registers (0)]}},
+   * {@code qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
+   * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
+   * per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
+   * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2).
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -74,7 +75,7 @@ final class QmmRungs {
                         : base.equals(QmmOp.QMM_MMA_ASYNC)
                             ? parts.length == 2 || parts.length == 3
                             : base.equals(QmmOp.QMM_MMA_XSHARED)
-                                ? parts.length == 4
+                                ? parts.length == 4 || parts.length == 5
                                 : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
                                     && parts.length == 2;
     if (!ok) {
@@ -106,7 +107,8 @@ final class QmmRungs {
           s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 1, t.length > 5 ? t[5] : 0);
     }
     if (base.equals(QmmOp.QMM_MMA_XSHARED)) {
-      return QmmMmaXSharedKernel.plan(s, t[0], t[1], t[2], t[3]); // checks each, names the bad one
+      // Checks each, names the bad one.
+      return QmmMmaXSharedKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 0);
     }
     if (base.equals(QmmOp.QMM_MMA_ASYNC)) {
       // Checks KS, STAGES and RT.

@@ -228,7 +228,8 @@ class TornadoCliTest {
             "--kernel",
             "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x3,qmm-mma-splitk@4x2x1,qmm-mma-splitk@4x1x1x2,"
                 + "qmv-splitk,qmv-splitk@3x2,"
-                + "qmv-async,qmv-async@3x2x2,qmm-mma-async,qmm-mma-async@2x2");
+                + "qmv-async,qmv-async@3x2x2,qmm-mma-async,qmm-mma-async@2x2,qmm-mma-async@2x2x2,"
+                + "qmm-mma-xshared@2x2x1x2,qmm-mma-xshared@1x1x1x3x1");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
     for (String k :
@@ -242,7 +243,10 @@ class TornadoCliTest {
           "qmv-async",
           "qmv-async@3x2x2",
           "qmm-mma-async",
-          "qmm-mma-async@2x2"
+          "qmm-mma-async@2x2",
+          "qmm-mma-async@2x2x2",
+          "qmm-mma-xshared@2x2x1x2",
+          "qmm-mma-xshared@1x1x1x3x1"
         }) {
       assertTrue(r.out().lines().anyMatch(l -> l.matches(".* 3 " + k + " .*")), k + r.out());
     }
@@ -256,7 +260,10 @@ class TornadoCliTest {
           "qmm-mma-splitk@16x1x1x2x1",
           "qmv-rows@4",
           "qmv@1x1",
-          "qmv-splitk,"
+          "qmv-splitk,",
+          "qmm-mma-async@2x2x2x2",
+          "qmm-mma-xshared@2x2x1",
+          "qmm-mma-xshared@2x2x1x2x1x1"
         }) {
       Run b = run("--backend", "java", "bench", "qmm", "--kernel", bad);
       System.clearProperty("sirocco.backend");
