@@ -4,6 +4,7 @@
 # with the .gpu/ bundle present (bin/gpu-bundle here, then carry .gpu). About 2-3 minutes.
 #
 #   bench/gpu-qmm.sh                          # writes logs and JSON records to $OUT, else bench/results/tmp/qmm-<date>/
+#   QMM_PHASES=candidates bench/gpu-qmm.sh    # only the explicit plans the op does not use yet
 #   QMM_PHASES="rows formats" bench/gpu-qmm.sh    # the benchmarks only (e.g. when gpu-all.sh's "ops" part ran the tests)
 #
 # Phases (QMM_PHASES, default "rows formats tests", run in that order so the numbers come first):
@@ -11,8 +12,11 @@
 #   formats  tornado bench qmm --sweep-formats --kernel all (affine 2,3,4,5,6,8-bit g64, mxfp4, nvfp4, mxfp8;
 #            rows 1 and 6)
 #   tests    the @GpuTest classes of sirocco.dispatch.quant (public API on CUDA vs float64)
+#   candidates (not in the default) the explicit plans the op does not use yet, against the op's kernel
+#            for their rows: qmm-mma-async with two row tiles per warp at 9-32 rows, qmm-mma-xshared at
+#            64-512 rows, and qmm-mma-async at n with a whole number of batches per SM (5, 6, 7 on 132 SMs)
 # Knobs: QMM_BUDGET_S [175] total seconds (each phase gets at most what is left), QMM_ROWS_S [70], QMM_FORMATS_S [70],
-# QMM_TESTS_S [120] per-phase caps, QMM_REPEATS [25], QMM_COPIES [8]; for a dry run of the script elsewhere:
+# QMM_TESTS_S [120], QMM_CANDIDATES_S [240] per-phase caps, QMM_REPEATS [25], QMM_COPIES [8]; for a dry run of the script elsewhere:
 # QMM_BACKEND [cuda], QMM_N [12288], QMM_K [4096], QMM_ROWS [1,2,4,6,7,8,16,32,256]
 # (e.g. QMM_BACKEND=java QMM_N=64 QMM_K=256 QMM_ROWS=1,2 QMM_REPEATS=1 QMM_COPIES=2). All knobs are prefixed
 # QMM_ so that gpu-all.sh's other parts (gpu-runtime.sh reads PHASES) cannot leak into this one.
@@ -38,6 +42,7 @@ QMM_BUDGET_S="${QMM_BUDGET_S:-175}"
 QMM_ROWS_S="${QMM_ROWS_S:-70}"
 QMM_FORMATS_S="${QMM_FORMATS_S:-70}"
 QMM_TESTS_S="${QMM_TESTS_S:-120}"
+QMM_CANDIDATES_S="${QMM_CANDIDATES_S:-240}"
 QMM_REPEATS="${QMM_REPEATS:-25}"
 QMM_BACKEND="${QMM_BACKEND:-cuda}"
 QMM_N="${QMM_N:-12288}"
@@ -87,6 +92,28 @@ if has formats; then
     "$t" --backend "$QMM_BACKEND" bench qmm --sweep-formats --kernel all --n "$QMM_N" --k "$QMM_K" --group 64 --dtype bf16 \
       --copies "$QMM_COPIES" --repeats "$QMM_REPEATS" --copy-mib 0 --json "$out/qmm-formats.json"
   [ -f "$out/qmm-formats.log" ] && cat "$out/qmm-formats.log"
+fi
+if has candidates; then
+  cand() { # log-name n rows kernels
+    "$t" --backend "$QMM_BACKEND" bench qmm --n "$2" --k "$QMM_K" --group 64 --bits 4 --mode affine --dtype bf16 \
+      --copies "$QMM_COPIES" --repeats "$QMM_REPEATS" --rows "$3" --kernel "$4" --json "$out/qmm-cand-$1.json"
+  }
+  candidates() { # every sweep runs; the status is 1 if any failed
+    local rc=0
+    cand few "$QMM_N" 9,12,16,24,32 \
+      qmm-mma-splitk,qmm-mma-async@16x2x2,qmm-mma-async@16x3x2,qmm-mma-xshared@2x2x2x3x1,qmm-mma-xshared@2x2x4x3x1 \
+      || rc=1
+    cand many "$QMM_N" 64,128,256,512 \
+      qmm-tiled,qmm-mma-xshared@4x2x8x3,qmm-mma-xshared@4x2x8x2,qmm-mma-xshared@4x2x8x3x1,qmm-mma-xshared@4x2x8x4x1,qmm-mma-xshared@8x1x8x3 \
+      || rc=1
+    for n in 10560 12672 14784; do cand "n$n" "$n" 2 qmm-mma-async || rc=1; done
+    return $rc
+  }
+  # timeout runs programs, not shell functions: the two go to a child bash with what they read.
+  export t out QMM_BACKEND QMM_N QMM_K QMM_COPIES QMM_REPEATS
+  run_phase "bench qmm candidates" "$(cap "$QMM_CANDIDATES_S")" "$out/qmm-candidates.log" \
+    bash -c "$(declare -f cand candidates); candidates"
+  [ -f "$out/qmm-candidates.log" ] && grep -E "graph replay|FAILED|not run|rc=" "$out/qmm-candidates.log"
 fi
 if has tests; then
   # No --reports-dir: the bundled jlink JDK has no java.xml, which the XML reports need.
