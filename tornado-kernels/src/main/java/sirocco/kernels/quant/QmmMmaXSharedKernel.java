@@ -1,10 +1,10 @@
 package sirocco.kernels.quant;
 
 import static sirocco.kernels.quant.QmmMmaFragments.wordAt;
+import static sirocco.kernels.quant.QmmMmaSplitKKernel.mmaPair;
 import static sirocco.kernels.quant.QmmTiledTiles.deq4;
 
 import sirocco.api.Float4;
-import sirocco.api.Int2;
 import sirocco.api.Int4;
 import sirocco.api.Kernel;
 import sirocco.api.KernelContext;
@@ -308,60 +308,60 @@ public final class QmmMmaXSharedKernel {
           e11 = new Int4(da1.z(), db1.z(), da1.w(), db1.w());
         }
         int c = 4 * t + p;
-        int at = slot + 8 * (c ^ (((c >> 3) & 1) << 1) ^ (g & 1));
+        int at = slot + 8 * xChunkAt(g, c);
         // Row tile j: x rows 8j + g, the same 8 k; B of step 0 in x, y and of step 1 in z, w.
         Int4 f = Vec.load4(xs, at);
-        c00 = pair(ctx, e00, e01, f, c00, dtype);
+        c00 = mmaPair(ctx, e00, e01, f, c00, dtype);
         if (mt > 1) {
-          c10 = pair(ctx, e10, e11, f, c10, dtype);
+          c10 = mmaPair(ctx, e10, e11, f, c10, dtype);
         }
         if (nt > 1) {
           f = Vec.load4(xs, at + 8 * BK);
-          c01 = pair(ctx, e00, e01, f, c01, dtype);
+          c01 = mmaPair(ctx, e00, e01, f, c01, dtype);
           if (mt > 1) {
-            c11 = pair(ctx, e10, e11, f, c11, dtype);
+            c11 = mmaPair(ctx, e10, e11, f, c11, dtype);
           }
         }
         if (nt > 2) {
           f = Vec.load4(xs, at + 16 * BK);
-          c02 = pair(ctx, e00, e01, f, c02, dtype);
+          c02 = mmaPair(ctx, e00, e01, f, c02, dtype);
           if (mt > 1) {
-            c12 = pair(ctx, e10, e11, f, c12, dtype);
+            c12 = mmaPair(ctx, e10, e11, f, c12, dtype);
           }
         }
         if (nt > 3) {
           f = Vec.load4(xs, at + 24 * BK);
-          c03 = pair(ctx, e00, e01, f, c03, dtype);
+          c03 = mmaPair(ctx, e00, e01, f, c03, dtype);
           if (mt > 1) {
-            c13 = pair(ctx, e10, e11, f, c13, dtype);
+            c13 = mmaPair(ctx, e10, e11, f, c13, dtype);
           }
         }
         if (nt > 4) {
           f = Vec.load4(xs, at + 32 * BK);
-          c04 = pair(ctx, e00, e01, f, c04, dtype);
+          c04 = mmaPair(ctx, e00, e01, f, c04, dtype);
           if (mt > 1) {
-            c14 = pair(ctx, e10, e11, f, c14, dtype);
+            c14 = mmaPair(ctx, e10, e11, f, c14, dtype);
           }
         }
         if (nt > 5) {
           f = Vec.load4(xs, at + 40 * BK);
-          c05 = pair(ctx, e00, e01, f, c05, dtype);
+          c05 = mmaPair(ctx, e00, e01, f, c05, dtype);
           if (mt > 1) {
-            c15 = pair(ctx, e10, e11, f, c15, dtype);
+            c15 = mmaPair(ctx, e10, e11, f, c15, dtype);
           }
         }
         if (nt > 6) {
           f = Vec.load4(xs, at + 48 * BK);
-          c06 = pair(ctx, e00, e01, f, c06, dtype);
+          c06 = mmaPair(ctx, e00, e01, f, c06, dtype);
           if (mt > 1) {
-            c16 = pair(ctx, e10, e11, f, c16, dtype);
+            c16 = mmaPair(ctx, e10, e11, f, c16, dtype);
           }
         }
         if (nt > 7) {
           f = Vec.load4(xs, at + 56 * BK);
-          c07 = pair(ctx, e00, e01, f, c07, dtype);
+          c07 = mmaPair(ctx, e00, e01, f, c07, dtype);
           if (mt > 1) {
-            c17 = pair(ctx, e10, e11, f, c17, dtype);
+            c17 = mmaPair(ctx, e10, e11, f, c17, dtype);
           }
         }
       }
@@ -432,12 +432,6 @@ public final class QmmMmaXSharedKernel {
     }
   }
 
-  /** {@code d} after both k16 steps of one pair: A fragments {@code e0}, {@code e1}, x chunk f. */
-  static Float4 pair(KernelContext ctx, Int4 e0, Int4 e1, Int4 f, Float4 d, int dtype) {
-    d = QmmMmaKernel.mma(ctx, e0, new Int2(f.x(), f.y()), d, dtype);
-    return QmmMmaKernel.mma(ctx, e1, new Int2(f.z(), f.w()), d, dtype);
-  }
-
   /**
    * Requests step {@code st}'s weights for the lane's own places in the slot at entry {@code slot}:
    * rows a0, b0 (and a1, b1 with {@code mt = 2}), 16 bytes each, from their first words {@code
@@ -485,13 +479,14 @@ public final class QmmMmaXSharedKernel {
       int c = q & 15;
       if (rBlock + r < rows) {
         Vec.copyAsync(
-            xs,
-            slot + r * BK + 8 * (c ^ (((c >> 3) & 1) << 1) ^ (r & 1)),
-            x,
-            (rBlock + r) * k + st * BK + 8 * c,
-            16);
+            xs, slot + r * BK + 8 * xChunkAt(r, c), x, (rBlock + r) * k + st * BK + 8 * c, 16);
       }
     }
+  }
+
+  /** Where chunk {@code c} (0..15) of x row {@code r} sits in its slot row (class comment). */
+  static int xChunkAt(int r, int c) {
+    return c ^ (((c >> 3) & 1) << 1) ^ (r & 1);
   }
 
   /** One accumulator tile's four outputs: feature f (and f + 8) by rows r and r + 1. */
