@@ -418,6 +418,7 @@ public final class QmmPolicy {
 
   /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_MMA_XSHARED}, or null. */
   public static String xsharedRejects(QmmShape s) {
+    requireShape(s);
     int min = Integer.getInteger(XSHARED_MIN_ROWS_PROPERTY, XSHARED_MIN_ROWS);
     if (s.rows() < min) {
       return min == Integer.MAX_VALUE
@@ -435,6 +436,12 @@ public final class QmmPolicy {
     return null;
   }
 
+  private static void requireShape(QmmShape s) {
+    if (s == null) {
+      throw new IllegalArgumentException("s must be a QmmShape, got null");
+    }
+  }
+
   /** The row threshold in force for {@code mode} ({@link Quant#AFFINE} or an fp mode). */
   public static int mmaMinRows(int mode) {
     return mode == Quant.AFFINE
@@ -448,6 +455,11 @@ public final class QmmPolicy {
    * {@link #mmaMinRows(int)}; the affine property overrides both.
    */
   public static int mmaMinRows(QmmShape s, String rung) {
+    requireShape(s);
+    if (rung == null) {
+      throw new IllegalArgumentException(
+          "rung must be a rung name such as qmm-mma-async, got null");
+    }
     boolean asyncWide =
         rung.equals(QmmOp.QMM_MMA_ASYNC) && s.mode() == Quant.AFFINE && s.groupSize() >= 64;
     return asyncWide

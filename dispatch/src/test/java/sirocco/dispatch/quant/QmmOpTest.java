@@ -431,6 +431,17 @@ class QmmOpTest {
   @Test
   void xsharedRungRunsWhenThePolicyAllowsIt() {
     assertEquals(Integer.MAX_VALUE, QmmPolicy.XSHARED_MIN_ROWS);
+    IllegalArgumentException bad =
+        assertThrows(IllegalArgumentException.class, () -> QmmPolicy.xsharedRejects(null));
+    assertTrue(bad.getMessage().startsWith("s must be a QmmShape"), bad.getMessage());
+    bad =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmPolicy.mmaMinRows(affine(4, 0, 1), null));
+    assertTrue(bad.getMessage().startsWith("rung must be a rung name"), bad.getMessage());
+    bad =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmPolicy.mmaRejects(null, QmmOp.QMM_MMA));
+    assertTrue(bad.getMessage().startsWith("s must be a QmmShape"), bad.getMessage());
     QmmShape s = affine(4, Quant.F16, 70);
     assertTrue(QmmOp.decide(s).explain().contains(XSHARED_OFF), QmmOp.decide(s).explain());
     System.setProperty(QmmPolicy.XSHARED_MIN_ROWS_PROPERTY, "64");
