@@ -280,7 +280,8 @@ public final class QTest {
    * The tensor-core rung the default policy runs for transposed affine weights at {@link
    * #affineTensorCoreMinRows}+ rows of bf16 or f16 x: up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS}
    * rows the asynchronous-copy split-K kernel where it takes the shape (2, 4 or 8 groups per warp
-   * slice), else the split-K kernel where it takes the shape (4-bit, k splitting evenly over its
+   * slice), up to {@link QmmPolicy#MMA_ASYNC_TWO_TILES_MAX_ROWS} where its plan holds two row tiles
+   * per warp, else the split-K kernel where it takes the shape (4-bit, k splitting evenly over its
    * warps, at most {@link QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, or {@link
    * QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} where its plan holds two row tiles per warp), else
    * qmm-mma.
@@ -289,7 +290,10 @@ public final class QTest {
     if (bits == 4 && t != DType.F32) {
       int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
       QmmShape s = QmmShape.affine(4, group, dtype, (int) rows, 64, (int) k);
-      if (rows <= QmmPolicy.MMA_ASYNC_MAX_ROWS && QmmMmaAsyncKernel.supports(s) == null) {
+      if (QmmMmaAsyncKernel.supports(s) == null
+          && (rows <= QmmPolicy.MMA_ASYNC_MAX_ROWS
+              || rows <= QmmPolicy.MMA_ASYNC_TWO_TILES_MAX_ROWS
+                  && QmmMmaAsyncKernel.rowTiles(s) == 2)) {
         return "qmm-mma-async";
       }
       int max =

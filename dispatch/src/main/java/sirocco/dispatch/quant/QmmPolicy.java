@@ -144,6 +144,17 @@ public final class QmmPolicy {
    */
   public static final int MMA_ASYNC_MAX_ROWS = 8;
 
+  /**
+   * Most rows of x {@value QmmOp#QMM_MMA_ASYNC} takes where its plan holds two 8-row tiles per warp
+   * ({@link QmmMmaAsyncKernel#rowTiles}: groups of 64 or 128); above {@link #MMA_ASYNC_MAX_ROWS}
+   * rows it is the default variant only there. Run 100 (H100, 12288x4096 g64 bf16, µs by graph
+   * replay, two tiles against the register split-K kernel): 9 / 12 / 16 / 24 / 32 rows 13.10 /
+   * 13.16 / 13.44 / 21.57 / 21.80 against 15.03 / 14.95 / 15.25 / 23.80 / 24.06. Not measured
+   * beyond 32 rows, where the register kernel (two tiles up to {@link
+   * #MMA_SPLITK_MAX_ROWS_TWO_TILES}) stays.
+   */
+  public static final int MMA_ASYNC_TWO_TILES_MAX_ROWS = 32;
+
   /** The system property forcing one tensor-core variant (see {@link #MMA_ASYNC_MAX_ROWS}). */
   public static final String MMA_VARIANT_PROPERTY = "sirocco.qmm.mmaVariant";
 
@@ -156,9 +167,23 @@ public final class QmmPolicy {
     if (forced != null) {
       return forced;
     }
-    return s.rows() <= MMA_ASYNC_MAX_ROWS && QmmMmaAsyncKernel.supports(s) == null
-        ? QmmOp.QMM_MMA_ASYNC
-        : QmmOp.QMM_MMA_SPLITK;
+    return asyncMaxRows(s) >= s.rows() ? QmmOp.QMM_MMA_ASYNC : QmmOp.QMM_MMA_SPLITK;
+  }
+
+  /**
+   * Most rows the default gives {@value QmmOp#QMM_MMA_ASYNC} for {@code s}'s shape: {@link
+   * #MMA_ASYNC_TWO_TILES_MAX_ROWS} where its plan holds two row tiles, {@link #MMA_ASYNC_MAX_ROWS}
+   * where it takes the shape with one, 0 where it cannot take it.
+   */
+  static int asyncMaxRows(QmmShape s) {
+    if (QmmMmaAsyncKernel.supports(s) != null) {
+      return 0;
+    }
+    // Two tiles are planned above 8 rows only: ask at 16 rows of the same shape.
+    QmmShape at16 = s.withRows(Math.max(s.rows(), MMA_ASYNC_MAX_ROWS + 1));
+    return QmmMmaAsyncKernel.rowTiles(at16) == 2
+        ? MMA_ASYNC_TWO_TILES_MAX_ROWS
+        : MMA_ASYNC_MAX_ROWS;
   }
 
   /**
@@ -220,7 +245,7 @@ public final class QmmPolicy {
         return cannot != null
             ? cannot
             : "policy: at most "
-                + MMA_ASYNC_MAX_ROWS
+                + asyncMaxRows(s)
                 + " rows, "
                 + v
                 + " above (rows="
@@ -231,11 +256,14 @@ public final class QmmPolicy {
       }
       return "policy: tensor cores use " + v + " (-D" + MMA_VARIANT_PROPERTY + ")";
     }
-    // Two row tiles per warp are QmmMmaSplitKKernel's alone: the async variant keeps the 16 rows.
+    // Forced, the async variant takes what the register one does with one row tile per warp, or
+    // the rows it is the default for with two.
     int max =
         Integer.getInteger(
             MMA_SPLITK_MAX_ROWS_PROPERTY,
-            rung.equals(QmmOp.QMM_MMA_SPLITK) ? splitKMaxRows(s) : MMA_SPLITK_MAX_ROWS);
+            rung.equals(QmmOp.QMM_MMA_SPLITK)
+                ? splitKMaxRows(s)
+                : Math.max(MMA_SPLITK_MAX_ROWS, asyncMaxRows(s)));
     if ((rung.equals(QmmOp.QMM_MMA_SPLITK) || rung.equals(QmmOp.QMM_MMA_ASYNC)) && s.rows() > max) {
       return "policy: more than "
           + max
@@ -406,10 +434,11 @@ public final class QmmPolicy {
 
   /**
    * Fewest rows of x at which {@value QmmOp#QMM_MMA_XSHARED} is used where it can take the shape:
-   * never by default. The kernel is correct on the Java backend and compiles without spills (160
-   * registers, ptxas 13.0, sm_90) but has not been timed on the GPU; its class comment predicts
-   * what it should do at 256 rows. {@code -Dsirocco.qmm.xsharedMinRows=N} turns it on from N rows
-   * (read at every call).
+   * never by default. Run 100 (H100, 12288x4096 g64 bf16, µs by graph replay; its best plan of five
+   * against {@value QmmOp#QMM_TILED}): 64 rows 48.2 against 61.7 (but {@value QmmOp#QMM_MMA_SPLITK}
+   * serves 64 rows), 128 rows 69.7 against 62.7, 256 rows 101.7 against 103.7, 512 rows 199.5
+   * against 192.9: far from the 61.8 µs the issue asks at 256 rows, and no faster where it could be
+   * used. {@code -Dsirocco.qmm.xsharedMinRows=N} turns it on from N rows (read at every call).
    */
   public static final int XSHARED_MIN_ROWS = Integer.MAX_VALUE;
 
@@ -422,7 +451,8 @@ public final class QmmPolicy {
     int min = Integer.getInteger(XSHARED_MIN_ROWS_PROPERTY, XSHARED_MIN_ROWS);
     if (s.rows() < min) {
       return min == Integer.MAX_VALUE
-          ? "policy: not used by default (not yet timed on the GPU; -D"
+          ? "policy: not used by default (run 100: at best 2% under qmm-tiled at 256 rows, slower at"
+              + " 128 and 512; -D"
               + XSHARED_MIN_ROWS_PROPERTY
               + "=N)"
           : "policy: below "

@@ -25,8 +25,8 @@ import sirocco.quant.QTest;
 class QmmOpTest {
   /** The x-in-shared-memory rung's reason under the default policy (every shape). */
   static final String XSHARED_OFF =
-      "qmm-mma-xshared: policy: not used by default (not yet timed on the GPU;"
-          + " -Dsirocco.qmm.xsharedMinRows=N)";
+      "qmm-mma-xshared: policy: not used by default (run 100: at best 2% under qmm-tiled at"
+          + " 256 rows, slower at 128 and 512; -Dsirocco.qmm.xsharedMinRows=N)";
 
   static QmmShape affine(int bits, int dtype, int rows) {
     return QmmShape.affine(bits, 64, dtype, rows, 12288, 4096);
@@ -53,12 +53,13 @@ class QmmOpTest {
         g32.explain());
     assertEquals("qmv-splitk", QmmOp.decide(affine(8, Quant.F16, 1)).chosen());
     for (int rows : new int[] {2, 3, 4, 6, 7, 8, 16, 32, 256, 65535}) {
-      // 4-bit: the asynchronous-copy split-K tensor-core kernel up to 8 rows (run 89), the
-      // register one up to 72 rows (two row tiles per warp above 8, run 75), the tiled kernel at
-      // 256 rows and at 65535 (255 rows in its last block; runs 53, 55); 8-bit qmm-mma below 192.
+      // 4-bit: the asynchronous-copy split-K tensor-core kernel up to 32 rows (run 89; two row
+      // tiles per warp above 8, run 100), the register one up to 72 rows (two row tiles, run 75),
+      // the tiled kernel at 256 rows and at 65535 (255 rows in its last block; runs 53, 55); 8-bit
+      // qmm-mma below 192.
       boolean tiled = rows == 256 || rows == 65535;
       assertEquals(
-          rows <= 8
+          rows <= 32
               ? "qmm-mma-async"
               : rows <= 72 ? "qmm-mma-splitk" : tiled ? "qmm-tiled" : "qmm-mma",
           QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(),
@@ -179,17 +180,34 @@ class QmmOpTest {
     for (int rows : new int[] {2, 3, 8}) {
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
+    // Above 8 rows two row tiles per warp (g64/g128) keep the async kernel up to 32 rows, with
+    // the two-tile plan; one tile (g32) hands 9+ rows to the register kernel.
+    assertEquals(32, QmmPolicy.MMA_ASYNC_TWO_TILES_MAX_ROWS);
+    for (int rows : new int[] {9, 16, 32}) {
+      QmmShape s = affine(4, Quant.BF16, rows);
+      assertEquals("qmm-mma-async", QmmOp.decide(s).chosen(), "rows " + rows);
+      assertEquals(2, QmmOp.plan("qmm-mma-async", s, 132).get("rt"), "rows " + rows);
+    }
+    assertEquals(1, QmmOp.plan("qmm-mma-async", affine(4, Quant.BF16, 8), 132).get("rt"));
     assertEquals(
         "quantizedMatmul -> qmm-mma-splitk (rejected: "
             + XSHARED_OFF
             + "; qmm-tiled: fewer than 64 rows (a block tile"
-            + " is 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: at most 8"
-            + " rows, qmm-mma-splitk above (rows=9; -Dsirocco.qmm.mmaVariant))",
-        QmmOp.decide(affine(4, Quant.BF16, 9)).explain());
-    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 16)).chosen());
+            + " is 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: at most 32"
+            + " rows, qmm-mma-splitk above (rows=33; -Dsirocco.qmm.mmaVariant))",
+        QmmOp.decide(affine(4, Quant.BF16, 33)).explain());
+    QmmShape g32rows9 = QmmShape.affine(4, 32, Quant.BF16, 9, 12288, 4096);
+    var oneTile = QmmOp.decide(g32rows9);
+    assertEquals("qmm-mma-splitk", oneTile.chosen(), oneTile.explain());
+    assertTrue(
+        oneTile
+            .explain()
+            .contains("qmm-mma-async: policy: at most 8 rows, qmm-mma-splitk above (rows=9;"),
+        oneTile.explain());
     // f16 x takes both since the unpacking offset is 64 (1024 failed MLX's bound, run 24).
     assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
-    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 12)).chosen());
+    assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.F16, 12)).chosen());
+    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 40)).chosen());
     // Where the async kernel cannot take the shape (k 384 g128: one group per warp slice) the
     // split-K kernel serves, and the ladder gives the kernel's reason, not a policy.
     var oneGroup = QmmOp.decide(QmmShape.affine(4, 128, Quant.BF16, 4, 12288, 384));
@@ -202,12 +220,12 @@ class QmmOpTest {
                     + " 4/8/16-byte copy), got 1"),
         oneGroup.explain());
     // 1 row keeps the row threshold where the async kernel does not take the shape; with two row
-    // tiles per warp (g64) up to 72 rows, from 73 the tiled kernel; with one (g32) 17+ rows fall
-    // through, as do 8-bit and f32.
+    // tiles per warp (g64) the register kernel from 33 up to 72 rows, from 73 the tiled kernel;
+    // with one (g32) 17+ rows fall through, as do 8-bit and f32.
     assertEquals(
         "qmv-splitk", QmmOp.decide(QmmShape.affine(4, 128, Quant.BF16, 1, 12288, 384)).chosen());
     assertEquals(72, QmmPolicy.MMA_SPLITK_MAX_ROWS_TWO_TILES);
-    for (int rows : new int[] {17, 32, 63, 64, 72}) {
+    for (int rows : new int[] {33, 63, 64, 72}) {
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
     assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, 73)).chosen());
@@ -221,9 +239,9 @@ class QmmOpTest {
     try {
       System.setProperty(QmmPolicy.AFFINE_PROPERTY, "1");
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
-      System.setProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY, "32");
-      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 32)).chosen());
-      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 33)).chosen());
+      System.setProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY, "40");
+      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 40)).chosen());
+      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 41)).chosen());
       assertEquals("qmm-mma-splitk", QmmOp.decide(g32).chosen());
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_SPLITK);
       assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
@@ -239,10 +257,15 @@ class QmmOpTest {
       // The pipelined variant by property, with the split-K row limit; 8-bit falls through.
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_ASYNC);
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 8)).chosen());
-      // It has one row tile per warp: 16 rows at most, whatever the split-K plan would hold.
+      // Forced, it takes up to 32 rows with two row tiles per warp (g64), 16 with one (g32),
+      // whatever the split-K plan would hold.
       System.clearProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY);
-      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 16)).chosen());
-      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 17)).chosen());
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 32)).chosen());
+      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 33)).chosen());
+      assertEquals(
+          "qmm-mma-async",
+          QmmOp.decide(QmmShape.affine(4, 32, Quant.BF16, 16, 12288, 4096)).chosen());
+      assertEquals("qmm-mma", QmmOp.decide(g32).chosen());
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
       assertEquals("qmm-mma", QmmOp.decide(affine(8, Quant.BF16, 4)).chosen());
     } finally {

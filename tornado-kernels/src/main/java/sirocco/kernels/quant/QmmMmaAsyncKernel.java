@@ -63,15 +63,16 @@ import sirocco.api.Vec;
  * 95): 10.82–11.22 µs at 2–8 rows. Then x requested before the first stages and two stages instead
  * of three ({@link #STAGES}, run 98): 10.69–10.75 µs at 1–8 rows.
  *
- * <h2>Two row tiles ({@code rt = 2}, not yet timed)</h2>
+ * <h2>Two row tiles ({@code rt = 2}, run 100)</h2>
  *
  * As in {@link QmmMmaSplitKKernel}: a warp also holds the B fragments of rows 8–15 of its 16-row
  * block row and feeds each unpacked A fragment to both tiles' mmas, so 16 rows stream the weights
  * once (with one tile per warp, 16 rows run two row tiles, 22 µs in run 89 against the register
- * kernel's 14.65 with two). The fold, the reduction slab and the x sums double. The default plan
- * keeps one tile (the op uses this kernel up to 8 rows); {@code tornado bench qmm --kernel
- * qmm-mma-async@16x2x2} times two. With {@code rt = 1} the PTX is the same as before {@code rt}
- * existed (compared after the change).
+ * kernel's 14.65 with two; with two, 13.4 against 15.3 on the H100 of run 100). The fold, the
+ * reduction slab and the x sums double. The default plan holds two above 8 rows where the shape
+ * allows ({@link #rowTiles}); {@code tornado bench qmm --kernel qmm-mma-async@16x2x2} times two
+ * explicitly. With {@code rt = 1} the PTX is the same as before {@code rt} existed (compared after
+ * the change).
  *
  * <h2>Limits</h2>
  *
@@ -547,16 +548,38 @@ public final class QmmMmaAsyncKernel {
     return null;
   }
 
-  /** The default plan: {@link QmmMmaSplitKKernel}'s k split, {@link #STAGES} stages. */
+  /**
+   * The default plan: {@link QmmMmaSplitKKernel}'s k split, {@link #STAGES} stages, and {@link
+   * #rowTiles} row tiles per warp.
+   */
   public static LaunchPlan plan(QmmShape s, int smCount) {
     int ks = QmmMmaSplitKKernel.defaultKs(s);
     int wps = s.k() / s.groupSize() / ks * QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
+    int rt = rowTiles(s);
     int stages = STAGES;
     int cpw = wps / QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
-    while (stages > 2 && sharedBytes(ks, wps, cpw, stages, 1) > SHARED_LIMIT) {
+    while (stages > 2 && sharedBytes(ks, wps, cpw, stages, rt) > SHARED_LIMIT) {
       stages--;
     }
-    return plan(s, smCount, ks, stages);
+    return plan(s, smCount, ks, stages, rt);
+  }
+
+  /**
+   * Row tiles per warp in the default plan: 2 above 8 rows where the shape allows two ({@link
+   * QmmMmaSplitKKernel#rowTiles}: groups of 64 or 128, at most 16 warps splitting k, the slab and
+   * sums in static shared memory) and two stages of them fit; else 1 (also where this kernel cannot
+   * take {@code s}). Run 100 (H100, 12288x4096 g64 bf16, graph replay) timed two tiles at 13.1–13.4
+   * µs over 9–16 rows and 21.6–21.8 at 24–32, against one tile's 22 at 12–16 (run 89, H200) and the
+   * register kernel's 15.0–15.3 and 23.8–24.1.
+   */
+  public static int rowTiles(QmmShape s) {
+    if (supports(s) != null || QmmMmaSplitKKernel.rowTiles(s) != 2) {
+      return 1;
+    }
+    int ks = QmmMmaSplitKKernel.defaultKs(s);
+    int wpl = QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
+    int wps = s.k() / s.groupSize() / ks * wpl;
+    return sharedBytes(ks, wps, wps / wpl, 2, 2) <= SHARED_LIMIT ? 2 : 1;
   }
 
   /**
@@ -571,7 +594,7 @@ public final class QmmMmaAsyncKernel {
   /**
    * An explicit plan with {@code rt} (1, 2) row tiles of 8 rows per warp: with 2, each unpacked A
    * fragment feeds the mmas of 16 rows, whose x fragments a second register set holds (16 rows then
-   * stream the weights once instead of twice; not yet timed on the GPU). Two tiles take 128
+   * stream the weights once instead of twice; run 100: see {@link #rowTiles}). Two tiles take 128
    * registers or more (ptxas 13.0, ks = 16, unhinted: g64 128, g128 133, g32 139), so such plans
    * carry {@link QmmMmaSplitKKernel}'s one-block hint ({@code .maxntid 512, .minnctapersm 1}: at
    * most 128; g64 then spills 16 bytes, g128 none) and g32, which spills 76, is refused.

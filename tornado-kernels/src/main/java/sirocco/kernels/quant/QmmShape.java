@@ -34,6 +34,11 @@ public record QmmShape(
     return new QmmShape(mode, bits, groupSize, dtype, rows, n, k, t);
   }
 
+  /** The same shape with {@code r} rows of x. */
+  public QmmShape withRows(int r) {
+    return new QmmShape(mode, bits, groupSize, dtype, r, n, k, transpose);
+  }
+
   /** The length of the quantized (packed) axis: k when transposed, n otherwise. */
   public int quantizedAxis() {
     return transpose ? k : n;
