@@ -179,7 +179,7 @@ public final class QmmPolicy {
     if (QmmMmaAsyncKernel.supports(s) != null) {
       return 0;
     }
-    // Two tiles are planned above 8 rows only: ask at 16 rows of the same shape.
+    // Two tiles are planned above 8 rows only: ask at 9 or more rows of the same shape.
     QmmShape at16 = s.withRows(Math.max(s.rows(), MMA_ASYNC_MAX_ROWS + 1));
     return QmmMmaAsyncKernel.rowTiles(at16) == 2
         ? MMA_ASYNC_TWO_TILES_MAX_ROWS
