@@ -13,6 +13,7 @@ import sirocco.DType;
 import sirocco.QuantMode;
 import sirocco.Sirocco;
 import sirocco.Tensor;
+import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.Quant;
 import sirocco.quant.QRef;
@@ -189,6 +190,12 @@ class QmmOpTest {
       assertEquals(2, QmmOp.plan("qmm-mma-async", s, 132).get("rt"), "rows " + rows);
     }
     assertEquals(1, QmmOp.plan("qmm-mma-async", affine(4, Quant.BF16, 8), 132).get("rt"));
+    IllegalArgumentException noShape =
+        assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.rowTiles(null));
+    assertTrue(noShape.getMessage().startsWith("s must be a QmmShape"), noShape.getMessage());
+    IllegalArgumentException noRows =
+        assertThrows(IllegalArgumentException.class, () -> affine(4, Quant.BF16, 8).withRows(0));
+    assertTrue(noRows.getMessage().startsWith("r (rows of x) must be >= 1"), noRows.getMessage());
     assertEquals(
         "quantizedMatmul -> qmm-mma-splitk (rejected: "
             + XSHARED_OFF

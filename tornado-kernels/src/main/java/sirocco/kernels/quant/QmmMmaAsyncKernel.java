@@ -573,6 +573,9 @@ public final class QmmMmaAsyncKernel {
    * register kernel's 15.0–15.3 and 23.8–24.1.
    */
   public static int rowTiles(QmmShape s) {
+    if (s == null) {
+      throw new IllegalArgumentException("s must be a QmmShape, got null");
+    }
     if (supports(s) != null || QmmMmaSplitKKernel.rowTiles(s) != 2) {
       return 1;
     }

@@ -36,6 +36,9 @@ public record QmmShape(
 
   /** The same shape with {@code r} rows of x. */
   public QmmShape withRows(int r) {
+    if (r < 1) {
+      throw new IllegalArgumentException("r (rows of x) must be >= 1, got " + r);
+    }
     return new QmmShape(mode, bits, groupSize, dtype, r, n, k, transpose);
   }
 
