@@ -229,7 +229,7 @@ class TornadoCliTest {
             "qmm-mma@1x1x1x8,qmm-mma@2x1x2x2x3,qmm-mma-splitk@4x2x1,qmm-mma-splitk@4x1x1x2,"
                 + "qmv-splitk,qmv-splitk@3x2,"
                 + "qmv-async,qmv-async@3x2x2,qmm-mma-async,qmm-mma-async@2x2,qmm-mma-async@2x2x2,"
-                + "qmm-mma-xshared@2x2x1x2,qmm-mma-xshared@1x1x1x3x1");
+                + "qmm-mma-async@2x2x1x2x1,qmm-mma-xshared@2x2x1x2,qmm-mma-xshared@1x1x1x3x1");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
     for (String k :
@@ -245,6 +245,7 @@ class TornadoCliTest {
           "qmm-mma-async",
           "qmm-mma-async@2x2",
           "qmm-mma-async@2x2x2",
+          "qmm-mma-async@2x2x1x2x1",
           "qmm-mma-xshared@2x2x1x2",
           "qmm-mma-xshared@1x1x1x3x1"
         }) {
@@ -261,7 +262,7 @@ class TornadoCliTest {
           "qmv-rows@4",
           "qmv@1x1",
           "qmv-splitk,",
-          "qmm-mma-async@2x2x2x2",
+          "qmm-mma-async@2x2x1x1x1x1",
           "qmm-mma-xshared@2x2x1",
           "qmm-mma-xshared@2x2x1x2x1x1"
         }) {

@@ -395,11 +395,12 @@ final class QuantCases {
     Prepared.supported(QmmMmaAsyncKernel.supports(s));
     QmmData d = data(sp.rnd(), s);
     int rt = sp.i("rt");
-    LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, stages, rt);
+    int early = sp.i("early");
+    LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, stages, rt, 1, early);
     return fromPlan(
         m,
         p,
-        "QmmMmaAsyncKernel.plan(s, 2, " + ks + ", " + stages + ", " + rt + ")",
+        "QmmMmaAsyncKernel.plan(s, 2, " + ks + ", " + stages + ", " + rt + ", 1, " + early + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         d.wq(),

@@ -96,16 +96,21 @@ public final class QmmMmaAsyncKernel {
   /** Shared memory one block may use on sm_90 (227 KiB opt-in); sm_80 allows 163 KiB. */
   static final int SHARED_LIMIT = 227 * 1024;
 
+  /** Shared memory of one SM on sm_90 (each resident block also reserves 1 KiB of it). */
+  static final int SM_SHARED = 228 * 1024;
+
   @Kernel(
       validateWith = {
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=3,rt=1",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=3,rt=1",
-        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2,rt=1",
-        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=1",
-        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=4,rt=1",
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=2",
-        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=2,rt=2",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2"
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=3,rt=1,early=0",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=3,rt=1,early=0",
+        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0",
+        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0",
+        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=4,rt=1,early=0",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0",
+        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=1",
+        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=3,rt=2,early=1"
       })
   public static void qmm(
       KernelContext ctx,
@@ -123,7 +128,8 @@ public final class QmmMmaAsyncKernel {
       @Specialize int ks,
       @Specialize int wps,
       @Specialize int stages,
-      @Specialize int rt) {
+      @Specialize int rt,
+      @Specialize int early) {
     // May be launched early (QmmPolicy.earlyStart): the first copies are requested after this, so
     // nothing is read before the previous kernel ends.
     ctx.waitForPriorGrids();
@@ -195,9 +201,9 @@ public final class QmmMmaAsyncKernel {
       yf7 = loadXWord(x, yr, lanew, 7, wpl, wps, bits);
     }
 
-    // The first stages - 1 batches.
+    // The first stages - 1 batches (early = 1: all stages, before x is waited for below).
     int bt = ctx.groupIdx;
-    for (int s = 0; s < stages - 1; s++) {
+    for (int s = 0; s < stages - 1 + early; s++) {
       request(
           wq,
           scales,
@@ -291,18 +297,38 @@ public final class QmmMmaAsyncKernel {
       // Refill the stage read last batch (its readers passed that batch's block barrier) with the
       // batch stages - 1 ahead; one group per iteration, empty past the end, so the wait below
       // always covers batch bt. Lanes read words other lanes copied: a warp barrier after it.
-      int refill = slot == 0 ? stages - 1 : slot - 1;
-      int ahead = bt + (stages - 1) * step;
-      if (ahead * 16 + 16 <= n) {
-        requestFull(
-            wq, scales, biases, wsh, ssh, ahead, refill, ks, wps, cpw, rs, lane, warp, wpr, groups,
-            sso, so0, so1, so2, so3, do0, do1, do2, do3);
-      } else {
-        request(
-            wq, scales, biases, wsh, ssh, ahead, refill, batches, n, ks, wps, cpw, rs, lane, warp,
-            lw, gw, wpr, groups);
+      // (early = 1 refilled it right after that barrier instead.)
+      if (early == 0) {
+        refill(
+            wq,
+            scales,
+            biases,
+            wsh,
+            ssh,
+            bt + (stages - 1) * step,
+            slot == 0 ? stages - 1 : slot - 1,
+            batches,
+            n,
+            ks,
+            wps,
+            cpw,
+            rs,
+            lane,
+            warp,
+            lw,
+            gw,
+            wpr,
+            groups,
+            sso,
+            so0,
+            so1,
+            so2,
+            so3,
+            do0,
+            do1,
+            do2,
+            do3);
       }
-      Vec.commitAsync();
       Vec.waitAsync(stages - 1);
       ctx.warpBarrier();
 
@@ -361,6 +387,39 @@ public final class QmmMmaAsyncKernel {
         Vec.store4(red, buf + warp * rt * 128 + 128 + lane * 4, accY);
       }
       ctx.localBarrier();
+      if (early == 1) {
+        // Every warp has read this stage: refill it now, before the reduction, with the batch
+        // stages ahead (the prologue requested all stages).
+        refill(
+            wq,
+            scales,
+            biases,
+            wsh,
+            ssh,
+            bt + stages * step,
+            slot,
+            batches,
+            n,
+            ks,
+            wps,
+            cpw,
+            rs,
+            lane,
+            warp,
+            lw,
+            gw,
+            wpr,
+            groups,
+            sso,
+            so0,
+            so1,
+            so2,
+            so3,
+            do0,
+            do1,
+            do2,
+            do3);
+      }
       QmmMmaSplitKKernel.reduceBatch(red, out, buf, tid, bt, 16, mBase, rows, n, ks, 1, rt, dtype);
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
@@ -398,6 +457,52 @@ public final class QmmMmaAsyncKernel {
   static int dstOffset(int q, int wps, int rs) {
     int r = q / wps;
     return r * rs + 4 * (q - r * wps);
+  }
+
+  /**
+   * One refill of stage {@code stage} with batch {@code batch}, committed as one group (empty past
+   * the last batch, so that every wait counts the same groups): {@link #requestFull} where the
+   * batch's 16 rows all exist, else {@link #request}.
+   */
+  static void refill(
+      int[] wq, // [n, wpr] packed u32
+      short[] scales, // [n, groups]
+      short[] biases, // [n, groups]
+      int[] wsh, // [stages, ks, 16, rs] (shared)
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
+      int batch,
+      int stage,
+      int batches,
+      int n,
+      int ks,
+      int wps,
+      int cpw,
+      int rs,
+      int lane,
+      int warp,
+      int lw,
+      int gw,
+      int wpr,
+      int groups,
+      int sso,
+      int so0,
+      int so1,
+      int so2,
+      int so3,
+      int do0,
+      int do1,
+      int do2,
+      int do3) {
+    if (batch * 16 + 16 <= n) {
+      requestFull(
+          wq, scales, biases, wsh, ssh, batch, stage, ks, wps, cpw, rs, lane, warp, wpr, groups,
+          sso, so0, so1, so2, so3, do0, do1, do2, do3);
+    } else {
+      request(
+          wq, scales, biases, wsh, ssh, batch, stage, batches, n, ks, wps, cpw, rs, lane, warp, lw,
+          gw, wpr, groups);
+    }
+    Vec.commitAsync();
   }
 
   /**
@@ -603,13 +708,38 @@ public final class QmmMmaAsyncKernel {
    * most 128; g64 then spills 16 bytes, g128 none) and g32, which spills 76, is refused.
    */
   public static LaunchPlan plan(QmmShape s, int smCount, int ks, int stages, int rt) {
+    return plan(s, smCount, ks, stages, rt, 1, 0);
+  }
+
+  /**
+   * An explicit plan with {@code bps} (1, 2) persistent blocks per SM and {@code early} (0, 1):
+   * with 1, every stage is requested before the block waits for x, and a stage is refilled right
+   * after the block barrier of the batch that read it (before the reduction) instead of at the top
+   * of the next batch; the wait before a batch counts the same groups either way. Two blocks per SM
+   * carry the two-block hint ({@code .minnctapersm 2}: at most 64 registers for 512 threads) and
+   * must fit their shared memory twice in an SM's 228 KiB.
+   */
+  public static LaunchPlan plan(
+      QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early) {
+    if (bps != 1 && bps != 2) {
+      throw new IllegalArgumentException("bps must be 1 or 2 blocks per SM, got " + bps);
+    }
+    if (early != 0 && early != 1) {
+      throw new IllegalArgumentException(
+          "early must be 0 (refill at the next batch) or 1 (right after the barrier), got "
+              + early);
+    }
+    if (rt == 2 && bps == 2) {
+      throw new IllegalArgumentException(
+          "bps=2 leaves 64 registers per thread; rt=2 needs 128: use bps=1 with rt=2");
+    }
     if (rt == 2 && s.groupSize() == 32) {
       throw new IllegalArgumentException(
           "rt=2 needs groups of 64 or 128 (at g32 two row tiles spill at 128 registers), got g32");
     }
     // Validates ks, rt (and the shape) the way the register version does; its plan carries the
     // one-block hint for two row tiles.
-    LaunchPlan base = QmmMmaSplitKKernel.plan(s, smCount, ks, 1, 1, rt);
+    LaunchPlan base = QmmMmaSplitKKernel.plan(s, smCount, ks, 1, bps, rt);
     int wps = base.get("wps");
     int cpw = wps / QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
     if (!copyableGroups(cpw)) {
@@ -626,6 +756,17 @@ public final class QmmMmaAsyncKernel {
               + " ("
               + shared
               + " B)");
+    }
+    // An SM holds 228 KiB of shared memory, of which each resident block reserves 1 KiB.
+    if (bps * (shared + 1024) > SM_SHARED) {
+      throw new IllegalArgumentException(
+          "bps="
+              + bps
+              + " blocks of "
+              + shared
+              + " B of shared memory do not fit one SM's "
+              + SM_SHARED
+              + " B; use bps=1 or fewer stages");
     }
     LaunchPlan p =
         LaunchPlan.of(
@@ -646,7 +787,11 @@ public final class QmmMmaAsyncKernel {
             "stages",
             stages,
             "rt",
-            rt);
-    return p.withMinBlocksPerSm(base.minBlocksPerSm());
+            rt,
+            "early",
+            early);
+    // Two blocks always carry the hint: the register kernel's estimate that base uses is not this
+    // kernel's count (68 at rt = 1), and 2 x 512 x 68 registers would not launch.
+    return p.withMinBlocksPerSm(bps > 1 ? bps : base.minBlocksPerSm());
   }
 }

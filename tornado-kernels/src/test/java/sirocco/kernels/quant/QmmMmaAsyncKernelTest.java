@@ -117,6 +117,54 @@ class QmmMmaAsyncKernelTest {
     assertTrue(e.getMessage().startsWith("rt=2 needs groups of 64 or 128"), e.getMessage());
   }
 
+  /**
+   * Early refills (every stage requested first, each refilled right after its barrier) and two
+   * blocks per SM, with stages wrapping around in few persistent blocks and the last refills past
+   * the end; one and two row tiles.
+   */
+  @Test
+  void earlyRefillAndTwoBlocksPerSm() {
+    long seed = 400;
+    for (int stages : new int[] {2, 3}) {
+      for (int bps : new int[] {1, 2}) {
+        QmmShape s = QmmShape.affine(4, 64, stages == 2 ? Quant.BF16 : Quant.F16, 5, 120, 512);
+        LaunchPlan p = QmmMmaAsyncKernel.plan(s, 1, 2, stages, 1, bps, 1);
+        assertEquals(bps, p.grid().x(), p.describe());
+        assertEquals(1, p.get("early"));
+        check(s, seed++, p);
+        LaunchPlan late = QmmMmaAsyncKernel.plan(s, 1, 2, stages, 1, bps, 0);
+        assertEquals(bps > 1 ? bps : 0, late.minBlocksPerSm(), late.describe());
+        check(s, seed++, late);
+      }
+    }
+    QmmShape s16 = QmmShape.affine(4, 128, Quant.BF16, 16, 72, 1024);
+    check(s16, seed, QmmMmaAsyncKernel.plan(s16, 2, 4, 2, 2, 1, 1));
+  }
+
+  /** Bad blocks per SM or early flags are refused naming the argument; so is shared overflow. */
+  @Test
+  void rejectsBadBlocksAndEarly() {
+    QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 1, 24, 4096);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 2, 1, 3, 0));
+    assertTrue(e.getMessage().startsWith("bps must be 1 or 2"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 2, 1, 1, 2));
+    assertTrue(e.getMessage().startsWith("early must be 0"), e.getMessage());
+    // Three stages of ks = 16 take 152 KiB: two blocks would need 304 KiB of one SM.
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 3, 1, 2, 0));
+    assertTrue(e.getMessage().startsWith("bps=2 blocks of"), e.getMessage());
+    QmmShape s16 = QmmShape.affine(4, 64, Quant.BF16, 16, 24, 4096);
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s16, 1, 16, 2, 2, 2, 0));
+    assertTrue(e.getMessage().startsWith("bps=2 leaves 64 registers"), e.getMessage());
+  }
+
   /** n smaller than one batch, and a single feature. */
   @Test
   void tinyN() {
