@@ -121,6 +121,11 @@ public final class QmmBench {
    * @param launches launches per sample (at most)
    * @param copyMiB the device-to-device copy timed once per run (0: none)
    * @param columns output columns checked against float64 (all rows of each)
+   * @param sms multiprocessors the explicit plans ({@code rung@…}) size their persistent grids for;
+   *     0: the device's. Fewer than the device has asks each SM for more bytes per second from the
+   *     same memory, as a device with more bandwidth per SM would (an H100 at 100 of its 132 SMs
+   *     asks ~26.5 GB/s per SM at its 2.65 TB/s read rate, the demand of an H200 at 3.5 TB/s on
+   *     132).
    */
   public record Options(
       List<Integer> rows,
@@ -133,7 +138,24 @@ public final class QmmBench {
       int repeats,
       int launches,
       int copyMiB,
-      int columns) {
+      int columns,
+      int sms) {
+    /** The options with plans sized for the device's multiprocessors. */
+    public Options(
+        List<Integer> rows,
+        int n,
+        int k,
+        List<Format> formats,
+        DType dtype,
+        String kernel,
+        int copies,
+        int repeats,
+        int launches,
+        int copyMiB,
+        int columns) {
+      this(rows, n, k, formats, dtype, kernel, copies, repeats, launches, copyMiB, columns, 0);
+    }
+
     public Options {
       if (rows == null || rows.isEmpty() || rows.stream().anyMatch(r -> r == null || r < 1)) {
         throw new IllegalArgumentException("--rows must list positive row counts, got " + rows);
@@ -167,7 +189,7 @@ public final class QmmBench {
                 + " per warp and blocks per SM as qmm-mma-splitk@KSxMTxBPS[xRT] (e.g."
                 + " qmm-mma-splitk@16x2x1, or @16x1x1x2 for two 8-row tiles per warp), qmv-splitk its blocks per SM and batch as"
                 + " qmv-splitk@BPSxFB, qmv-async its whole grid, batch and stages as"
-                + " qmv-async@BLOCKSxFBxSTAGES, qmm-mma-async its k split, stages and row tiles per warp as qmm-mma-async@KSxSTAGES[xRT], and qmv-rows its rows of x per block and features per warp as"
+                + " qmv-async@BLOCKSxFBxSTAGES, qmm-mma-async its k split, stages, row tiles per warp, blocks per SM and early refill as qmm-mma-async@KSxSTAGES[xRT[xBPS[xE]]], and qmv-rows its rows of x per block and features per warp as"
                 + " qmv-rows@RxF, qmm-tiled its block and warp tiles, tile slots and cp.async x"
                 + " tile as qmm-tiled@BMxBNxMTxNT[xS[xA]] (e.g. qmm-tiled@128x192x3x8,"
                 + " qmm-tiled@128x128x4x4x2 or qmm-tiled@128x96x3x4x2x1), and qmm-mma-xshared its"
@@ -180,6 +202,10 @@ public final class QmmBench {
       if (copies < 1 || repeats < 1 || launches < 1 || copyMiB < 0 || columns < 1) {
         throw new IllegalArgumentException(
             "--copies, --repeats and --launches must be positive and --copy-mib >= 0");
+      }
+      if (sms < 0) {
+        throw new IllegalArgumentException(
+            "--sms must be 0 (the device's multiprocessors) or a positive count, got " + sms);
       }
       rows = List.copyOf(rows);
       formats = List.copyOf(formats);
@@ -229,6 +255,13 @@ public final class QmmBench {
         o.copies(),
         o.repeats(),
         o.launches());
+    if (o.sms() > 0) {
+      out.printf(
+          Locale.ROOT,
+          "explicit plans sized for %d multiprocessors (--sms; the device has %d)%n",
+          o.sms(),
+          device.info().multiprocessors());
+    }
     List<BenchCase> cases = new ArrayList<>();
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("rows", o.rows());
@@ -240,6 +273,9 @@ public final class QmmBench {
     params.put("copies", o.copies());
     params.put("repeats", o.repeats());
     params.put("launches", o.launches());
+    if (o.sms() > 0) {
+      params.put("sms", o.sms());
+    }
     params.put("floor_tb_per_s", FLOOR_BYTES_PER_SECOND / 1e12);
     if (o.copyMiB() > 0) {
       double copyGbs = QmmTiming.copyBandwidth(device, stream, (long) o.copyMiB() << 20);
@@ -434,7 +470,11 @@ public final class QmmBench {
                     : QmmOp.launch(
                         device,
                         base,
-                        QmmRungs.tunedPlan(base, tiles, s, device.info().multiprocessors()),
+                        QmmRungs.tunedPlan(
+                            base,
+                            tiles,
+                            s,
+                            o.sms() > 0 ? o.sms() : device.info().multiprocessors()),
                         s,
                         ops);
           }

@@ -105,6 +105,14 @@ final class BenchQmmCommand implements Callable<Integer> {
   int columns = 64;
 
   @Option(
+      names = "--sms",
+      description =
+          "Multiprocessors the explicit plans (rung@...) size their persistent grids for (default:"
+              + " 0, the device's); fewer asks each SM for more bytes per second, as a device with"
+              + " more bandwidth per SM would. The op's own choice (auto) always uses the device's.")
+  int sms;
+
+  @Option(
       names = "--sweep-formats",
       description = "Every affine width (--group) and fp mode instead of --mode/--bits.")
   boolean sweepFormats;
@@ -156,7 +164,7 @@ final class BenchQmmCommand implements Callable<Integer> {
       int copy = copyMiB >= 0 ? copyMiB : rt.backend() == Backend.CUDA ? 1024 : 16;
       var o =
           new QmmBench.Options(
-              r, n, k, formats, t, kernel, copies, repeats, launches, copy, columns);
+              r, n, k, formats, t, kernel, copies, repeats, launches, copy, columns, sms);
       var outcome = QmmBench.run(rt, o, out);
       output.write(outcome.record(), out);
       return outcome.passed() ? 0 : 1;

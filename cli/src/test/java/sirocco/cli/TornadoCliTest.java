@@ -278,6 +278,32 @@ class TornadoCliTest {
     assertEquals(1, tiles.code(), tiles.out());
   }
 
+  /**
+   * {@code --sms} sizes the explicit plans' persistent grids (here one multiprocessor: every block
+   * walks more batches) and says so; the outputs still match float64. A negative count is refused.
+   */
+  @Test
+  void benchQmmSizesExplicitPlansForAGivenMultiprocessorCount() {
+    Run r =
+        tinyBenchQmm(
+            "--n",
+            "100",
+            "--k",
+            "512",
+            "--rows",
+            "2",
+            "--sms",
+            "1",
+            "--kernel",
+            "qmm-mma-async@2x2,qmm-mma-async@2x3x1x1x1,qmm-mma-splitk@2x1x1");
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("explicit plans sized for 1 multiprocessors (--sms"), r.out());
+    assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
+    Run bad = tinyBenchQmm("--n", "64", "--k", "512", "--rows", "1", "--sms", "-1");
+    assertTrue(bad.code() != 0, bad.out());
+    assertTrue((bad.out() + bad.err()).contains("--sms must be 0"), bad.out() + bad.err());
+  }
+
   /** f32 x, and qmv-rows with its default and an explicit plan (rows of x per block x features). */
   @Test
   void benchQmmTimesQmvRowsWithFloat32Activations() {
