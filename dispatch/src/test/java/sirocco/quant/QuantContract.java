@@ -420,28 +420,28 @@ public abstract class QuantContract extends QuantMlxCases {
   }
 
   /**
-   * Under the default policy, 4-bit affine bf16 weights at 2-32 rows take the asynchronous-copy
+   * Under the default policy, 4-bit affine bf16 weights at 2-72 rows take the asynchronous-copy
    * split-K tensor-core kernel where its plan holds two row tiles per warp above 8 rows (g64; runs
-   * 89, 100), then the split-K register kernel up to 72 rows (two row tiles, run 75); at g32 (one
-   * row tile) the async kernel stops at 8 rows and the register one at 16; 1 row the vector path,
-   * 17+ rows at g32 and 8-bit qmm-mma; the decision says why.
+   * 89, 100, 102), then (32 features: no tiled kernel) qmm-mma; at g32 (one row tile) the async
+   * kernel stops at 8 rows and the register one at 16; 1 row the vector path, 17+ rows at g32 and
+   * 8-bit qmm-mma; the decision says why.
    */
   @Test
   public void defaultTensorCoreVariants() {
     QTest.Weights a4 = weights(37, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 64, 4);
-    for (int rows : new int[] {2, 8, 9, 16, 17, 32}) {
+    for (int rows : new int[] {2, 8, 9, 16, 17, 32, 33, 48}) {
       assertEquals(
           "quantizedMatmul -> qmm-mma-async (rejected: " + LADDER_HEAD + ")",
           explain(a4, DType.BF16, rows, true),
           "rows " + rows);
     }
-    assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: "
-            + LADDER_HEAD
-            + "; "
-            + asyncOff(32, 33)
-            + ")",
-        explain(a4, DType.BF16, 33, true));
+    // From 64 rows the tiled kernel's reason is a policy (32 features: no timed block width).
+    String at72 = explain(a4, DType.BF16, 72, true);
+    assertTrue(at72.startsWith("quantizedMatmul -> qmm-mma-async (rejected: "), at72);
+    String at73 = explain(a4, DType.BF16, 73, true);
+    assertTrue(at73.startsWith("quantizedMatmul -> qmm-mma (rejected: "), at73);
+    assertTrue(at73.contains("; " + asyncOff(72, 73) + "; "), at73);
+    assertTrue(at73.contains("qmm-mma-splitk: policy: more than 72 rows use qmm-mma"), at73);
     QTest.Weights g32 = weights(39, new long[] {32, 128}, 0.1, DType.BF16, QuantMode.AFFINE, 32, 4);
     assertEquals(
         "quantizedMatmul -> qmm-mma-splitk (rejected: " + LADDER_HEAD + "; " + asyncOff(8, 9) + ")",

@@ -49,15 +49,15 @@ import sirocco.runtime.KernelLaunch;
  *   <li>{@value #QMM_TILED}: {@link QmmTiledKernel} (tensor cores, shared-memory tiles) — 64+ rows,
  *       transposed affine 4/8-bit, bf16/f16; then the policy ({@link QmmPolicy#tiledRejects}): from
  *       64 rows with n a multiple of 96, from 96 with n a multiple of 128 (run 60), and above
- *       {@link QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} (72) rows where {@value #QMM_MMA_SPLITK}
- *       holds two row tiles per warp (runs 76–77).
+ *       {@link QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} (72) rows where a split-K kernel in force
+ *       holds two row tiles per warp (runs 76–77, 102).
  *   <li>{@value #QMM_MMA_ASYNC}: {@link QmmMmaAsyncKernel} (the split-K tensor-core kernel with its
  *       weights streamed through a cp.async pipeline in shared memory) — the shapes {@value
  *       #QMM_MMA_SPLITK} takes with 2, 4 or 8 groups per warp slice; then the policy: the default
  *       tensor-core variant up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} (8) rows (run 89), up to
- *       {@link QmmPolicy#MMA_ASYNC_TWO_TILES_MAX_ROWS} (32) where its plan holds two row tiles per
- *       warp (g64/g128, run 100), from {@link QmmPolicy#AFFINE_ASYNC_MIN_ROWS} (1) row with groups
- *       of 64 or 128 (run 98), else the row threshold of {@value #QMM_MMA}.
+ *       {@link QmmPolicy#MMA_ASYNC_TWO_TILES_MAX_ROWS} (72) where its plan holds two row tiles per
+ *       warp (g64/g128, runs 100 and 102), from {@link QmmPolicy#AFFINE_ASYNC_MIN_ROWS} (1) row
+ *       with groups of 64 or 128 (run 98), else the row threshold of {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA_SPLITK}: {@link QmmMmaSplitKKernel} (tensor cores, k split across a
  *       block's warps with x held in registers, persistent blocks) — transposed affine 4-bit,
  *       bf16/f16, k splitting evenly into slices of at most 256; then the policy: the tensor-core

@@ -149,11 +149,15 @@ public final class QmmPolicy {
    * ({@link QmmMmaAsyncKernel#rowTiles}: groups of 64 or 128); above {@link #MMA_ASYNC_MAX_ROWS}
    * rows it is the default variant only there. Run 100 (H100, 12288x4096 g64 bf16, µs by graph
    * replay, two tiles against the register split-K kernel): 9 / 12 / 16 / 24 / 32 rows 13.10 /
-   * 13.16 / 13.44 / 21.57 / 21.80 against 15.03 / 14.95 / 15.25 / 23.80 / 24.06. Not measured
-   * beyond 32 rows, where the register kernel (two tiles up to {@link
-   * #MMA_SPLITK_MAX_ROWS_TWO_TILES}) stays.
+   * 13.16 / 13.44 / 21.57 / 21.80 against 15.03 / 14.95 / 15.25 / 23.80 / 24.06. Run 102 (H100, the
+   * same method) to 72 rows, the register kernel's own two-tile limit ({@link
+   * #MMA_SPLITK_MAX_ROWS_TWO_TILES}): g64 bf16 40 / 48 / 56 / 64 / 72 rows 33.51 / 34.78 / 44.30 /
+   * 43.94 / 53.88 against 35.83 / 34.41 / 44.96 / 47.67 / 56.93 (run 101: 31.5 / 31.3 against 33.9
+   * / 34.3 at 40 / 48); f16 48 / 64 / 72 34.10 / 44.37 / 59.94 against 40.09 / 51.97 / 63.77; g128
+   * bf16 27.72 / 36.91 / 48.22 against 27.54 / 34.97 / 50.93 (the one loss past the spread: 64 rows
+   * at g128, 6%).
    */
-  public static final int MMA_ASYNC_TWO_TILES_MAX_ROWS = 32;
+  public static final int MMA_ASYNC_TWO_TILES_MAX_ROWS = 72;
 
   /** The system property forcing one tensor-core variant (see {@link #MMA_ASYNC_MAX_ROWS}). */
   public static final String MMA_VARIANT_PROPERTY = "sirocco.qmm.mmaVariant";
@@ -408,14 +412,18 @@ public final class QmmPolicy {
     if (s.rows() < min) {
       return "policy: below " + min + " rows (qmm-mma is faster)" + override;
     }
-    if (s.rows() <= MMA_SPLITK_MAX_ROWS_TWO_TILES
-        && mmaVariant(s).equals(QmmOp.QMM_MMA_SPLITK)
-        && QmmMmaSplitKKernel.supports(s) == null
-        && QmmMmaSplitKKernel.rowTiles(s) == 2) {
+    // Either split-K kernel with two row tiles per warp: the async one up to its bound (run 102:
+    // 43.9 / 53.9 us at 64 / 72 rows, H100), the register one where the policy runs it instead.
+    String v = mmaVariant(s);
+    boolean twoTiles =
+        v.equals(QmmOp.QMM_MMA_SPLITK)
+            ? QmmMmaSplitKKernel.supports(s) == null && QmmMmaSplitKKernel.rowTiles(s) == 2
+            : v.equals(QmmOp.QMM_MMA_ASYNC) && QmmMmaAsyncKernel.rowTiles(s) == 2;
+    if (s.rows() <= MMA_SPLITK_MAX_ROWS_TWO_TILES && twoTiles) {
       return "policy: up to "
           + MMA_SPLITK_MAX_ROWS_TWO_TILES
           + " rows "
-          + QmmOp.QMM_MMA_SPLITK
+          + v
           + " (two row tiles per warp) is faster"
           + override;
     }

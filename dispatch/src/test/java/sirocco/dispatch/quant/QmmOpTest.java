@@ -181,10 +181,10 @@ class QmmOpTest {
     for (int rows : new int[] {2, 3, 8}) {
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
-    // Above 8 rows two row tiles per warp (g64/g128) keep the async kernel up to 32 rows, with
+    // Above 8 rows two row tiles per warp (g64/g128) keep the async kernel up to 72 rows, with
     // the two-tile plan; one tile (g32) hands 9+ rows to the register kernel.
-    assertEquals(32, QmmPolicy.MMA_ASYNC_TWO_TILES_MAX_ROWS);
-    for (int rows : new int[] {9, 16, 32}) {
+    assertEquals(72, QmmPolicy.MMA_ASYNC_TWO_TILES_MAX_ROWS);
+    for (int rows : new int[] {9, 16, 32, 33, 48, 72}) {
       QmmShape s = affine(4, Quant.BF16, rows);
       assertEquals("qmm-mma-async", QmmOp.decide(s).chosen(), "rows " + rows);
       assertEquals(2, QmmOp.plan("qmm-mma-async", s, 132).get("rt"), "rows " + rows);
@@ -196,13 +196,17 @@ class QmmOpTest {
     IllegalArgumentException noRows =
         assertThrows(IllegalArgumentException.class, () -> affine(4, Quant.BF16, 8).withRows(0));
     assertTrue(noRows.getMessage().startsWith("r (rows of x) must be >= 1"), noRows.getMessage());
-    assertEquals(
-        "quantizedMatmul -> qmm-mma-splitk (rejected: "
-            + XSHARED_OFF
-            + "; qmm-tiled: fewer than 64 rows (a block tile"
-            + " is 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: at most 32"
-            + " rows, qmm-mma-splitk above (rows=33; -Dsirocco.qmm.mmaVariant))",
-        QmmOp.decide(affine(4, Quant.BF16, 33)).explain());
+    // Above 72 rows the register kernel keeps the shapes whose tiled grid is too small (4096
+    // features), and the ladder says why the async kernel stopped.
+    var above = QmmOp.decide(QmmShape.affine(4, 64, Quant.BF16, 80, 4096, 4096));
+    assertEquals("qmm-mma-splitk", above.chosen(), above.explain());
+    assertTrue(
+        above
+            .explain()
+            .contains(
+                "qmm-mma-async: policy: at most 72 rows, qmm-mma-splitk above (rows=80;"
+                    + " -Dsirocco.qmm.mmaVariant)"),
+        above.explain());
     QmmShape g32rows9 = QmmShape.affine(4, 32, Quant.BF16, 9, 12288, 4096);
     var oneTile = QmmOp.decide(g32rows9);
     assertEquals("qmm-mma-splitk", oneTile.chosen(), oneTile.explain());
@@ -214,7 +218,8 @@ class QmmOpTest {
     // f16 x takes both since the unpacking offset is 64 (1024 failed MLX's bound, run 24).
     assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.F16, 5)).chosen());
     assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.F16, 12)).chosen());
-    assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.F16, 40)).chosen());
+    assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.F16, 40)).chosen());
+    assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.F16, 73)).chosen());
     // Where the async kernel cannot take the shape (k 384 g128: one group per warp slice) the
     // split-K kernel serves, and the ladder gives the kernel's reason, not a policy.
     var oneGroup = QmmOp.decide(QmmShape.affine(4, 128, Quant.BF16, 4, 12288, 384));
@@ -227,13 +232,13 @@ class QmmOpTest {
                     + " 4/8/16-byte copy), got 1"),
         oneGroup.explain());
     // 1 row keeps the row threshold where the async kernel does not take the shape; with two row
-    // tiles per warp (g64) the register kernel from 33 up to 72 rows, from 73 the tiled kernel;
-    // with one (g32) 17+ rows fall through, as do 8-bit and f32.
+    // tiles per warp (g64) the async kernel up to 72 rows (the register kernel's two-tile limit
+    // too), from 73 the tiled kernel; with one (g32) 17+ rows fall through, as do 8-bit and f32.
     assertEquals(
         "qmv-splitk", QmmOp.decide(QmmShape.affine(4, 128, Quant.BF16, 1, 12288, 384)).chosen());
     assertEquals(72, QmmPolicy.MMA_SPLITK_MAX_ROWS_TWO_TILES);
     for (int rows : new int[] {33, 63, 64, 72}) {
-      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen());
     }
     assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, 73)).chosen());
     QmmShape g32 = QmmShape.affine(4, 32, Quant.BF16, 17, 12288, 4096);
@@ -246,8 +251,9 @@ class QmmOpTest {
     try {
       System.setProperty(QmmPolicy.AFFINE_PROPERTY, "1");
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 1)).chosen());
+      // The property bounds whichever split-K kernel is in force (here the async one).
       System.setProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY, "40");
-      assertEquals("qmm-mma-splitk", QmmOp.decide(affine(4, Quant.BF16, 40)).chosen());
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 40)).chosen());
       assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 41)).chosen());
       assertEquals("qmm-mma-splitk", QmmOp.decide(g32).chosen());
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_SPLITK);
@@ -264,11 +270,14 @@ class QmmOpTest {
       // The pipelined variant by property, with the split-K row limit; 8-bit falls through.
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_ASYNC);
       assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 8)).chosen());
-      // Forced, it takes up to 32 rows with two row tiles per warp (g64), 16 with one (g32),
-      // whatever the split-K plan would hold.
+      // Forced, it takes up to 72 rows with two row tiles per warp (g64), 16 with one (g32),
+      // whatever the split-K plan would hold; from 73 (n = 12288) the tiled kernel.
       System.clearProperty(QmmPolicy.MMA_SPLITK_MAX_ROWS_PROPERTY);
-      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 32)).chosen());
-      assertEquals("qmm-mma", QmmOp.decide(affine(4, Quant.BF16, 33)).chosen());
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 72)).chosen());
+      assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, 73)).chosen());
+      assertEquals(
+          "qmm-mma",
+          QmmOp.decide(QmmShape.affine(4, 64, Quant.BF16, 73, 12288 + 64, 4096)).chosen());
       assertEquals(
           "qmm-mma-async",
           QmmOp.decide(QmmShape.affine(4, 32, Quant.BF16, 16, 12288, 4096)).chosen());
@@ -373,11 +382,23 @@ class QmmOpTest {
     for (int rows : new int[] {73, 128, 192, 257, 320, 512, 1024, 1216}) {
       assertEquals("qmm-tiled", QmmOp.decide(affine(4, Quant.BF16, rows)).chosen(), "rows " + rows);
     }
-    // 64-72 rows: the split-K kernel with two row tiles per warp (runs 76-77), and the reason says
-    // so.
+    // 64-72 rows: the pipelined split-K kernel with two row tiles per warp (runs 76-77 for the
+    // register one, run 102 for this one), and the reason says so.
     var splitK = QmmOp.decide(affine(4, Quant.BF16, 64));
-    assertEquals("qmm-mma-splitk", splitK.chosen());
-    assertTrue(splitK.explain().contains("two row tiles per warp) is faster"), splitK.explain());
+    assertEquals("qmm-mma-async", splitK.chosen());
+    assertTrue(
+        splitK.explain().contains("72 rows qmm-mma-async (two row tiles per warp) is faster"),
+        splitK.explain());
+    // Where the register kernel is forced, it keeps those rows from the tiled kernel too.
+    System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, "qmm-mma-splitk");
+    try {
+      var forced = QmmOp.decide(affine(4, Quant.BF16, 64));
+      assertEquals("qmm-mma-splitk", forced.chosen());
+      assertTrue(
+          forced.explain().contains("72 rows qmm-mma-splitk (two row tiles"), forced.explain());
+    } finally {
+      System.clearProperty(QmmPolicy.MMA_VARIANT_PROPERTY);
+    }
     // g32 holds one row tile per warp: the tiled kernel from 64 rows as before.
     assertEquals(
         "qmm-tiled", QmmOp.decide(QmmShape.affine(4, 32, Quant.BF16, 64, 12288, 4096)).chosen());
@@ -424,7 +445,7 @@ class QmmOpTest {
     QmmShape s = affine(4, Quant.BF16, 70);
     System.setProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY, "1000");
     try {
-      assertEquals("qmm-mma-splitk", QmmOp.decide(s).chosen());
+      assertEquals("qmm-mma-async", QmmOp.decide(s).chosen());
     } finally {
       System.clearProperty(QmmPolicy.TILED_MIN_ROWS_PROPERTY);
     }
