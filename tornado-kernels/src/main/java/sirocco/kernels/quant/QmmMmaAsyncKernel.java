@@ -74,6 +74,16 @@ import sirocco.api.Vec;
  * explicitly. With {@code rt = 1} the PTX is the same as before {@code rt} existed (compared after
  * the change).
  *
+ * <h2>Two blocks per SM, early refills (explicit plans only, run 102)</h2>
+ *
+ * Asked of the H200's 1–8-row miss (75% of the read-only time there against the H100's 90%): {@code
+ * bps = 2} runs two 512-thread blocks per SM at 64 registers, {@code early = 1} requests every
+ * stage before the block waits for x and refills a stage right after the barrier of the batch that
+ * read it. Neither beat the default on the H100 (2 rows: 14.15 and 11.82 µs against 11.79; 16 rows
+ * with two row tiles, early: 14.65 against 13.26). On the same H100 with the plan sized for 80–96
+ * SMs, which puts an H200's bytes per SM on each block, a third stage did not help either: a block
+ * needs ~1.6 µs to consume a batch, so the copies in flight are not what limits it.
+ *
  * <h2>Limits</h2>
  *
  * As {@link QmmMmaSplitKKernel} (affine 4-bit, bf16/f16, transposed, the same k splits), one
