@@ -48,14 +48,14 @@ final class QmmRungs {
    * per SM}} and {@code qmm-mma-splitk@KSxMTxBPSxRT} adds the 8-row tiles per warp (1, 2), {@code
    * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
    * qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks (the whole grid), features per batch,
-   * stages}}, {@code qmm-mma-async@KSxSTAGES[xRT[xBPS[xE]]]} gives {@code {warps splitting k,
-   * stages[, 8-row tiles per warp[, blocks per SM[, early refill (1) or not (0)]]]}}, {@code
-   * qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]} gives {@code {warps per block, 16-feature tiles per warp,
-   * 8-row tiles, x slots[, weights by cp.async (1) or registers (0)]}}, {@code qmv-rows@RxF} gives
-   * {@code {rows of x per block, features per warp}}, {@code qmm-tiled@BMxBNxMTxNT} gives {@code
-   * {rows, features per block, 16-feature tiles, 8-row tiles per warp}}, {@code
-   * qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code qmm-tiled@BMxBNxMTxNTxSxA}
-   * whether x arrives by cp.async (A = 1, with S = 2).
+   * stages}}, {@code qmm-mma-async@KSxSTAGES[xRT[xBPS[xE[xRB]]]]} gives {@code {warps splitting k,
+   * stages[, 8-row tiles per warp[, blocks per SM[, early refill (1) or not (0)[, batches per
+   * reduction round]]]]}}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]} gives {@code {warps per
+   * block, 16-feature tiles per warp, 8-row tiles, x slots[, weights by cp.async (1) or registers
+   * (0)]}}, {@code qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
+   * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
+   * per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
+   * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2).
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -74,7 +74,7 @@ final class QmmRungs {
                     : base.equals(QmmOp.QMV_ASYNC)
                         ? parts.length == 3
                         : base.equals(QmmOp.QMM_MMA_ASYNC)
-                            ? parts.length >= 2 && parts.length <= 5
+                            ? parts.length >= 2 && parts.length <= 6
                             : base.equals(QmmOp.QMM_MMA_XSHARED)
                                 ? parts.length == 4 || parts.length == 5
                                 : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
@@ -112,7 +112,7 @@ final class QmmRungs {
       return QmmMmaXSharedKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 0);
     }
     if (base.equals(QmmOp.QMM_MMA_ASYNC)) {
-      // Checks KS, STAGES, RT, BPS and E.
+      // Checks KS, STAGES, RT, BPS, E and RB.
       return QmmMmaAsyncKernel.plan(
           s,
           smCount,
@@ -120,7 +120,8 @@ final class QmmRungs {
           t[1],
           t.length > 2 ? t[2] : 1,
           t.length > 3 ? t[3] : 1,
-          t.length > 4 ? t[4] : 0);
+          t.length > 4 ? t[4] : 0,
+          t.length > 5 ? t[5] : 1);
     }
     if (base.equals(QmmOp.QMV_ASYNC)) {
       if (t[0] < 1) {

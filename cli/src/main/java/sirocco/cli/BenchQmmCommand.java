@@ -73,10 +73,10 @@ final class BenchQmmCommand implements Callable<Integer> {
               + " qmv-splitk@BPSxFB the split-K kernel with BPS blocks per SM and FB features per"
               + " batch, qmv-async@BLOCKSxFBxSTAGES the asynchronous-copy split-K kernel with"
               + " BLOCKS blocks in all, FB features per batch and STAGES batches in shared memory,"
-              + " qmm-mma-async@KSxSTAGES[xRT[xBPS[xE]]] the pipelined split-K tensor-core kernel"
-              + " with KS warps along k, STAGES batches in shared memory, RT 8-row tiles per warp"
-              + " (1-2), BPS blocks per SM (1-2) and E = 1 to refill each stage right after its"
-              + " barrier,"
+              + " qmm-mma-async@KSxSTAGES[xRT[xBPS[xE[xRB]]]] the pipelined split-K tensor-core"
+              + " kernel with KS warps along k, STAGES batches in shared memory, RT 8-row tiles per"
+              + " warp (1-2), BPS blocks per SM (1-2), E = 1 to refill each stage right after its"
+              + " barrier and RB batches (1-8) per cross-warp reduction,"
               + " and qmv-rows@RxF the multi-row vector kernel with R rows of x per block"
               + " (1-8) and F features per warp (1 or 2) (default: auto).")
   String kernel = "auto";

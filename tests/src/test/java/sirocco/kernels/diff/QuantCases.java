@@ -396,11 +396,22 @@ final class QuantCases {
     QmmData d = data(sp.rnd(), s);
     int rt = sp.i("rt");
     int early = sp.i("early");
-    LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, stages, rt, 1, early);
+    int rb = sp.i("rb");
+    LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, stages, rt, 1, early, rb);
     return fromPlan(
         m,
         p,
-        "QmmMmaAsyncKernel.plan(s, 2, " + ks + ", " + stages + ", " + rt + ", 1, " + early + ")",
+        "QmmMmaAsyncKernel.plan(s, 2, "
+            + ks
+            + ", "
+            + stages
+            + ", "
+            + rt
+            + ", 1, "
+            + early
+            + ", "
+            + rb
+            + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
         d.wq(),

@@ -111,16 +111,18 @@ public final class QmmMmaAsyncKernel {
 
   @Kernel(
       validateWith = {
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=3,rt=1,early=0",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=3,rt=1,early=0",
-        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0",
-        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0",
-        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=4,rt=1,early=0",
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0",
-        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0",
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=1",
-        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=3,rt=2,early=1"
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=3,rt=1,early=0,rb=1",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=3,rt=1,early=0,rb=1",
+        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=1",
+        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=1",
+        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=4,rt=1,early=0,rb=1",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
+        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=1,rb=1",
+        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=3,rt=2,early=1,rb=1",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=3",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=4"
       })
   public static void qmm(
       KernelContext ctx,
@@ -139,7 +141,8 @@ public final class QmmMmaAsyncKernel {
       @Specialize int wps,
       @Specialize int stages,
       @Specialize int rt,
-      @Specialize int early) {
+      @Specialize int early,
+      @Specialize int rb) {
     // May be launched early (QmmPolicy.earlyStart): the first copies are requested after this, so
     // nothing is read before the previous kernel ends.
     ctx.waitForPriorGrids();
@@ -160,7 +163,7 @@ public final class QmmMmaAsyncKernel {
     int slab = ks * rt * 128;
     int[] wsh = ctx.allocateIntLocalArray(stages * ks * 16 * rs); // [stages, ks, 16, rs] words
     short[] ssh = ctx.allocateShortLocalArray(stages * ks * 32 * cpw); // [stages, ks, 2, 16, cpw]
-    float[] red = ctx.allocateFloatLocalArray(2 * slab); // [2, ks, rt, 128] reduction slab
+    float[] red = ctx.allocateFloatLocalArray(2 * rb * slab); // [2, rb, ks, rt, 128] reduction slab
     float[] xsum = ctx.allocateFloatLocalArray(rt * ks * cpw * 8); // [rt, ks, cpw, 8] x sums
     int step = ctx.groupCountX;
     // Per-lane copy offsets, fixed for the whole kernel (requestFull): chunk q = lane + 32u of a
@@ -303,12 +306,21 @@ public final class QmmMmaAsyncKernel {
     int tid = ctx.localIdx;
     int buf = 0;
     int slot = 0; // the stage holding batch bt
+    int li = 0; // batches this block has walked
+    // Reducers of one batch of a round (rb > 1): groups of at least one batch's tile of threads.
+    int rgroups = Math.max(1, 32 * ks / (128 * rt));
+    int rsize = 32 * ks / rgroups;
     while (bt < batches) {
       // Refill the stage read last batch (its readers passed that batch's block barrier) with the
       // batch stages - 1 ahead; one group per iteration, empty past the end, so the wait below
       // always covers batch bt. Lanes read words other lanes copied: a warp barrier after it.
-      // (early = 1 refilled it right after that barrier instead.)
+      // (early = 1 refilled it right after that barrier instead.) With rounds of rb > 1 batches
+      // there is no block barrier per batch; a stage's words are the warp's own, so the warp's
+      // lanes having read it (a warp barrier) is enough.
       if (early == 0) {
+        if (rb > 1) {
+          ctx.warpBarrier();
+        }
         refill(
             wq,
             scales,
@@ -391,12 +403,49 @@ public final class QmmMmaAsyncKernel {
         }
       }
 
-      // Warp w's row tile v at (w·rt + v)·128: QmmMmaSplitKKernel.reduceBatch's layout (mt = 1).
-      Vec.store4(red, buf + warp * rt * 128 + lane * 4, acc);
+      // Warp w's row tile v at (w·rt + v)·128: QmmMmaSplitKKernel.reduceBatch's layout (mt = 1);
+      // entry li % rb of the round's half of the slab.
+      int entry = buf + (li % rb) * slab;
+      Vec.store4(red, entry + warp * rt * 128 + lane * 4, acc);
       if (rt > 1) {
-        Vec.store4(red, buf + warp * rt * 128 + 128 + lane * 4, accY);
+        Vec.store4(red, entry + warp * rt * 128 + 128 + lane * 4, accY);
+      }
+      slot = slot == stages - 1 ? 0 : slot + 1;
+      li++;
+      bt += step;
+      if (rb > 1 && li % rb != 0 && bt < batches) {
+        continue; // the round goes on: no block barrier for this batch
       }
       ctx.localBarrier();
+      if (rb > 1) {
+        // The round's batches (cnt of them, the last bt - step), a group of threads each.
+        int cnt = li % rb == 0 ? rb : li % rb;
+        int grp = tid / rsize;
+        for (int j = 0; j < cnt; j++) {
+          if (j % rgroups == grp) {
+            QmmMmaSplitKKernel.reduceBatch(
+                red,
+                out,
+                buf + j * slab,
+                tid - grp * rsize,
+                rsize,
+                bt - (cnt - j) * step,
+                16,
+                mBase,
+                rows,
+                n,
+                ks,
+                1,
+                rt,
+                dtype);
+          }
+        }
+        buf = rb * slab - buf;
+        continue;
+      }
+      // rb = 1: the batch just walked, as before rounds existed.
+      int done = bt - step;
+      int read = slot == 0 ? stages - 1 : slot - 1; // the stage batch done was read from
       if (early == 1) {
         // Every warp has read this stage: refill it now, before the reduction, with the batch
         // stages ahead (the prologue requested all stages).
@@ -406,8 +455,8 @@ public final class QmmMmaAsyncKernel {
             biases,
             wsh,
             ssh,
-            bt + stages * step,
-            slot,
+            done + stages * step,
+            read,
             batches,
             n,
             ks,
@@ -430,11 +479,10 @@ public final class QmmMmaAsyncKernel {
             do2,
             do3);
       }
-      QmmMmaSplitKKernel.reduceBatch(red, out, buf, tid, bt, 16, mBase, rows, n, ks, 1, rt, dtype);
+      QmmMmaSplitKKernel.reduceBatch(
+          red, out, buf, tid, 32 * ks, done, 16, mBase, rows, n, ks, 1, rt, dtype);
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
-      slot = slot == stages - 1 ? 0 : slot + 1;
-      bt += step;
     }
     Vec.waitAsync(0); // nothing may be in flight into shared memory when the block exits
   }
@@ -635,8 +683,13 @@ public final class QmmMmaAsyncKernel {
 
   /** Shared bytes of a block: the stages, the reduction slab, the x sums ({@code rt} row tiles). */
   static int sharedBytes(int ks, int wps, int cpw, int stages, int rt) {
+    return sharedBytes(ks, wps, cpw, stages, rt, 1);
+  }
+
+  /** {@link #sharedBytes(int, int, int, int, int)} with a slab for rounds of {@code rb} batches. */
+  static int sharedBytes(int ks, int wps, int cpw, int stages, int rt, int rb) {
     int stage = ks * (16 * (4 * wps + 8) * 4 + 64 * cpw);
-    return stages * stage + rt * (2 * ks * 128 * 4 + ks * cpw * 8 * 4);
+    return stages * stage + rt * (2 * rb * ks * 128 * 4 + ks * cpw * 8 * 4);
   }
 
   /** Whether a row's {@code cpw} scales make one asynchronous copy (4, 8 or 16 bytes). */
@@ -731,6 +784,26 @@ public final class QmmMmaAsyncKernel {
    */
   public static LaunchPlan plan(
       QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early) {
+    return plan(s, smCount, ks, stages, rt, bps, early, 1);
+  }
+
+  /**
+   * An explicit plan whose cross-warp reduction runs once per round of {@code rb} (1–8) batches
+   * instead of after every batch: the warps' partial sums of a round go to {@code rb} entries of
+   * the slab, and only the round's last batch (or the block's last) has a block barrier, after
+   * which groups of threads reduce the round's batches, one group per batch. Between those barriers
+   * the warps run apart (a stage is the warp's own, so a warp barrier guards its refill). Not with
+   * {@code early = 1}.
+   */
+  public static LaunchPlan plan(
+      QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early, int rb) {
+    if (rb < 1 || rb > 8) {
+      throw new IllegalArgumentException("rb must be 1 to 8 batches per reduction, got " + rb);
+    }
+    if (rb > 1 && early == 1) {
+      throw new IllegalArgumentException(
+          "early=1 refills after every batch's barrier; rb=" + rb + " has none: use early=0,rb=1");
+    }
     if (bps != 1 && bps != 2) {
       throw new IllegalArgumentException("bps must be 1 or 2 blocks per SM, got " + bps);
     }
@@ -756,7 +829,7 @@ public final class QmmMmaAsyncKernel {
       throw new IllegalArgumentException(
           "ks must leave 2, 4 or 8 groups per warp slice, got " + cpw + " at ks=" + ks);
     }
-    int shared = sharedBytes(ks, wps, cpw, stages, rt);
+    int shared = sharedBytes(ks, wps, cpw, stages, rt, rb);
     if (stages < 2 || shared > SHARED_LIMIT) {
       throw new IllegalArgumentException(
           "stages must be >= 2 with the block's shared memory within "
@@ -799,7 +872,9 @@ public final class QmmMmaAsyncKernel {
             "rt",
             rt,
             "early",
-            early);
+            early,
+            "rb",
+            rb);
     // Two blocks always carry the hint: the register kernel's estimate that base uses is not this
     // kernel's count (68 at rt = 1), and 2 x 512 x 68 registers would not launch.
     return p.withMinBlocksPerSm(bps > 1 ? bps : base.minBlocksPerSm());

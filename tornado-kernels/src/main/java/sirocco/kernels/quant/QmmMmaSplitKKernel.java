@@ -403,7 +403,7 @@ public final class QmmMmaSplitKKernel {
         }
       }
       ctx.localBarrier();
-      reduceBatch(red, out, buf, tid, bt, fpb, mBase, rows, n, ks, mt, rt, dtype);
+      reduceBatch(red, out, buf, tid, 32 * ks, bt, fpb, mBase, rows, n, ks, mt, rt, dtype);
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
       bt = nbt;
@@ -412,15 +412,17 @@ public final class QmmMmaSplitKKernel {
 
   /**
    * The reducers of one batch: threads (tile, feature, row) with row < rows add the ks warps'
-   * values and store the output ({@link #qmm} and {@link QmmMmaAsyncKernel}). A thread-strided
-   * loop: the constant-round form this once had (for a constant-trip phase loop around it, since
-   * removed) cost {@link #qmm} 2–23 registers (class comment, "Registers").
+   * values and store the output ({@link #qmm} and {@link QmmMmaAsyncKernel}); {@code tid} counts
+   * from 0 among the {@code threads} reducing this batch. A thread-strided loop: the constant-round
+   * form this once had (for a constant-trip phase loop around it, since removed) cost {@link #qmm}
+   * 2–23 registers (class comment, "Registers").
    */
   static void reduceBatch(
       float[] red, // [2 * ks * mt * rt * 128] shared slab
       short[] out, // [rows, n] bf16/f16 bits
       int buf,
       int tid,
+      int threads,
       int bt,
       int fpb,
       int mBase,
@@ -431,7 +433,7 @@ public final class QmmMmaSplitKKernel {
       int rt,
       int dtype) {
     int tile = mt * rt * 128; // one warp's tiles
-    for (int e = tid; e < tile; e += 32 * ks) {
+    for (int e = tid; e < tile; e += threads) {
       int ut = e >> 7; // u * rt + v: feature tile u, row tile v
       int u = rt == 2 ? ut >> 1 : ut;
       int v = ut - u * rt;

@@ -141,6 +141,35 @@ class QmmMmaAsyncKernelTest {
     check(s16, seed, QmmMmaAsyncKernel.plan(s16, 2, 4, 2, 2, 1, 1));
   }
 
+  /**
+   * Reduction rounds of 2-5 batches: blocks walking 8 or 15 batches, so rounds end short at the
+   * block's last batch; one and two row tiles (9 and 21 rows), k split over 2 and 4 warps (one and
+   * two reducing groups per round), bf16/f16.
+   */
+  @Test
+  void reductionRounds() {
+    long seed = 500;
+    for (int rb : new int[] {2, 3, 5}) {
+      for (int rows : new int[] {5, 21}) {
+        int ks = rows == 5 ? 2 : 4;
+        QmmShape s =
+            QmmShape.affine(4, 64, rb == 3 ? Quant.F16 : Quant.BF16, rows, 120 + 16 * rb, 256 * ks);
+        LaunchPlan p = QmmMmaAsyncKernel.plan(s, 1, ks, 2, rows > 8 ? 2 : 1, 1, 0, rb);
+        assertEquals(rb, p.get("rb"));
+        check(s, seed++, p);
+      }
+    }
+    QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 2, 24, 4096);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 2, 1, 1, 0, 9));
+    assertTrue(e.getMessage().startsWith("rb must be 1 to 8"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 2, 1, 1, 1, 2));
+    assertTrue(e.getMessage().startsWith("early=1 refills after every batch"), e.getMessage());
+  }
+
   /** Bad blocks per SM or early flags are refused naming the argument; so is shared overflow. */
   @Test
   void rejectsBadBlocksAndEarly() {
