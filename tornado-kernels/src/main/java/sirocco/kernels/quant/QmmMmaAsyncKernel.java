@@ -122,7 +122,7 @@ public final class QmmMmaAsyncKernel {
         "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=1,rb=1",
         "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=3,rt=2,early=1,rb=1",
         "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=3",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=4"
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=2"
       })
   public static void qmm(
       KernelContext ctx,
