@@ -405,7 +405,7 @@ public final class QmmMmaAsyncKernel {
 
       // Warp w's row tile v at (w·rt + v)·128: QmmMmaSplitKKernel.reduceBatch's layout (mt = 1);
       // entry li % rb of the round's half of the slab.
-      int entry = buf + (li % rb) * slab;
+      int entry = rb == 1 ? buf : buf + (li % rb) * slab;
       Vec.store4(red, entry + warp * rt * 128 + lane * 4, acc);
       if (rt > 1) {
         Vec.store4(red, entry + warp * rt * 128 + 128 + lane * 4, accY);
