@@ -74,7 +74,7 @@ import sirocco.api.Vec;
  * explicitly. With {@code rt = 1} the PTX is the same as before {@code rt} existed (compared after
  * the change).
  *
- * <h2>Two blocks per SM, early refills (explicit plans only, run 102)</h2>
+ * <h2>Two blocks per SM, early refills, reduction rounds (explicit plans only, run 102)</h2>
  *
  * Asked of the H200's 1–8-row miss (75% of the read-only time there against the H100's 90%): {@code
  * bps = 2} runs two 512-thread blocks per SM at 64 registers, {@code early = 1} requests every
@@ -82,7 +82,11 @@ import sirocco.api.Vec;
  * read it. Neither beat the default on the H100 (2 rows: 14.15 and 11.82 µs against 11.79; 16 rows
  * with two row tiles, early: 14.65 against 13.26). On the same H100 with the plan sized for 80–96
  * SMs, which puts an H200's bytes per SM on each block, a third stage did not help either: a block
- * needs ~1.6 µs to consume a batch, so the copies in flight are not what limits it.
+ * needs ~1.6 µs to consume a batch, so the copies in flight are not what limits it. Nor is the
+ * block barrier per batch: with one barrier and reduction per round of {@code rb} = 2–6 batches
+ * ({@link #plan(QmmShape, int, int, int, int, int, int, int)}) the 80-SM case gained at most 3.4%
+ * and the whole H100 lost 2–7%. Nsight (96 SMs): 353 instructions per warp and batch, 149 on the
+ * ALU pipe, the warps stalled mostly waiting for issue slots and the ALU pipe.
  *
  * <h2>Limits</h2>
  *
