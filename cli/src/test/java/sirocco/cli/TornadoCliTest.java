@@ -262,7 +262,7 @@ class TornadoCliTest {
           "qmv-rows@4",
           "qmv@1x1",
           "qmv-splitk,",
-          "qmm-mma-async@2x2x1x1x1x1",
+          "qmm-mma-async@2x2x1x1x0x1x1",
           "qmm-mma-xshared@2x2x1",
           "qmm-mma-xshared@2x2x1x2x1x1"
         }) {
@@ -295,7 +295,7 @@ class TornadoCliTest {
             "--sms",
             "1",
             "--kernel",
-            "qmm-mma-async@2x2,qmm-mma-async@2x3x1x1x1,qmm-mma-splitk@2x1x1");
+            "qmm-mma-async@2x2,qmm-mma-async@2x3x1x1x1,qmm-mma-async@2x2x1x1x0x3,qmm-mma-splitk@2x1x1");
     assertEquals(0, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("explicit plans sized for 1 multiprocessors (--sms"), r.out());
     assertTrue(r.out().contains("all outputs matched the float64 reference"), r.out());
