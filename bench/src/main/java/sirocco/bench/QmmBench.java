@@ -140,22 +140,6 @@ public final class QmmBench {
       int copyMiB,
       int columns,
       int sms) {
-    /** The options with plans sized for the device's multiprocessors. */
-    public Options(
-        List<Integer> rows,
-        int n,
-        int k,
-        List<Format> formats,
-        DType dtype,
-        String kernel,
-        int copies,
-        int repeats,
-        int launches,
-        int copyMiB,
-        int columns) {
-      this(rows, n, k, formats, dtype, kernel, copies, repeats, launches, copyMiB, columns, 0);
-    }
-
     public Options {
       if (rows == null || rows.isEmpty() || rows.stream().anyMatch(r -> r == null || r < 1)) {
         throw new IllegalArgumentException("--rows must list positive row counts, got " + rows);

@@ -59,9 +59,10 @@ import sirocco.api.Vec;
  * measured (run 89: 12.2–12.6 against 13.3–13.7 µs at 12288×4096 g64 bf16), and the op's default
  * there ({@code QmmPolicy.MMA_ASYNC_MAX_ROWS}). Then: early start (0.2–0.3 µs), the exponent bits
  * of the unpacking from a register ({@link QmmMmaFragments#magic4}: one LOP3 per fragment register
- * instead of two, run 94) and full batches copied from per-lane offsets ({@link #requestFull}, run
- * 95): 10.82–11.22 µs at 2–8 rows. Then x requested before the first stages and two stages instead
- * of three ({@link #STAGES}, run 98): 10.69–10.75 µs at 1–8 rows.
+ * instead of two, run 94) and full batches copied from per-lane offsets ({@link
+ * QmmMmaAsyncCopies#requestFull}, run 95): 10.82–11.22 µs at 2–8 rows. Then x requested before the
+ * first stages and two stages instead of three ({@link #STAGES}, run 98): 10.69–10.75 µs at 1–8
+ * rows.
  *
  * <h2>Two row tiles ({@code rt = 2}, run 100)</h2>
  *
@@ -172,14 +173,14 @@ public final class QmmMmaAsyncKernel {
     int step = ctx.groupCountX;
     // Per-lane copy offsets, fixed for the whole kernel (requestFull): chunk q = lane + 32u of a
     // batch is 16-byte chunk q % wps of row q / wps.
-    int so0 = srcOffset(lane, wps, wpr, lw);
-    int so1 = srcOffset(lane + 32, wps, wpr, lw);
-    int so2 = srcOffset(lane + 64, wps, wpr, lw);
-    int so3 = srcOffset(lane + 96, wps, wpr, lw);
-    int do0 = dstOffset(lane, wps, rs);
-    int do1 = dstOffset(lane + 32, wps, rs);
-    int do2 = dstOffset(lane + 64, wps, rs);
-    int do3 = dstOffset(lane + 96, wps, rs);
+    int so0 = QmmMmaAsyncCopies.srcOffset(lane, wps, wpr, lw);
+    int so1 = QmmMmaAsyncCopies.srcOffset(lane + 32, wps, wpr, lw);
+    int so2 = QmmMmaAsyncCopies.srcOffset(lane + 64, wps, wpr, lw);
+    int so3 = QmmMmaAsyncCopies.srcOffset(lane + 96, wps, wpr, lw);
+    int do0 = QmmMmaAsyncCopies.dstOffset(lane, wps, rs);
+    int do1 = QmmMmaAsyncCopies.dstOffset(lane + 32, wps, rs);
+    int do2 = QmmMmaAsyncCopies.dstOffset(lane + 64, wps, rs);
+    int do3 = QmmMmaAsyncCopies.dstOffset(lane + 96, wps, rs);
     int sso = (lane & 15) * groups + gw; // the lane's scale (or bias) row's first group
 
     // x first: the warp's slice of x (a few KiB for the whole grid) is requested before the first
@@ -221,7 +222,7 @@ public final class QmmMmaAsyncKernel {
     // The first stages - 1 batches (early = 1: all stages, before x is waited for below).
     int bt = ctx.groupIdx;
     for (int s = 0; s < stages - 1 + early; s++) {
-      request(
+      QmmMmaAsyncCopies.request(
           wq,
           scales,
           biases,
@@ -325,7 +326,7 @@ public final class QmmMmaAsyncKernel {
         if (rb > 1) {
           ctx.warpBarrier();
         }
-        refill(
+        QmmMmaAsyncCopies.refill(
             wq,
             scales,
             biases,
@@ -453,7 +454,7 @@ public final class QmmMmaAsyncKernel {
       if (early == 1) {
         // Every warp has read this stage: refill it now, before the reduction, with the batch
         // stages ahead (the prologue requested all stages).
-        refill(
+        QmmMmaAsyncCopies.refill(
             wq,
             scales,
             biases,
@@ -507,174 +508,6 @@ public final class QmmMmaAsyncKernel {
       return new Int4(0, 0, 0, 0);
     }
     return QmmMmaKernel.loadX(x, xr, (lanew + 4 * wpl * (j / wpl) + j % wpl) * 8, bits);
-  }
-
-  /** Word offset of chunk {@code q} of a batch from the batch's first weight row. */
-  static int srcOffset(int q, int wps, int wpr, int lw) {
-    int r = q / wps;
-    return r * wpr + lw + 4 * (q - r * wps);
-  }
-
-  /** Word offset of chunk {@code q} in a warp's staged rows ({@code rs} words per row). */
-  static int dstOffset(int q, int wps, int rs) {
-    int r = q / wps;
-    return r * rs + 4 * (q - r * wps);
-  }
-
-  /**
-   * One refill of stage {@code stage} with batch {@code batch}, committed as one group (empty past
-   * the last batch, so that every wait counts the same groups): {@link #requestFull} where the
-   * batch's 16 rows all exist, else {@link #request}.
-   */
-  static void refill(
-      int[] wq, // [n, wpr] packed u32
-      short[] scales, // [n, groups]
-      short[] biases, // [n, groups]
-      int[] wsh, // [stages, ks, 16, rs] (shared)
-      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
-      int batch,
-      int stage,
-      int batches,
-      int n,
-      int ks,
-      int wps,
-      int cpw,
-      int rs,
-      int lane,
-      int warp,
-      int lw,
-      int gw,
-      int wpr,
-      int groups,
-      int sso,
-      int so0,
-      int so1,
-      int so2,
-      int so3,
-      int do0,
-      int do1,
-      int do2,
-      int do3) {
-    if (batch * 16 + 16 <= n) {
-      requestFull(
-          wq, scales, biases, wsh, ssh, batch, stage, ks, wps, cpw, rs, lane, warp, wpr, groups,
-          sso, so0, so1, so2, so3, do0, do1, do2, do3);
-    } else {
-      request(
-          wq, scales, biases, wsh, ssh, batch, stage, batches, n, ks, wps, cpw, rs, lane, warp, lw,
-          gw, wpr, groups);
-    }
-    Vec.commitAsync();
-  }
-
-  /**
-   * {@link #request} for a batch whose 16 rows all exist ({@code batch·16 + 16 <= n}): the same
-   * copies from the per-lane offsets computed once per kernel ({@link #srcOffset}, {@link
-   * #dstOffset}, {@code sso}), so a copy costs two additions and no clamp, division or multiply
-   * (run 93's SASS: ≈ 80 instructions per warp and batch for the general form). A slice has {@code
-   * 16·wps} = 32, 64 or 128 chunks: every lane copies {@code wps / 2} of them.
-   */
-  static void requestFull(
-      int[] wq, // [n, wpr] packed u32
-      short[] scales, // [n, groups]
-      short[] biases, // [n, groups]
-      int[] wsh, // [stages, ks, 16, rs] (shared)
-      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
-      int batch,
-      int stage,
-      int ks,
-      int wps,
-      int cpw,
-      int rs,
-      int lane,
-      int warp,
-      int wpr,
-      int groups,
-      int sso,
-      int so0,
-      int so1,
-      int so2,
-      int so3,
-      int do0,
-      int do1,
-      int do2,
-      int do3) {
-    int wBase = (stage * ks + warp) * 16 * rs;
-    int rowW = batch * 16 * wpr;
-    Vec.copyAsync(wsh, wBase + do0, wq, rowW + so0, 16);
-    if (wps > 2) {
-      Vec.copyAsync(wsh, wBase + do1, wq, rowW + so1, 16);
-    }
-    if (wps > 4) {
-      Vec.copyAsync(wsh, wBase + do2, wq, rowW + so2, 16);
-      Vec.copyAsync(wsh, wBase + do3, wq, rowW + so3, 16);
-    }
-    requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, batch * 16 * groups + sso);
-  }
-
-  /**
-   * Lane l's copy of the {@code cpw} scales (l < 16) or biases (l ≥ 16) of row {@code l & 15} of a
-   * batch, from element {@code src}, into stage {@code stage}.
-   */
-  static void requestGroups(
-      short[] scales, // [n, groups]
-      short[] biases, // [n, groups]
-      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
-      int stage,
-      int ks,
-      int cpw,
-      int lane,
-      int warp,
-      int src) {
-    int dst = ((stage * ks + warp) * 32 + lane) * cpw;
-    if (lane < 16) {
-      Vec.copyAsync(ssh, dst, scales, src, 2 * cpw);
-    } else {
-      Vec.copyAsync(ssh, dst, biases, src, 2 * cpw);
-    }
-  }
-
-  /**
-   * The warp's copies of batch {@code batch} into stage {@code stage}: 16 rows (features {@code
-   * batch·16 + r}, clamped to the last) × {@code wps} 16-byte chunks of the warp's k slice, spread
-   * over the lanes, then lane l copies the scales (l < 16) or biases (l ≥ 16) of row {@code l &
-   * 15}. Nothing past the last batch.
-   */
-  static void request(
-      int[] wq, // [n, wpr] packed u32
-      short[] scales, // [n, groups]
-      short[] biases, // [n, groups]
-      int[] wsh, // [stages, ks, 16, rs] (shared)
-      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
-      int batch,
-      int stage,
-      int batches,
-      int n,
-      int ks,
-      int wps,
-      int cpw,
-      int rs,
-      int lane,
-      int warp,
-      int lw,
-      int gw,
-      int wpr,
-      int groups) {
-    if (batch < batches) {
-      int base = (stage * ks + warp) * 16;
-      int chunks = 16 * wps;
-      for (int u = 0; u < (chunks + 31) / 32; u++) {
-        int q = lane + 32 * u;
-        if (q < chunks) {
-          int r = q / wps;
-          int part = q - r * wps;
-          int f = Math.min(batch * 16 + r, n - 1);
-          Vec.copyAsync(wsh, (base + r) * rs + 4 * part, wq, f * wpr + lw + 4 * part, 16);
-        }
-      }
-      int f = Math.min(batch * 16 + (lane & 15), n - 1);
-      requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, f * groups + gw);
-    }
   }
 
   // ---- dispatch helpers ----

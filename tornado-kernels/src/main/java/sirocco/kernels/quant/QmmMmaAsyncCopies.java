@@ -1,0 +1,181 @@
+package sirocco.kernels.quant;
+
+import sirocco.api.Vec;
+
+/**
+ * The asynchronous copies of {@link QmmMmaAsyncKernel}: each warp's slice of a batch of 16 weight
+ * rows (16-byte chunks of packed words) and its rows' scales and biases, from global memory into
+ * the warp's own region of a shared-memory stage. Kept apart from the kernel's consuming loop; the
+ * JIT inlines them into it.
+ */
+final class QmmMmaAsyncCopies {
+  private QmmMmaAsyncCopies() {}
+
+  /** Word offset of chunk {@code q} of a batch from the batch's first weight row. */
+  static int srcOffset(int q, int wps, int wpr, int lw) {
+    int r = q / wps;
+    return r * wpr + lw + 4 * (q - r * wps);
+  }
+
+  /** Word offset of chunk {@code q} in a warp's staged rows ({@code rs} words per row). */
+  static int dstOffset(int q, int wps, int rs) {
+    int r = q / wps;
+    return r * rs + 4 * (q - r * wps);
+  }
+
+  /**
+   * One refill of stage {@code stage} with batch {@code batch}, committed as one group (empty past
+   * the last batch, so that every wait counts the same groups): {@link #requestFull} where the
+   * batch's 16 rows all exist, else {@link #request}.
+   */
+  static void refill(
+      int[] wq, // [n, wpr] packed u32
+      short[] scales, // [n, groups]
+      short[] biases, // [n, groups]
+      int[] wsh, // [stages, ks, 16, rs] (shared)
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
+      int batch,
+      int stage,
+      int batches,
+      int n,
+      int ks,
+      int wps,
+      int cpw,
+      int rs,
+      int lane,
+      int warp,
+      int lw,
+      int gw,
+      int wpr,
+      int groups,
+      int sso,
+      int so0,
+      int so1,
+      int so2,
+      int so3,
+      int do0,
+      int do1,
+      int do2,
+      int do3) {
+    if (batch * 16 + 16 <= n) {
+      requestFull(
+          wq, scales, biases, wsh, ssh, batch, stage, ks, wps, cpw, rs, lane, warp, wpr, groups,
+          sso, so0, so1, so2, so3, do0, do1, do2, do3);
+    } else {
+      request(
+          wq, scales, biases, wsh, ssh, batch, stage, batches, n, ks, wps, cpw, rs, lane, warp, lw,
+          gw, wpr, groups);
+    }
+    Vec.commitAsync();
+  }
+
+  /**
+   * {@link #request} for a batch whose 16 rows all exist ({@code batch·16 + 16 <= n}): the same
+   * copies from the per-lane offsets computed once per kernel ({@link #srcOffset}, {@link
+   * #dstOffset}, {@code sso}), so a copy costs two additions and no clamp, division or multiply
+   * (run 93's SASS: ≈ 80 instructions per warp and batch for the general form). A slice has {@code
+   * 16·wps} = 32, 64 or 128 chunks: every lane copies {@code wps / 2} of them.
+   */
+  static void requestFull(
+      int[] wq, // [n, wpr] packed u32
+      short[] scales, // [n, groups]
+      short[] biases, // [n, groups]
+      int[] wsh, // [stages, ks, 16, rs] (shared)
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
+      int batch,
+      int stage,
+      int ks,
+      int wps,
+      int cpw,
+      int rs,
+      int lane,
+      int warp,
+      int wpr,
+      int groups,
+      int sso,
+      int so0,
+      int so1,
+      int so2,
+      int so3,
+      int do0,
+      int do1,
+      int do2,
+      int do3) {
+    int wBase = (stage * ks + warp) * 16 * rs;
+    int rowW = batch * 16 * wpr;
+    Vec.copyAsync(wsh, wBase + do0, wq, rowW + so0, 16);
+    if (wps > 2) {
+      Vec.copyAsync(wsh, wBase + do1, wq, rowW + so1, 16);
+    }
+    if (wps > 4) {
+      Vec.copyAsync(wsh, wBase + do2, wq, rowW + so2, 16);
+      Vec.copyAsync(wsh, wBase + do3, wq, rowW + so3, 16);
+    }
+    requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, batch * 16 * groups + sso);
+  }
+
+  /**
+   * Lane l's copy of the {@code cpw} scales (l < 16) or biases (l ≥ 16) of row {@code l & 15} of a
+   * batch, from element {@code src}, into stage {@code stage}.
+   */
+  static void requestGroups(
+      short[] scales, // [n, groups]
+      short[] biases, // [n, groups]
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
+      int stage,
+      int ks,
+      int cpw,
+      int lane,
+      int warp,
+      int src) {
+    int dst = ((stage * ks + warp) * 32 + lane) * cpw;
+    if (lane < 16) {
+      Vec.copyAsync(ssh, dst, scales, src, 2 * cpw);
+    } else {
+      Vec.copyAsync(ssh, dst, biases, src, 2 * cpw);
+    }
+  }
+
+  /**
+   * The warp's copies of batch {@code batch} into stage {@code stage}: 16 rows (features {@code
+   * batch·16 + r}, clamped to the last) × {@code wps} 16-byte chunks of the warp's k slice, spread
+   * over the lanes, then lane l copies the scales (l < 16) or biases (l ≥ 16) of row {@code l &
+   * 15}. Nothing past the last batch.
+   */
+  static void request(
+      int[] wq, // [n, wpr] packed u32
+      short[] scales, // [n, groups]
+      short[] biases, // [n, groups]
+      int[] wsh, // [stages, ks, 16, rs] (shared)
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
+      int batch,
+      int stage,
+      int batches,
+      int n,
+      int ks,
+      int wps,
+      int cpw,
+      int rs,
+      int lane,
+      int warp,
+      int lw,
+      int gw,
+      int wpr,
+      int groups) {
+    if (batch < batches) {
+      int base = (stage * ks + warp) * 16;
+      int chunks = 16 * wps;
+      for (int u = 0; u < (chunks + 31) / 32; u++) {
+        int q = lane + 32 * u;
+        if (q < chunks) {
+          int r = q / wps;
+          int part = q - r * wps;
+          int f = Math.min(batch * 16 + r, n - 1);
+          Vec.copyAsync(wsh, (base + r) * rs + 4 * part, wq, f * wpr + lw + 4 * part, 16);
+        }
+      }
+      int f = Math.min(batch * 16 + (lane & 15), n - 1);
+      requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, f * groups + gw);
+    }
+  }
+}
