@@ -634,6 +634,9 @@ public final class QmmMmaAsyncKernel {
    */
   public static LaunchPlan plan(
       QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early, int rb) {
+    if (s == null) {
+      throw new IllegalArgumentException("s must be a QmmShape, got null");
+    }
     if (rb < 1 || rb > 8) {
       throw new IllegalArgumentException("rb must be 1 to 8 batches per reduction, got " + rb);
     }

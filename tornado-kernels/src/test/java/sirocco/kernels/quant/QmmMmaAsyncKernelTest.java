@@ -168,6 +168,11 @@ class QmmMmaAsyncKernelTest {
         assertThrows(
             IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 16, 2, 1, 1, 1, 2));
     assertTrue(e.getMessage().startsWith("early=1 refills after every batch"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> QmmMmaAsyncKernel.plan(null, 1, 16, 2, 1, 1, 0, 1));
+    assertTrue(e.getMessage().startsWith("s must be a QmmShape"), e.getMessage());
   }
 
   /** Bad blocks per SM or early flags are refused naming the argument; so is shared overflow. */
