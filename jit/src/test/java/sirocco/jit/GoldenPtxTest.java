@@ -150,6 +150,8 @@ class GoldenPtxTest {
     String s = body(ptx(VectorKernels.class, "sharedVectors"));
     assertTrue(s.contains("st.shared.v4.f32"), s);
     assertTrue(s.contains("ld.shared.v4.u32"), s);
+    assertTrue(s.contains("ld.shared.v2.u32"), s);
+    assertTrue(v.contains("ld.global.v2.u32"), v);
   }
 
   @Test

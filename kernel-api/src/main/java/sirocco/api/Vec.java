@@ -121,6 +121,18 @@ public final class Vec {
     return new Int2(pack(a[i], a[i + 1]), pack(a[i + 2], a[i + 3]));
   }
 
+  // ---- coherent 8-byte loads (global or shared) ----
+
+  public static Int2 load2(int[] a, int i) {
+    aligned(i, 2);
+    return new Int2(a[i], a[i + 1]);
+  }
+
+  public static Int2 load2(short[] a, int i) {
+    aligned(i, 4);
+    return new Int2(pack(a[i], a[i + 1]), pack(a[i + 2], a[i + 3]));
+  }
+
   // ---- coherent 16-byte loads (global or shared) ----
 
   public static Int4 load4(int[] a, int i) {

@@ -453,6 +453,7 @@ final class CallLowering {
           case "ldg4" -> vload(4, true, e, a);
           case "ldg2" -> vload(2, true, e, a);
           case "load4" -> vload(4, false, e, a);
+          case "load2" -> vload(2, false, e, a);
           case "store4" ->
               b.append(Op.STORE_VEC, Type.VOID, new VecAccess(4, false, e == Elem.FLOAT), a);
           // Checked by legalize once specialization and folding have run: constant bytes and

@@ -18,7 +18,8 @@ public final class VectorKernels {
   /**
    * outI[g*4..] = ldg4(ints) + load4(ints) component-wise; outF[g*4..] = ldg4(floats) * 2 stored
    * with store4; outS: ldg4 of shorts stored with store4 into outS (a copy); outB: the 16 bytes of
-   * chunk g XOR-combined into outI2[g]; ldg2 of ints and shorts summed into outI2[g + chunks].
+   * chunk g XOR-combined into outI2[g]; ldg2 of ints and shorts and load2 of ints (weighted) summed
+   * into outI2[g + chunks].
    */
   @Kernel
   public static void vectors(
@@ -46,19 +47,25 @@ public final class VectorKernels {
     Int4 by = Vec.ldg4(bytes, g * 16);
     outI2[g] = by.x() ^ by.y() ^ by.z() ^ by.w();
     Int2 p = Vec.ldg2(ints, g * 4);
+    Int2 c2 = Vec.load2(ints, g * 4 + 2);
     Int2 q = Vec.ldg2(shorts, g * 8 + 4);
     outI2[g + chunks] =
         p.x()
             + p.y()
             + q.x()
             + q.y()
+            + 3 * c2.x()
+            + 5 * c2.y()
             + Vec.ldg(ints, g)
             + Vec.ldg(shorts, g)
             + Vec.ldg(bytes, g)
             + (int) Vec.ldg(floats, g);
   }
 
-  /** One block of 64 threads: stage 16 bytes per thread in shared memory, read them rotated. */
+  /**
+   * One block of 64 threads: stage 16 bytes per thread in shared memory, read them rotated (the
+   * shorts' high half from a second thread's chunk through an 8-byte load).
+   */
   @Kernel
   public static void sharedVectors(
       KernelContext ctx, float[] in, float[] out, short[] sin, short[] sout) {
@@ -70,6 +77,9 @@ public final class VectorKernels {
     ctx.localBarrier();
     int u = (t + 1) & 63;
     Vec.store4(out, t * 4, Vec.load4(tile, u * 4));
-    Vec.store4(sout, t * 8, Vec.load4(stile, u * 8));
+    // The high 8 bytes of chunk t as two 8-byte loads of another thread's chunk (Vec.load2).
+    Int4 r = Vec.load4(stile, u * 8);
+    Int2 h = Vec.load2(stile, ((t + 2) & 63) * 8 + 4);
+    Vec.store4(sout, t * 8, new Int4(r.x(), r.y(), h.x(), h.y()));
   }
 }
