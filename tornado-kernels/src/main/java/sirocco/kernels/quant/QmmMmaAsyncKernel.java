@@ -167,7 +167,8 @@ public final class QmmMmaAsyncKernel {
     float offset = QmmMmaFragments.affineOffset(bits, dtype);
     int slab = ks * rt * 128;
     int[] wsh = ctx.allocateIntLocalArray(stages * ks * 16 * rs); // [stages, ks, 16, rs] words
-    short[] ssh = ctx.allocateShortLocalArray(stages * ks * 32 * cpw); // [stages, ks, 2, 16, cpw]
+    int cs = QmmMmaAsyncCopies.scaleStride(cpw); // halves per staged row of scales or biases
+    short[] ssh = ctx.allocateShortLocalArray(stages * ks * 32 * cs); // [stages, ks, 2, 16, cs]
     float[] red = ctx.allocateFloatLocalArray(2 * rb * slab); // [2, rb, ks, rt, 128] reduction slab
     float[] xsum = ctx.allocateFloatLocalArray(rt * ks * cpw * 8); // [rt, ks, cpw, 8] x sums
     int step = ctx.groupCountX;
@@ -307,6 +308,16 @@ public final class QmmMmaAsyncKernel {
       }
     }
     ctx.warpBarrier();
+    // bf16: x row g's sums as the B fragments of the bias mma (biasTerm), held for the whole
+    // kernel; f16 reads them from xsum per group instead (its -offset * X could overflow f16).
+    int xg = warp * cpw * 8 + g; // x row g's sum of group c at xg + 8c
+    Int4 xs0 = dtype == Quant.F16 ? zx : sumFragment(xsum, xg, 0, t, cpw, offset);
+    Int4 xs1 = dtype == Quant.F16 || cpw <= 4 ? zx : sumFragment(xsum, xg, 1, t, cpw, offset);
+    Int4 ys0 = dtype == Quant.F16 || rt < 2 ? zx : sumFragment(xsum, ys + xg, 0, t, cpw, offset);
+    Int4 ys1 =
+        dtype == Quant.F16 || rt < 2 || cpw <= 4
+            ? zx
+            : sumFragment(xsum, ys + xg, 1, t, cpw, offset);
 
     int tid = ctx.localIdx;
     int buf = 0;
@@ -361,10 +372,23 @@ public final class QmmMmaAsyncKernel {
 
       int rowA = ((slot * ks + warp) * 16 + g) * rs + t * wpl; // the lane's words of row g
       int rowB = rowA + 8 * rs; // and of row g + 8
-      int sc = ((slot * ks + warp) * 32 + g) * cpw; // scales of row g; +8·cpw row g+8
-      int bi = sc + 16 * cpw; // biases
+      int sc = ((slot * ks + warp) * 32 + g) * cs; // scales of row g; +8·cs row g+8
+      int bi = sc + 16 * cs; // biases
+      Int4 sa = sharedGroups(ssh, sc, cpw); // the cpw scales of row g, packed in pairs
+      Int4 sb = sharedGroups(ssh, sc + 8 * cs, cpw); // of row g + 8
+      // f16: the biases of rows g, g + 8; bf16: the rows that the lane's slots of the bias
+      // fragment come from (t < 2 scales, t >= 2 biases).
+      int pr = dtype == Quant.F16 || t >= 2 ? bi : sc;
+      Int4 pa = sharedGroups(ssh, pr, cpw);
+      Int4 pb = sharedGroups(ssh, pr + 8 * cs, cpw);
       Float4 acc = zf;
       Float4 accY = zf; // row tile 1 (rt = 2)
+      if (dtype != Quant.F16) {
+        acc = biasTerm(ctx, pa, pb, xs0, xs1, t, cpw, acc);
+        if (rt > 1) {
+          accY = biasTerm(ctx, pa, pb, ys0, ys1, t, cpw, accY);
+        }
+      }
       for (int c = 0; c < cpw; c++) {
         Float4 d = zf;
         Float4 e = zf;
@@ -382,29 +406,21 @@ public final class QmmMmaAsyncKernel {
             e = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, yf, e, dtype);
           }
         }
-        float a = QuantMath.halfToFloat(ssh[sc + c], dtype);
-        float b = QuantMath.halfToFloat(ssh[sc + 8 * cpw + c], dtype);
-        // bias - offset * scale in one FFMA: offset (64 or 128) is a power of two, so the
-        // product is exact and the result rounds once, as the subtraction did.
-        float za = Math.fma(-offset, a, QuantMath.halfToFloat(ssh[bi + c], dtype));
-        float zb = Math.fma(-offset, b, QuantMath.halfToFloat(ssh[bi + 8 * cpw + c], dtype));
-        float xa = xsum[xsAt + 8 * c];
-        float xb = xsum[xsAt + 8 * c + 1];
-        acc =
-            new Float4(
-                Math.fma(a, d.x(), Math.fma(za, xa, acc.x())),
-                Math.fma(a, d.y(), Math.fma(za, xb, acc.y())),
-                Math.fma(b, d.z(), Math.fma(zb, xa, acc.z())),
-                Math.fma(b, d.w(), Math.fma(zb, xb, acc.w())));
+        float a = QmmMmaSplitKKernel.groupValue(sa, c, dtype);
+        float b = QmmMmaSplitKKernel.groupValue(sb, c, dtype);
+        if (dtype == Quant.F16) {
+          // The bias term per group (bf16 has it in acc already, biasTerm): bias - offset *
+          // scale in one FFMA (offset 64 is a power of two: the product is exact, one rounding).
+          float za = Math.fma(-offset, a, QmmMmaSplitKKernel.groupValue(pa, c, dtype));
+          float zb = Math.fma(-offset, b, QmmMmaSplitKKernel.groupValue(pb, c, dtype));
+          acc = biasGroup(xsum, xsAt + 8 * c, za, zb, acc);
+          if (rt > 1) {
+            accY = biasGroup(xsum, ys + xsAt + 8 * c, za, zb, accY);
+          }
+        }
+        acc = scaled(a, b, d, acc);
         if (rt > 1) {
-          float ya = xsum[ys + xsAt + 8 * c];
-          float yb = xsum[ys + xsAt + 8 * c + 1];
-          accY =
-              new Float4(
-                  Math.fma(a, e.x(), Math.fma(za, ya, accY.x())),
-                  Math.fma(a, e.y(), Math.fma(za, yb, accY.y())),
-                  Math.fma(b, e.z(), Math.fma(zb, ya, accY.z())),
-                  Math.fma(b, e.w(), Math.fma(zb, yb, accY.w())));
+          accY = scaled(a, b, e, accY);
         }
       }
 
@@ -518,6 +534,127 @@ public final class QmmMmaAsyncKernel {
     return QmmReference.affine(wq, scales, biases, x, s);
   }
 
+  /** acc plus rows g, g + 8's group scales {@code a}, {@code b} times the group's mma sums d. */
+  static Float4 scaled(float a, float b, Float4 d, Float4 acc) {
+    return new Float4(
+        Math.fma(a, d.x(), acc.x()),
+        Math.fma(a, d.y(), acc.y()),
+        Math.fma(b, d.z(), acc.z()),
+        Math.fma(b, d.w(), acc.w()));
+  }
+
+  /**
+   * acc plus one group's bias term per output (f16): {@code za}, {@code zb} (bias - offset·scale of
+   * rows g, g + 8) times the group's x sums of x rows 2t, 2t + 1 at {@code xsum[at]}, {@code
+   * xsum[at + 1]}.
+   */
+  static Float4 biasGroup(
+      float[] xsum, // [rt, ks, cpw, 8] x sums (shared)
+      int at,
+      float za,
+      float zb,
+      Float4 acc) {
+    float xa = xsum[at];
+    float xb = xsum[at + 1];
+    return new Float4(
+        Math.fma(za, xa, acc.x()),
+        Math.fma(za, xb, acc.y()),
+        Math.fma(zb, xa, acc.z()),
+        Math.fma(zb, xb, acc.w()));
+  }
+
+  /**
+   * The {@code cpw} halves of a staged row of scales or biases from {@code idx} (a multiple of
+   * {@link QmmMmaAsyncCopies#scaleStride}), packed in pairs: one 8- or 16-byte shared load; words
+   * past the row are 0.
+   */
+  static Int4 sharedGroups(
+      short[] ssh, // [stages, ks, 2, 16, cs] (shared)
+      int idx,
+      int cpw) {
+    if (cpw == 8) {
+      return Vec.load4(ssh, idx);
+    }
+    Int2 v = Vec.load2(ssh, idx);
+    return new Int4(v.x(), cpw == 4 ? v.y() : 0, 0, 0);
+  }
+
+  /**
+   * acc plus the bias term of the lane's tile, {@code Σ_c (bias_c - offset·scale_c)·X_c} over the
+   * warp's {@code cpw} groups, on the tensor cores (bf16). Per chunk of 4 groups, k slots 0–7 of
+   * each row pair its 4 scales and 4 biases ({@code pa}, {@code pb}: lane t holds scales (t < 2) or
+   * biases (t ≥ 2) of groups 2(t & 1), +1) with -offset·X and X split in three bf16 parts ({@link
+   * #sumFragment}): the first mma takes the first two parts (slots 0–7, 8–15), the second the
+   * third. Replaces, per group and row tile, two shared loads of X, two conversions and six FFMAs.
+   */
+  static Float4 biasTerm(
+      KernelContext ctx,
+      Int4 pa, // row g's cpw scales (t < 2) or biases (t >= 2), packed in pairs
+      Int4 pb, // the same of row g + 8
+      Int4 x0, // groups 0-3: sumFragment
+      Int4 x1, // groups 4-7 (cpw = 8)
+      int t,
+      int cpw,
+      Float4 acc) {
+    acc = biasChunk(ctx, slotPair(pa, 0, t, cpw), slotPair(pb, 0, t, cpw), x0, acc);
+    if (cpw > 4) {
+      acc = biasChunk(ctx, slotPair(pa, 1, t, cpw), slotPair(pb, 1, t, cpw), x1, acc);
+    }
+    return acc;
+  }
+
+  /** One chunk of {@link #biasTerm}: A slots {@code wa} (row g), {@code wb} (row g + 8). */
+  static Float4 biasChunk(KernelContext ctx, int wa, int wb, Int4 x, Float4 acc) {
+    acc = QmmMmaKernel.mma(ctx, new Int4(wa, wb, wa, wb), new Int2(x.x(), x.y()), acc, Quant.BF16);
+    return QmmMmaKernel.mma(ctx, new Int4(wa, wb, 0, 0), new Int2(x.z(), 0), acc, Quant.BF16);
+  }
+
+  /** Lane t's pair of chunk h of a row's packed halves: groups 4h + 2(t & 1), +1 (0 past cpw). */
+  static int slotPair(Int4 p, int h, int t, int cpw) {
+    // Past cpw only at cpw = 2 (groups 2, 3), since h = 1 is taken only at cpw = 8: said so, the
+    // condition folds away at the other cpw after specialization.
+    if (cpw == 2 && (t & 1) == 1) {
+      return 0;
+    }
+    return (t & 1) == 0 ? QmmMmaFragments.wordAt(p, 2 * h) : QmmMmaFragments.wordAt(p, 2 * h + 1);
+  }
+
+  /**
+   * The B fragments of {@link #biasTerm}'s chunk {@code h} for x row g (its sums at {@code at + 8c}
+   * for group c): the pairs of slots 2t, 2t+1 hold -offset·X (t < 2) or X (t ≥ 2) of groups 4h +
+   * 2(t & 1), +1, split into three bf16 parts (x: the value rounded, y: what that left rounded, z:
+   * the rest; w is 0). Three, because the offset's share of the term is about offset/8 times the
+   * result: two parts (X to 2^-17) failed the kernel tests' 2e-5 accumulation bound, three carry X
+   * to about 2^-26 and the products are exact in the mma's float accumulation. Groups past cpw are
+   * 0.
+   */
+  static Int4 sumFragment(
+      float[] xsum, // [rt, ks, cpw, 8] x sums (shared)
+      int at,
+      int h,
+      int t,
+      int cpw,
+      float offset) {
+    int c = 4 * h + 2 * (t & 1);
+    float m = t < 2 ? -offset : 1f;
+    float v0 = c < cpw ? m * xsum[at + 8 * c] : 0f;
+    float v1 = c + 1 < cpw ? m * xsum[at + 8 * c + 8] : 0f;
+    short h0 = QuantMath.floatToHalf(v0, Quant.BF16);
+    short h1 = QuantMath.floatToHalf(v1, Quant.BF16);
+    float r0 = v0 - QuantMath.halfToFloat(h0, Quant.BF16);
+    float r1 = v1 - QuantMath.halfToFloat(h1, Quant.BF16);
+    short m0 = QuantMath.floatToHalf(r0, Quant.BF16);
+    short m1 = QuantMath.floatToHalf(r1, Quant.BF16);
+    short l0 = QuantMath.floatToHalf(r0 - QuantMath.halfToFloat(m0, Quant.BF16), Quant.BF16);
+    short l1 = QuantMath.floatToHalf(r1 - QuantMath.halfToFloat(m1, Quant.BF16), Quant.BF16);
+    return new Int4(pair(h0, h1), pair(m0, m1), pair(l0, l1), 0);
+  }
+
+  /** Two halves packed, {@code lo} in the low 16 bits. */
+  static int pair(short lo, short hi) {
+    return (lo & 0xFFFF) | (hi << 16);
+  }
+
   /** Shared bytes of a block: the stages, the reduction slab, the x sums ({@code rt} row tiles). */
   static int sharedBytes(int ks, int wps, int cpw, int stages, int rt) {
     return sharedBytes(ks, wps, cpw, stages, rt, 1);
@@ -525,7 +662,7 @@ public final class QmmMmaAsyncKernel {
 
   /** {@link #sharedBytes(int, int, int, int, int)} with a slab for rounds of {@code rb} batches. */
   static int sharedBytes(int ks, int wps, int cpw, int stages, int rt, int rb) {
-    int stage = ks * (16 * (4 * wps + 8) * 4 + 64 * cpw);
+    int stage = ks * (16 * (4 * wps + 8) * 4 + 64 * QmmMmaAsyncCopies.scaleStride(cpw));
     return stages * stage + rt * (2 * rb * ks * 128 * 4 + ks * cpw * 8 * 4);
   }
 
