@@ -596,9 +596,22 @@ public final class QmmMmaAsyncKernel {
       int t,
       int cpw,
       Float4 acc) {
-    acc = biasChunk(ctx, slotPair(pa, 0, t, cpw), slotPair(pb, 0, t, cpw), x0, acc);
+    if (cpw == 2) {
+      // The 4 values of a row fill half of the slots: all three parts in one mma (sumFragment),
+      // odd lanes' slots 2t+8, 2t+9 empty.
+      boolean even = (t & 1) == 0;
+      int wa = pa.x();
+      int wb = pb.x();
+      return QmmMmaKernel.mma(
+          ctx,
+          new Int4(wa, wb, even ? wa : 0, even ? wb : 0),
+          new Int2(x0.x(), x0.y()),
+          acc,
+          Quant.BF16);
+    }
+    acc = biasChunk(ctx, slotPair(pa, 0, t), slotPair(pb, 0, t), x0, acc);
     if (cpw > 4) {
-      acc = biasChunk(ctx, slotPair(pa, 1, t, cpw), slotPair(pb, 1, t, cpw), x1, acc);
+      acc = biasChunk(ctx, slotPair(pa, 1, t), slotPair(pb, 1, t), x1, acc);
     }
     return acc;
   }
@@ -609,13 +622,8 @@ public final class QmmMmaAsyncKernel {
     return QmmMmaKernel.mma(ctx, new Int4(wa, wb, 0, 0), new Int2(x.z(), 0), acc, Quant.BF16);
   }
 
-  /** Lane t's pair of chunk h of a row's packed halves: groups 4h + 2(t & 1), +1 (0 past cpw). */
-  static int slotPair(Int4 p, int h, int t, int cpw) {
-    // Past cpw only at cpw = 2 (groups 2, 3), since h = 1 is taken only at cpw = 8: said so, the
-    // condition folds away at the other cpw after specialization.
-    if (cpw == 2 && (t & 1) == 1) {
-      return 0;
-    }
+  /** Lane t's pair of chunk h of a row's packed halves (cpw ≥ 4): groups 4h + 2(t & 1), +1. */
+  static int slotPair(Int4 p, int h, int t) {
     return (t & 1) == 0 ? QmmMmaFragments.wordAt(p, 2 * h) : QmmMmaFragments.wordAt(p, 2 * h + 1);
   }
 
@@ -625,8 +633,8 @@ public final class QmmMmaAsyncKernel {
    * 2(t & 1), +1, split into three bf16 parts (x: the value rounded, y: what that left rounded, z:
    * the rest; w is 0). Three, because the offset's share of the term is about offset/8 times the
    * result: two parts (X to 2^-17) failed the kernel tests' 2e-5 accumulation bound, three carry X
-   * to about 2^-26 and the products are exact in the mma's float accumulation. Groups past cpw are
-   * 0.
+   * to about 2^-26 and the products are exact in the mma's float accumulation. At cpw = 2 every
+   * lane holds groups 0 and 1: even lanes (x, y) = (first part, third), odd lanes (second, 0).
    */
   static Int4 sumFragment(
       float[] xsum, // [rt, ks, cpw, 8] x sums (shared)
@@ -635,10 +643,10 @@ public final class QmmMmaAsyncKernel {
       int t,
       int cpw,
       float offset) {
-    int c = 4 * h + 2 * (t & 1);
+    int c = cpw == 2 ? 0 : 4 * h + 2 * (t & 1);
     float m = t < 2 ? -offset : 1f;
-    float v0 = c < cpw ? m * xsum[at + 8 * c] : 0f;
-    float v1 = c + 1 < cpw ? m * xsum[at + 8 * c + 8] : 0f;
+    float v0 = m * xsum[at + 8 * c];
+    float v1 = m * xsum[at + 8 * c + 8];
     short h0 = QuantMath.floatToHalf(v0, Quant.BF16);
     short h1 = QuantMath.floatToHalf(v1, Quant.BF16);
     float r0 = v0 - QuantMath.halfToFloat(h0, Quant.BF16);
@@ -647,6 +655,11 @@ public final class QmmMmaAsyncKernel {
     short m1 = QuantMath.floatToHalf(r1, Quant.BF16);
     short l0 = QuantMath.floatToHalf(r0 - QuantMath.halfToFloat(m0, Quant.BF16), Quant.BF16);
     short l1 = QuantMath.floatToHalf(r1 - QuantMath.halfToFloat(m1, Quant.BF16), Quant.BF16);
+    if (cpw == 2) {
+      return (t & 1) == 0
+          ? new Int4(pair(h0, h1), pair(l0, l1), 0, 0)
+          : new Int4(pair(m0, m1), 0, 0, 0);
+    }
     return new Int4(pair(h0, h1), pair(m0, m1), pair(l0, l1), 0);
   }
 
