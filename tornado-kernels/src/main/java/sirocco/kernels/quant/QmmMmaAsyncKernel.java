@@ -308,16 +308,14 @@ public final class QmmMmaAsyncKernel {
       }
     }
     ctx.warpBarrier();
-    // bf16: x row g's sums as the B fragments of the bias mma (biasTerm), held for the whole
-    // kernel; f16 reads them from xsum per group instead (its -offset * X could overflow f16).
+    // x row g's sums as the B fragments of the bias mma (biasTerm), held for the whole kernel;
+    // without it (tensorBias) they are read from xsum per group.
+    boolean tb = tensorBias(dtype, cpw, rt);
     int xg = warp * cpw * 8 + g; // x row g's sum of group c at xg + 8c
-    Int4 xs0 = dtype == Quant.F16 ? zx : sumFragment(xsum, xg, 0, t, cpw, offset);
-    Int4 xs1 = dtype == Quant.F16 || cpw <= 4 ? zx : sumFragment(xsum, xg, 1, t, cpw, offset);
-    Int4 ys0 = dtype == Quant.F16 || rt < 2 ? zx : sumFragment(xsum, ys + xg, 0, t, cpw, offset);
-    Int4 ys1 =
-        dtype == Quant.F16 || rt < 2 || cpw <= 4
-            ? zx
-            : sumFragment(xsum, ys + xg, 1, t, cpw, offset);
+    Int4 xs0 = tb ? sumFragment(xsum, xg, 0, t, cpw, offset) : zx;
+    Int4 xs1 = tb && cpw > 4 ? sumFragment(xsum, xg, 1, t, cpw, offset) : zx;
+    Int4 ys0 = tb && rt > 1 ? sumFragment(xsum, ys + xg, 0, t, cpw, offset) : zx;
+    Int4 ys1 = tb && rt > 1 && cpw > 4 ? sumFragment(xsum, ys + xg, 1, t, cpw, offset) : zx;
 
     int tid = ctx.localIdx;
     int buf = 0;
@@ -374,16 +372,18 @@ public final class QmmMmaAsyncKernel {
       int rowB = rowA + 8 * rs; // and of row g + 8
       int sc = ((slot * ks + warp) * 32 + g) * cs; // scales of row g; +8·cs row g+8
       int bi = sc + 16 * cs; // biases
-      Int4 sa = sharedGroups(ssh, sc, cpw); // the cpw scales of row g, packed in pairs
-      Int4 sb = sharedGroups(ssh, sc + 8 * cs, cpw); // of row g + 8
-      // f16: the biases of rows g, g + 8; bf16: the rows that the lane's slots of the bias
-      // fragment come from (t < 2 scales, t >= 2 biases).
-      int pr = dtype == Quant.F16 || t >= 2 ? bi : sc;
-      Int4 pa = sharedGroups(ssh, pr, cpw);
-      Int4 pb = sharedGroups(ssh, pr + 8 * cs, cpw);
       Float4 acc = zf;
       Float4 accY = zf; // row tile 1 (rt = 2)
-      if (dtype != Quant.F16) {
+      Int4 sa = zx; // tensorBias: the cpw scales of row g, packed in pairs
+      Int4 sb = zx; // of row g + 8
+      if (tb) {
+        sa = sharedGroups(ssh, sc, cpw);
+        sb = sharedGroups(ssh, sc + 8 * cs, cpw);
+        // The rows that the lane's slots of the bias fragment come from (t < 2 scales, t >= 2
+        // biases).
+        int pr = t >= 2 ? bi : sc;
+        Int4 pa = sharedGroups(ssh, pr, cpw);
+        Int4 pb = sharedGroups(ssh, pr + 8 * cs, cpw);
         acc = biasTerm(ctx, pa, pb, xs0, xs1, t, cpw, acc);
         if (rt > 1) {
           accY = biasTerm(ctx, pa, pb, ys0, ys1, t, cpw, accY);
@@ -406,13 +406,18 @@ public final class QmmMmaAsyncKernel {
             e = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, yf, e, dtype);
           }
         }
-        float a = QmmMmaSplitKKernel.groupValue(sa, c, dtype);
-        float b = QmmMmaSplitKKernel.groupValue(sb, c, dtype);
-        if (dtype == Quant.F16) {
-          // The bias term per group (bf16 has it in acc already, biasTerm): bias - offset *
-          // scale in one FFMA (offset 64 is a power of two: the product is exact, one rounding).
-          float za = Math.fma(-offset, a, QmmMmaSplitKKernel.groupValue(pa, c, dtype));
-          float zb = Math.fma(-offset, b, QmmMmaSplitKKernel.groupValue(pb, c, dtype));
+        float a;
+        float b;
+        if (tb) {
+          a = QmmMmaSplitKKernel.groupValue(sa, c, dtype);
+          b = QmmMmaSplitKKernel.groupValue(sb, c, dtype);
+        } else {
+          // The bias term per group: bias - offset * scale in one FFMA (offset, 64 or 128, is a
+          // power of two: the product is exact, one rounding).
+          a = QuantMath.halfToFloat(ssh[sc + c], dtype);
+          b = QuantMath.halfToFloat(ssh[sc + 8 * cs + c], dtype);
+          float za = Math.fma(-offset, a, QuantMath.halfToFloat(ssh[bi + c], dtype));
+          float zb = Math.fma(-offset, b, QuantMath.halfToFloat(ssh[bi + 8 * cs + c], dtype));
           acc = biasGroup(xsum, xsAt + 8 * c, za, zb, acc);
           if (rt > 1) {
             accY = biasGroup(xsum, ys + xsAt + 8 * c, za, zb, accY);
@@ -532,6 +537,16 @@ public final class QmmMmaAsyncKernel {
   public static QmmReference.Result reference(
       int[] wq, float[] scales, float[] biases, float[] x, QmmShape s) {
     return QmmReference.affine(wq, scales, biases, x, s);
+  }
+
+  /**
+   * Whether the plan adds the bias term on the tensor cores ({@link #biasTerm}) rather than per
+   * group in float. bf16 only: f16's {@code -offset·X} can overflow f16. Not at two groups per warp
+   * slice with two row tiles (g128 above 8 rows), where it measured slower (run 103, H100, 16 rows:
+   * 12.96–13.02 µs against 12.57; with one tile 10.98–11.09 against 11.31–11.73 at 1–8 rows).
+   */
+  static boolean tensorBias(int dtype, int cpw, int rt) {
+    return dtype != Quant.F16 && (cpw > 2 || rt == 1);
   }
 
   /** acc plus rows g, g + 8's group scales {@code a}, {@code b} times the group's mma sums d. */
