@@ -17,7 +17,10 @@ class QmmMmaAsyncKernelTest {
   static final int SMS = 132;
 
   static void check(QmmShape s, long seed, LaunchPlan p) {
-    QmmCase c = QmmCase.random(s, seed);
+    check(QmmCase.random(s, seed), p);
+  }
+
+  static void check(QmmCase c, LaunchPlan p) {
     Object out = c.outArg();
     TestSupport.run(
         QmmMmaAsyncKernel.class,
@@ -64,6 +67,33 @@ class QmmMmaAsyncKernelTest {
       assertEquals(8, p.get("wps"));
       assertEquals(QmmMmaAsyncKernel.STAGES, p.get("stages"));
       check(s, 70 + rows, p);
+    }
+  }
+
+  /**
+   * The bias term on the tensor cores ({@code QmmMmaAsyncKernel.biasTerm}: x sums split in three
+   * bf16 parts) where it is largest against the result and the sums need all of a float's bits: x
+   * all positive, |N(0, 1)| (values from about 2^-8 to 4, so a group's sum X carries about 20
+   * significant bits and |X| = Σ|x|; the offset part -128·scale·X then outweighs the bound by ~10
+   * at a relative error of 2^-18). g32/g64/g128, one and two row tiles, the float64 bound of the
+   * other cases. Checked to fail with two parts (X to 2^-17), as the random cases above also did.
+   */
+  @Test
+  void biasTermHoldsFloatPrecisionForLargeXSums() {
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(77);
+    for (int g : new int[] {32, 64, 128}) {
+      for (int rows : new int[] {3, 12}) {
+        QmmShape s = QmmShape.affine(4, g, Quant.BF16, rows, 40, 1024);
+        float[] x = TestSupport.normal(rnd, rows * s.k(), 1.0, s.dtype());
+        float[] w = TestSupport.normal(rnd, s.n() * s.k(), 1.0, s.dtype());
+        for (int i = 0; i < x.length; i++) {
+          x[i] = Math.abs(x[i]);
+        }
+        QmmCase c = new QmmCase(s, x, w, Quant.NO_GLOBAL_SCALE);
+        LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
+        assertEquals(rows > 8 && g != 32 ? 2 : 1, p.get("rt"), p.describe());
+        check(c, p);
+      }
     }
   }
 
