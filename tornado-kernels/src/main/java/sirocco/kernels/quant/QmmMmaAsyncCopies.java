@@ -11,14 +11,6 @@ import sirocco.api.Vec;
 final class QmmMmaAsyncCopies {
   private QmmMmaAsyncCopies() {}
 
-  /**
-   * Halves per staged row of scales or biases: {@code cpw}, at least 4, so that every row starts 8
-   * bytes aligned and the kernel reads a row with one 8-byte (or 16-byte) shared load.
-   */
-  static int scaleStride(int cpw) {
-    return Math.max(cpw, 4);
-  }
-
   /** Word offset of chunk {@code q} of a batch from the batch's first weight row. */
   static int srcOffset(int q, int wps, int wpr, int lw) {
     int r = q / wps;
@@ -41,7 +33,7 @@ final class QmmMmaAsyncCopies {
       short[] scales, // [n, groups]
       short[] biases, // [n, groups]
       int[] wsh, // [stages, ks, 16, rs] (shared)
-      short[] ssh, // [stages, ks, 2, 16, scaleStride(cpw)] (shared)
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
       int batch,
       int stage,
       int batches,
@@ -89,7 +81,7 @@ final class QmmMmaAsyncCopies {
       short[] scales, // [n, groups]
       short[] biases, // [n, groups]
       int[] wsh, // [stages, ks, 16, rs] (shared)
-      short[] ssh, // [stages, ks, 2, 16, scaleStride(cpw)] (shared)
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
       int batch,
       int stage,
       int ks,
@@ -129,14 +121,14 @@ final class QmmMmaAsyncCopies {
   static void requestGroups(
       short[] scales, // [n, groups]
       short[] biases, // [n, groups]
-      short[] ssh, // [stages, ks, 2, 16, scaleStride(cpw)] (shared)
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
       int stage,
       int ks,
       int cpw,
       int lane,
       int warp,
       int src) {
-    int dst = ((stage * ks + warp) * 32 + lane) * scaleStride(cpw);
+    int dst = ((stage * ks + warp) * 32 + lane) * cpw;
     if (lane < 16) {
       Vec.copyAsync(ssh, dst, scales, src, 2 * cpw);
     } else {
@@ -155,7 +147,7 @@ final class QmmMmaAsyncCopies {
       short[] scales, // [n, groups]
       short[] biases, // [n, groups]
       int[] wsh, // [stages, ks, 16, rs] (shared)
-      short[] ssh, // [stages, ks, 2, 16, scaleStride(cpw)] (shared)
+      short[] ssh, // [stages, ks, 2, 16, cpw] (shared)
       int batch,
       int stage,
       int batches,

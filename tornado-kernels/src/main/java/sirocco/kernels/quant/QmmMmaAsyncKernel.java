@@ -89,6 +89,19 @@ import sirocco.api.Vec;
  * and the whole H100 lost 2–7%. Nsight (96 SMs): 353 instructions per warp and batch, 149 on the
  * ALU pipe, the warps stalled mostly waiting for issue slots and the ALU pipe.
  *
+ * <h2>The bias term on the tensor cores (bf16, run 103)</h2>
+ *
+ * A batch used to fold each group's {@code bias - offset·scale} (one FFMA per row) times the
+ * group's x sums read from shared memory (two loads and four FFMAs per row tile), every scale and
+ * bias a 2-byte load and a conversion. Where {@link QmmMmaAsyncFold#tensorBias} holds, a row's
+ * scales and biases are one 8-byte load each ({@link QmmMmaAsyncFold#sharedGroups}) and the whole
+ * term is one or two more mmas per batch ({@link QmmMmaAsyncFold#biasTerm}: scales and biases
+ * against -offset·X and X, the x sums in three bf16 parts held in registers, {@link
+ * QmmMmaAsyncFold#sumFragment}). PTX of the loop 384 → 328 instructions at g64, 353 → 325 warp
+ * instructions per batch under Nsight; H100, graph replay: 6–9% faster with the plan sized for
+ * 80–96 SMs (an H200's bytes per SM), 4–9% at 12–72 rows, even at 1–8 rows on the whole H100
+ * (bench/RESULTS.md, run 103).
+ *
  * <h2>Limits</h2>
  *
  * As {@link QmmMmaSplitKKernel} (affine 4-bit, bf16/f16, transposed, the same k splits), one
@@ -167,8 +180,7 @@ public final class QmmMmaAsyncKernel {
     float offset = QmmMmaFragments.affineOffset(bits, dtype);
     int slab = ks * rt * 128;
     int[] wsh = ctx.allocateIntLocalArray(stages * ks * 16 * rs); // [stages, ks, 16, rs] words
-    int cs = QmmMmaAsyncCopies.scaleStride(cpw); // halves per staged row of scales or biases
-    short[] ssh = ctx.allocateShortLocalArray(stages * ks * 32 * cs); // [stages, ks, 2, 16, cs]
+    short[] ssh = ctx.allocateShortLocalArray(stages * ks * 32 * cpw); // [stages, ks, 2, 16, cpw]
     float[] red = ctx.allocateFloatLocalArray(2 * rb * slab); // [2, rb, ks, rt, 128] reduction slab
     float[] xsum = ctx.allocateFloatLocalArray(rt * ks * cpw * 8); // [rt, ks, cpw, 8] x sums
     int step = ctx.groupCountX;
@@ -310,12 +322,15 @@ public final class QmmMmaAsyncKernel {
     ctx.warpBarrier();
     // x row g's sums as the B fragments of the bias mma (biasTerm), held for the whole kernel;
     // without it (tensorBias) they are read from xsum per group.
-    boolean tb = tensorBias(dtype, cpw, rt);
+    boolean tb = QmmMmaAsyncFold.tensorBias(dtype, cpw, rt);
     int xg = warp * cpw * 8 + g; // x row g's sum of group c at xg + 8c
-    Int4 xs0 = tb ? sumFragment(xsum, xg, 0, t, cpw, offset) : zx;
-    Int4 xs1 = tb && cpw > 4 ? sumFragment(xsum, xg, 1, t, cpw, offset) : zx;
-    Int4 ys0 = tb && rt > 1 ? sumFragment(xsum, ys + xg, 0, t, cpw, offset) : zx;
-    Int4 ys1 = tb && rt > 1 && cpw > 4 ? sumFragment(xsum, ys + xg, 1, t, cpw, offset) : zx;
+    Int4 xs0 = tb ? QmmMmaAsyncFold.sumFragment(xsum, xg, 0, t, cpw, offset) : zx;
+    Int4 xs1 = tb && cpw > 4 ? QmmMmaAsyncFold.sumFragment(xsum, xg, 1, t, cpw, offset) : zx;
+    Int4 ys0 = tb && rt > 1 ? QmmMmaAsyncFold.sumFragment(xsum, ys + xg, 0, t, cpw, offset) : zx;
+    Int4 ys1 =
+        tb && rt > 1 && cpw > 4
+            ? QmmMmaAsyncFold.sumFragment(xsum, ys + xg, 1, t, cpw, offset)
+            : zx;
 
     int tid = ctx.localIdx;
     int buf = 0;
@@ -370,23 +385,23 @@ public final class QmmMmaAsyncKernel {
 
       int rowA = ((slot * ks + warp) * 16 + g) * rs + t * wpl; // the lane's words of row g
       int rowB = rowA + 8 * rs; // and of row g + 8
-      int sc = ((slot * ks + warp) * 32 + g) * cs; // scales of row g; +8·cs row g+8
-      int bi = sc + 16 * cs; // biases
+      int sc = ((slot * ks + warp) * 32 + g) * cpw; // scales of row g; +8·cpw row g+8
+      int bi = sc + 16 * cpw; // biases
       Float4 acc = zf;
       Float4 accY = zf; // row tile 1 (rt = 2)
       Int4 sa = zx; // tensorBias: the cpw scales of row g, packed in pairs
       Int4 sb = zx; // of row g + 8
       if (tb) {
-        sa = sharedGroups(ssh, sc, cpw);
-        sb = sharedGroups(ssh, sc + 8 * cs, cpw);
+        sa = QmmMmaAsyncFold.sharedGroups(ssh, sc, cpw);
+        sb = QmmMmaAsyncFold.sharedGroups(ssh, sc + 8 * cpw, cpw);
         // The rows that the lane's slots of the bias fragment come from (t < 2 scales, t >= 2
         // biases).
         int pr = t >= 2 ? bi : sc;
-        Int4 pa = sharedGroups(ssh, pr, cpw);
-        Int4 pb = sharedGroups(ssh, pr + 8 * cs, cpw);
-        acc = biasTerm(ctx, pa, pb, xs0, xs1, t, cpw, acc);
+        Int4 pa = QmmMmaAsyncFold.sharedGroups(ssh, pr, cpw);
+        Int4 pb = QmmMmaAsyncFold.sharedGroups(ssh, pr + 8 * cpw, cpw);
+        acc = QmmMmaAsyncFold.biasTerm(ctx, pa, pb, xs0, xs1, t, cpw, acc);
         if (rt > 1) {
-          accY = biasTerm(ctx, pa, pb, ys0, ys1, t, cpw, accY);
+          accY = QmmMmaAsyncFold.biasTerm(ctx, pa, pb, ys0, ys1, t, cpw, accY);
         }
       }
       for (int c = 0; c < cpw; c++) {
@@ -415,17 +430,17 @@ public final class QmmMmaAsyncKernel {
           // The bias term per group: bias - offset * scale in one FFMA (offset, 64 or 128, is a
           // power of two: the product is exact, one rounding).
           a = QuantMath.halfToFloat(ssh[sc + c], dtype);
-          b = QuantMath.halfToFloat(ssh[sc + 8 * cs + c], dtype);
+          b = QuantMath.halfToFloat(ssh[sc + 8 * cpw + c], dtype);
           float za = Math.fma(-offset, a, QuantMath.halfToFloat(ssh[bi + c], dtype));
-          float zb = Math.fma(-offset, b, QuantMath.halfToFloat(ssh[bi + 8 * cs + c], dtype));
-          acc = biasGroup(xsum, xsAt + 8 * c, za, zb, acc);
+          float zb = Math.fma(-offset, b, QuantMath.halfToFloat(ssh[bi + 8 * cpw + c], dtype));
+          acc = QmmMmaAsyncFold.biasGroup(xsum, xsAt + 8 * c, za, zb, acc);
           if (rt > 1) {
-            accY = biasGroup(xsum, ys + xsAt + 8 * c, za, zb, accY);
+            accY = QmmMmaAsyncFold.biasGroup(xsum, ys + xsAt + 8 * c, za, zb, accY);
           }
         }
-        acc = scaled(a, b, d, acc);
+        acc = QmmMmaAsyncFold.scaled(a, b, d, acc);
         if (rt > 1) {
-          accY = scaled(a, b, e, accY);
+          accY = QmmMmaAsyncFold.scaled(a, b, e, accY);
         }
       }
 
@@ -539,150 +554,6 @@ public final class QmmMmaAsyncKernel {
     return QmmReference.affine(wq, scales, biases, x, s);
   }
 
-  /**
-   * Whether the plan adds the bias term on the tensor cores ({@link #biasTerm}) rather than per
-   * group in float. bf16 only: f16's {@code -offset·X} can overflow f16. Not at two groups per warp
-   * slice with two row tiles (g128 above 8 rows), where it measured slower (run 103, H100, 16 rows:
-   * 12.96–13.02 µs against 12.57; with one tile 10.98–11.09 against 11.31–11.73 at 1–8 rows).
-   */
-  static boolean tensorBias(int dtype, int cpw, int rt) {
-    return dtype != Quant.F16 && (cpw > 2 || rt == 1);
-  }
-
-  /** acc plus rows g, g + 8's group scales {@code a}, {@code b} times the group's mma sums d. */
-  static Float4 scaled(float a, float b, Float4 d, Float4 acc) {
-    return new Float4(
-        Math.fma(a, d.x(), acc.x()),
-        Math.fma(a, d.y(), acc.y()),
-        Math.fma(b, d.z(), acc.z()),
-        Math.fma(b, d.w(), acc.w()));
-  }
-
-  /**
-   * acc plus one group's bias term per output (f16): {@code za}, {@code zb} (bias - offset·scale of
-   * rows g, g + 8) times the group's x sums of x rows 2t, 2t + 1 at {@code xsum[at]}, {@code
-   * xsum[at + 1]}.
-   */
-  static Float4 biasGroup(
-      float[] xsum, // [rt, ks, cpw, 8] x sums (shared)
-      int at,
-      float za,
-      float zb,
-      Float4 acc) {
-    float xa = xsum[at];
-    float xb = xsum[at + 1];
-    return new Float4(
-        Math.fma(za, xa, acc.x()),
-        Math.fma(za, xb, acc.y()),
-        Math.fma(zb, xa, acc.z()),
-        Math.fma(zb, xb, acc.w()));
-  }
-
-  /**
-   * The {@code cpw} halves of a staged row of scales or biases from {@code idx} (a multiple of
-   * {@link QmmMmaAsyncCopies#scaleStride}), packed in pairs: one 8- or 16-byte shared load; words
-   * past the row are 0.
-   */
-  static Int4 sharedGroups(
-      short[] ssh, // [stages, ks, 2, 16, cs] (shared)
-      int idx,
-      int cpw) {
-    if (cpw == 8) {
-      return Vec.load4(ssh, idx);
-    }
-    Int2 v = Vec.load2(ssh, idx);
-    return new Int4(v.x(), cpw == 4 ? v.y() : 0, 0, 0);
-  }
-
-  /**
-   * acc plus the bias term of the lane's tile, {@code Σ_c (bias_c - offset·scale_c)·X_c} over the
-   * warp's {@code cpw} groups, on the tensor cores (bf16). Per chunk of 4 groups, k slots 0–7 of
-   * each row pair its 4 scales and 4 biases ({@code pa}, {@code pb}: lane t holds scales (t < 2) or
-   * biases (t ≥ 2) of groups 2(t & 1), +1) with -offset·X and X split in three bf16 parts ({@link
-   * #sumFragment}): the first mma takes the first two parts (slots 0–7, 8–15), the second the
-   * third. Replaces, per group and row tile, two shared loads of X, two conversions and six FFMAs.
-   */
-  static Float4 biasTerm(
-      KernelContext ctx,
-      Int4 pa, // row g's cpw scales (t < 2) or biases (t >= 2), packed in pairs
-      Int4 pb, // the same of row g + 8
-      Int4 x0, // groups 0-3: sumFragment
-      Int4 x1, // groups 4-7 (cpw = 8)
-      int t,
-      int cpw,
-      Float4 acc) {
-    if (cpw == 2) {
-      // The 4 values of a row fill half of the slots: all three parts in one mma (sumFragment),
-      // odd lanes' slots 2t+8, 2t+9 empty.
-      boolean even = (t & 1) == 0;
-      int wa = pa.x();
-      int wb = pb.x();
-      return QmmMmaKernel.mma(
-          ctx,
-          new Int4(wa, wb, even ? wa : 0, even ? wb : 0),
-          new Int2(x0.x(), x0.y()),
-          acc,
-          Quant.BF16);
-    }
-    acc = biasChunk(ctx, slotPair(pa, 0, t), slotPair(pb, 0, t), x0, acc);
-    if (cpw > 4) {
-      acc = biasChunk(ctx, slotPair(pa, 1, t), slotPair(pb, 1, t), x1, acc);
-    }
-    return acc;
-  }
-
-  /** One chunk of {@link #biasTerm}: A slots {@code wa} (row g), {@code wb} (row g + 8). */
-  static Float4 biasChunk(KernelContext ctx, int wa, int wb, Int4 x, Float4 acc) {
-    acc = QmmMmaKernel.mma(ctx, new Int4(wa, wb, wa, wb), new Int2(x.x(), x.y()), acc, Quant.BF16);
-    return QmmMmaKernel.mma(ctx, new Int4(wa, wb, 0, 0), new Int2(x.z(), 0), acc, Quant.BF16);
-  }
-
-  /** Lane t's pair of chunk h of a row's packed halves (cpw ≥ 4): groups 4h + 2(t & 1), +1. */
-  static int slotPair(Int4 p, int h, int t) {
-    return (t & 1) == 0 ? QmmMmaFragments.wordAt(p, 2 * h) : QmmMmaFragments.wordAt(p, 2 * h + 1);
-  }
-
-  /**
-   * The B fragments of {@link #biasTerm}'s chunk {@code h} for x row g (its sums at {@code at + 8c}
-   * for group c): the pairs of slots 2t, 2t+1 hold -offset·X (t < 2) or X (t ≥ 2) of groups 4h +
-   * 2(t & 1), +1, split into three bf16 parts (x: the value rounded, y: what that left rounded, z:
-   * the rest; w is 0). Three, because the offset's share of the term is about offset/8 times the
-   * result: two parts (X to 2^-17) failed the kernel tests' 2e-5 accumulation bound, three carry X
-   * to about 2^-26 and the products are exact in the mma's float accumulation. At cpw = 2 every
-   * lane holds groups 0 and 1: even lanes (x, y) = (first part, third), odd lanes (second, 0).
-   */
-  static Int4 sumFragment(
-      float[] xsum, // [rt, ks, cpw, 8] x sums (shared)
-      int at,
-      int h,
-      int t,
-      int cpw,
-      float offset) {
-    int c = cpw == 2 ? 0 : 4 * h + 2 * (t & 1);
-    float m = t < 2 ? -offset : 1f;
-    float v0 = m * xsum[at + 8 * c];
-    float v1 = m * xsum[at + 8 * c + 8];
-    short h0 = QuantMath.floatToHalf(v0, Quant.BF16);
-    short h1 = QuantMath.floatToHalf(v1, Quant.BF16);
-    float r0 = v0 - QuantMath.halfToFloat(h0, Quant.BF16);
-    float r1 = v1 - QuantMath.halfToFloat(h1, Quant.BF16);
-    short m0 = QuantMath.floatToHalf(r0, Quant.BF16);
-    short m1 = QuantMath.floatToHalf(r1, Quant.BF16);
-    short l0 = QuantMath.floatToHalf(r0 - QuantMath.halfToFloat(m0, Quant.BF16), Quant.BF16);
-    short l1 = QuantMath.floatToHalf(r1 - QuantMath.halfToFloat(m1, Quant.BF16), Quant.BF16);
-    if (cpw == 2) {
-      return (t & 1) == 0
-          ? new Int4(pair(h0, h1), pair(l0, l1), 0, 0)
-          : new Int4(pair(m0, m1), 0, 0, 0);
-    }
-    return new Int4(pair(h0, h1), pair(m0, m1), pair(l0, l1), 0);
-  }
-
-  /** Two halves packed, {@code lo} in the low 16 bits. */
-  static int pair(short lo, short hi) {
-    return (lo & 0xFFFF) | (hi << 16);
-  }
-
   /** Shared bytes of a block: the stages, the reduction slab, the x sums ({@code rt} row tiles). */
   static int sharedBytes(int ks, int wps, int cpw, int stages, int rt) {
     return sharedBytes(ks, wps, cpw, stages, rt, 1);
@@ -690,7 +561,7 @@ public final class QmmMmaAsyncKernel {
 
   /** {@link #sharedBytes(int, int, int, int, int)} with a slab for rounds of {@code rb} batches. */
   static int sharedBytes(int ks, int wps, int cpw, int stages, int rt, int rb) {
-    int stage = ks * (16 * (4 * wps + 8) * 4 + 64 * QmmMmaAsyncCopies.scaleStride(cpw));
+    int stage = ks * (16 * (4 * wps + 8) * 4 + 64 * cpw);
     return stages * stage + rt * (2 * rb * ks * 128 * 4 + ks * cpw * 8 * 4);
   }
 
