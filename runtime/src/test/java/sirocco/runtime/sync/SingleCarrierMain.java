@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.Devices;
@@ -61,14 +62,20 @@ public final class SingleCarrierMain {
     System.exit(1);
   }
 
-  /** B's side: wait (yielding) until A's wait is with a worker, then act. */
+  /**
+   * B's side: wait until A's wait is with a worker, then act. B parks between looks (which gives
+   * the carrier back as yielding did): a yield loop took the pool's lock for {@code stats()} back
+   * to back, and the non-fair lock could then keep the worker that must take it to count itself
+   * busy waiting for 15 s on a loaded two-core machine (CI, 2026-12-06: "A's wait never reached a
+   * wait worker" with the kernel then seeing the flag).
+   */
   private static boolean awaitHandOff(WaitPool pool) {
     long deadline = System.nanoTime() + 15_000_000_000L;
     while (pool.stats().busy() == 0) {
       if (System.nanoTime() - deadline > 0) {
         return false;
       }
-      Thread.yield();
+      LockSupport.parkNanos(200_000);
     }
     return true;
   }
