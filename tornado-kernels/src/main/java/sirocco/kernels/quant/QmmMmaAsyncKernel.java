@@ -639,9 +639,10 @@ public final class QmmMmaAsyncKernel {
    * An explicit plan with {@code rt} (1, 2) row tiles of 8 rows per warp: with 2, each unpacked A
    * fragment feeds the mmas of 16 rows, whose x fragments a second register set holds (16 rows then
    * stream the weights once instead of twice; run 100: see {@link #rowTiles}). Two tiles take 128
-   * registers or more (ptxas 13.0, ks = 16, unhinted: g64 128, g128 133, g32 139), so such plans
-   * carry {@link QmmMmaSplitKKernel}'s one-block hint ({@code .maxntid 512, .minnctapersm 1}: at
-   * most 128; g64 then spills 16 bytes, g128 none) and g32, which spills 76, is refused.
+   * registers or more (ptxas 13.0, ks = 16, unhinted, since run 103's bias mma: g64 130, g128 133,
+   * g32 135), so such plans carry {@link QmmMmaSplitKKernel}'s one-block hint ({@code .maxntid 512,
+   * .minnctapersm 1}: at most 128; g64 and g128 then spill nothing, g32 80 bytes; g32 was refused
+   * until run 103 and is not in the default plan, {@link #rowTiles}).
    */
   public static LaunchPlan plan(QmmShape s, int smCount, int ks, int stages, int rt) {
     return plan(s, smCount, ks, stages, rt, 1, 0);
@@ -691,10 +692,6 @@ public final class QmmMmaAsyncKernel {
     if (rt == 2 && bps == 2) {
       throw new IllegalArgumentException(
           "bps=2 leaves 64 registers per thread; rt=2 needs 128: use bps=1 with rt=2");
-    }
-    if (rt == 2 && s.groupSize() == 32) {
-      throw new IllegalArgumentException(
-          "rt=2 needs groups of 64 or 128 (at g32 two row tiles spill at 128 registers), got g32");
     }
     // Validates ks, rt (and the shape) the way the register version does; its plan carries the
     // one-block hint for two row tiles.
