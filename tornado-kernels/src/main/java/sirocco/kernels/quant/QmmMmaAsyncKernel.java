@@ -140,7 +140,9 @@ public final class QmmMmaAsyncKernel {
         "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=1,rb=1",
         "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=3,rt=2,early=1,rb=1",
         "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=3",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=2"
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=2",
+        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
+        "bits=4,groupSize=32,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1"
       })
   public static void qmm(
       KernelContext ctx,
@@ -606,21 +608,27 @@ public final class QmmMmaAsyncKernel {
   }
 
   /**
-   * Row tiles per warp in the default plan: 2 above 8 rows where the shape allows two ({@link
-   * QmmMmaSplitKKernel#rowTiles}: groups of 64 or 128, at most 16 warps splitting k, the slab and
-   * sums in static shared memory) and two stages of them fit; else 1 (also where this kernel cannot
-   * take {@code s}). Run 100 (H100, 12288x4096 g64 bf16, graph replay) timed two tiles at 13.1–13.4
-   * µs over 9–16 rows and 21.6–21.8 at 24–32, against one tile's 22 at 12–16 (run 89, H200) and the
-   * register kernel's 15.0–15.3 and 23.8–24.1.
+   * Row tiles per warp in the default plan: 2 above 8 rows where at most 16 warps split k (512
+   * threads of at most 128 registers) and two stages of two tiles fit in shared memory; else 1
+   * (also where this kernel cannot take {@code s}). Run 100 (H100, 12288x4096 g64 bf16, graph
+   * replay) timed two tiles at 13.1–13.4 µs over 9–16 rows and 21.6–21.8 at 24–32, against one
+   * tile's 22 at 12–16 (run 89, H200) and the register kernel's 15.0–15.3 and 23.8–24.1. g32 takes
+   * two since run 103 (H100, bf16, 9 / 16 / 32 / 48 / 72 rows: 16.95 / 17.79 / 28.54 / 39.87 /
+   * 61.90 µs against the op's 25.39 / 26.04 ({@code qmm-mma-splitk}) / 36.50 / 98.94 ({@code
+   * qmm-mma}) / 63.71 ({@code qmm-tiled}); f16 16 / 32 rows 20.27 / 33.75 against 31.29 / 37.56),
+   * although its 128 registers spill 80 bytes.
    */
   public static int rowTiles(QmmShape s) {
     if (s == null) {
       throw new IllegalArgumentException("s must be a QmmShape, got null");
     }
-    if (supports(s) != null || QmmMmaSplitKKernel.rowTiles(s) != 2) {
+    if (supports(s) != null || s.rows() <= 8) {
       return 1;
     }
     int ks = QmmMmaSplitKKernel.defaultKs(s);
+    if (ks > 16) {
+      return 1;
+    }
     int wpl = QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
     int wps = s.k() / s.groupSize() / ks * wpl;
     return sharedBytes(ks, wps, wps / wpl, 2, 2) <= SHARED_LIMIT ? 2 : 1;
@@ -641,8 +649,8 @@ public final class QmmMmaAsyncKernel {
    * stream the weights once instead of twice; run 100: see {@link #rowTiles}). Two tiles take 128
    * registers or more (ptxas 13.0, ks = 16, unhinted, since run 103's bias mma: g64 130, g128 133,
    * g32 135), so such plans carry {@link QmmMmaSplitKKernel}'s one-block hint ({@code .maxntid 512,
-   * .minnctapersm 1}: at most 128; g64 and g128 then spill nothing, g32 80 bytes; g32 was refused
-   * until run 103 and is not in the default plan, {@link #rowTiles}).
+   * .minnctapersm 1}: at most 128; g64 and g128 then spill nothing, g32 80 bytes, which it was
+   * refused for until run 103 measured it faster all the same, {@link #rowTiles}).
    */
   public static LaunchPlan plan(QmmShape s, int smCount, int ks, int stages, int rt) {
     return plan(s, smCount, ks, stages, rt, 1, 0);
