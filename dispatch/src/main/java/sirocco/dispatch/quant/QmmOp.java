@@ -56,18 +56,19 @@ import sirocco.runtime.KernelLaunch;
  *       #QMM_MMA_SPLITK} takes with 2, 4 or 8 groups per warp slice; then the policy: the default
  *       tensor-core variant up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} (8) rows (run 89), up to
  *       {@link QmmPolicy#MMA_ASYNC_TWO_TILES_MAX_ROWS} (72) where its plan holds two row tiles per
- *       warp (g64/g128, runs 100 and 102), from {@link QmmPolicy#AFFINE_ASYNC_MIN_ROWS} (1) row
- *       with groups of 64 or 128 (run 98), else the row threshold of {@value #QMM_MMA}.
+ *       warp (g32/g64/g128, runs 100, 102 and 103), from {@link QmmPolicy#AFFINE_ASYNC_MIN_ROWS}
+ *       (1) row with groups of 64 or 128 (run 98), else the row threshold of {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA_SPLITK}: {@link QmmMmaSplitKKernel} (tensor cores, k split across a
  *       block's warps with x held in registers, persistent blocks) — transposed affine 4-bit,
  *       bf16/f16, k splitting evenly into slices of at most 256; then the policy: the tensor-core
  *       variant in force ({@link QmmPolicy#mmaVariant}: this one above the rows of {@value
  *       #QMM_MMA_ASYNC} and where it cannot take the shape), at most {@link
  *       QmmPolicy#MMA_SPLITK_MAX_ROWS} (16) rows with one 8-row tile per warp, {@link
- *       QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} (72) with two (g64/g128, the default above 8
- *       rows), or {@link QmmPolicy#MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS} (256) with two where the
- *       tiled grid would be too small, and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as
- *       {@value #QMM_MMA}. Shapes it does not take fall through to {@value #QMM_MMA}.
+ *       QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} (72) with two (g64/g128, the default above 8 rows,
+ *       where the async kernel cannot take the shape), or {@link
+ *       QmmPolicy#MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS} (256) with two where the tiled grid would
+ *       be too small, and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as {@value #QMM_MMA}.
+ *       Shapes it does not take fall through to {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link

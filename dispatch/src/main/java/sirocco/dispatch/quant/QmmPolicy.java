@@ -146,11 +146,11 @@ public final class QmmPolicy {
 
   /**
    * Most rows of x {@value QmmOp#QMM_MMA_ASYNC} takes where its plan holds two 8-row tiles per warp
-   * ({@link QmmMmaAsyncKernel#rowTiles}: groups of 64 or 128); above {@link #MMA_ASYNC_MAX_ROWS}
-   * rows it is the default variant only there. Run 100 (H100, 12288x4096 g64 bf16, µs by graph
-   * replay, two tiles against the register split-K kernel): 9 / 12 / 16 / 24 / 32 rows 13.10 /
-   * 13.16 / 13.44 / 21.57 / 21.80 against 15.03 / 14.95 / 15.25 / 23.80 / 24.06. Run 102 (H100, the
-   * same method) to 72 rows, the register kernel's own two-tile limit ({@link
+   * ({@link QmmMmaAsyncKernel#rowTiles}: any group size since run 103); above {@link
+   * #MMA_ASYNC_MAX_ROWS} rows it is the default variant only there. Run 100 (H100, 12288x4096 g64
+   * bf16, µs by graph replay, two tiles against the register split-K kernel): 9 / 12 / 16 / 24 / 32
+   * rows 13.10 / 13.16 / 13.44 / 21.57 / 21.80 against 15.03 / 14.95 / 15.25 / 23.80 / 24.06. Run
+   * 102 (H100, the same method) to 72 rows, the register kernel's own two-tile limit ({@link
    * #MMA_SPLITK_MAX_ROWS_TWO_TILES}): g64 bf16 40 / 48 / 56 / 64 / 72 rows 33.51 / 34.78 / 44.30 /
    * 43.94 / 53.88 against 35.83 / 34.41 / 44.96 / 47.67 / 56.93 (run 101: 31.5 / 31.3 against 33.9
    * / 34.3 at 40 / 48); f16 48 / 64 / 72 34.10 / 44.37 / 59.94 against 40.09 / 51.97 / 63.77; g128
