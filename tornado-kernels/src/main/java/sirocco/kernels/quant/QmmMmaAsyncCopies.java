@@ -1,5 +1,6 @@
 package sirocco.kernels.quant;
 
+import sirocco.api.Int4;
 import sirocco.api.Vec;
 
 /**
@@ -21,6 +22,24 @@ final class QmmMmaAsyncCopies {
   static int dstOffset(int q, int wps, int rs) {
     int r = q / wps;
     return r * rs + 4 * (q - r * wps);
+  }
+
+  /** {@link #srcOffset} of the lane's chunks q = lane + 32u, u = 0..3 (x, y, z, w). */
+  static Int4 srcOffsets(int lane, int wps, int wpr, int lw) {
+    return new Int4(
+        srcOffset(lane, wps, wpr, lw),
+        srcOffset(lane + 32, wps, wpr, lw),
+        srcOffset(lane + 64, wps, wpr, lw),
+        srcOffset(lane + 96, wps, wpr, lw));
+  }
+
+  /** {@link #dstOffset} of the lane's chunks q = lane + 32u, u = 0..3 (x, y, z, w). */
+  static Int4 dstOffsets(int lane, int wps, int rs) {
+    return new Int4(
+        dstOffset(lane, wps, rs),
+        dstOffset(lane + 32, wps, rs),
+        dstOffset(lane + 64, wps, rs),
+        dstOffset(lane + 96, wps, rs));
   }
 
   /**
@@ -49,18 +68,12 @@ final class QmmMmaAsyncCopies {
       int wpr,
       int groups,
       int sso,
-      int so0,
-      int so1,
-      int so2,
-      int so3,
-      int do0,
-      int do1,
-      int do2,
-      int do3) {
+      Int4 so, // srcOffsets
+      Int4 dso) { // dstOffsets
     if (batch * 16 + 16 <= n) {
       requestFull(
           wq, scales, biases, wsh, ssh, batch, stage, ks, wps, cpw, rs, lane, warp, wpr, groups,
-          sso, so0, so1, so2, so3, do0, do1, do2, do3);
+          sso, so, dso);
     } else {
       request(
           wq, scales, biases, wsh, ssh, batch, stage, batches, n, ks, wps, cpw, rs, lane, warp, lw,
@@ -93,23 +106,17 @@ final class QmmMmaAsyncCopies {
       int wpr,
       int groups,
       int sso,
-      int so0,
-      int so1,
-      int so2,
-      int so3,
-      int do0,
-      int do1,
-      int do2,
-      int do3) {
+      Int4 so, // srcOffsets
+      Int4 dso) { // dstOffsets
     int wBase = (stage * ks + warp) * 16 * rs;
     int rowW = batch * 16 * wpr;
-    Vec.copyAsync(wsh, wBase + do0, wq, rowW + so0, 16);
+    Vec.copyAsync(wsh, wBase + dso.x(), wq, rowW + so.x(), 16);
     if (wps > 2) {
-      Vec.copyAsync(wsh, wBase + do1, wq, rowW + so1, 16);
+      Vec.copyAsync(wsh, wBase + dso.y(), wq, rowW + so.y(), 16);
     }
     if (wps > 4) {
-      Vec.copyAsync(wsh, wBase + do2, wq, rowW + so2, 16);
-      Vec.copyAsync(wsh, wBase + do3, wq, rowW + so3, 16);
+      Vec.copyAsync(wsh, wBase + dso.z(), wq, rowW + so.z(), 16);
+      Vec.copyAsync(wsh, wBase + dso.w(), wq, rowW + so.w(), 16);
     }
     requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, batch * 16 * groups + sso);
   }

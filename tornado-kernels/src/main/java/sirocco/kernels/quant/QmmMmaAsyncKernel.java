@@ -106,8 +106,8 @@ import sirocco.api.Vec;
  *
  * As {@link QmmMmaSplitKKernel} (affine 4-bit, bf16/f16, transposed, the same k splits), one
  * 16-feature tile per warp, and 2, 4 or 8 groups per warp slice (a row's scales are one copy of 4,
- * 8 or 16 bytes); two row tiles only with groups of 64 or 128 ({@link #plan(QmmShape, int, int,
- * int, int)}).
+ * 8 or 16 bytes); two row tiles at at most 128 registers, which g32 exceeds by 80 bytes of spill
+ * ({@link #plan(QmmShape, int, int, int, int)}).
  */
 public final class QmmMmaAsyncKernel {
   private QmmMmaAsyncKernel() {}
@@ -188,14 +188,8 @@ public final class QmmMmaAsyncKernel {
     int step = ctx.groupCountX;
     // Per-lane copy offsets, fixed for the whole kernel (requestFull): chunk q = lane + 32u of a
     // batch is 16-byte chunk q % wps of row q / wps.
-    int so0 = QmmMmaAsyncCopies.srcOffset(lane, wps, wpr, lw);
-    int so1 = QmmMmaAsyncCopies.srcOffset(lane + 32, wps, wpr, lw);
-    int so2 = QmmMmaAsyncCopies.srcOffset(lane + 64, wps, wpr, lw);
-    int so3 = QmmMmaAsyncCopies.srcOffset(lane + 96, wps, wpr, lw);
-    int do0 = QmmMmaAsyncCopies.dstOffset(lane, wps, rs);
-    int do1 = QmmMmaAsyncCopies.dstOffset(lane + 32, wps, rs);
-    int do2 = QmmMmaAsyncCopies.dstOffset(lane + 64, wps, rs);
-    int do3 = QmmMmaAsyncCopies.dstOffset(lane + 96, wps, rs);
+    Int4 so = QmmMmaAsyncCopies.srcOffsets(lane, wps, wpr, lw);
+    Int4 dso = QmmMmaAsyncCopies.dstOffsets(lane, wps, rs);
     int sso = (lane & 15) * groups + gw; // the lane's scale (or bias) row's first group
 
     // x first: the warp's slice of x (a few KiB for the whole grid) is requested before the first
@@ -373,14 +367,8 @@ public final class QmmMmaAsyncKernel {
             wpr,
             groups,
             sso,
-            so0,
-            so1,
-            so2,
-            so3,
-            do0,
-            do1,
-            do2,
-            do3);
+            so,
+            dso);
       }
       Vec.waitAsync(stages - 1);
       ctx.warpBarrier();
@@ -513,14 +501,8 @@ public final class QmmMmaAsyncKernel {
             wpr,
             groups,
             sso,
-            so0,
-            so1,
-            so2,
-            so3,
-            do0,
-            do1,
-            do2,
-            do3);
+            so,
+            dso);
       }
       QmmMmaSplitKKernel.reduceBatch(
           red, out, buf, tid, 32 * ks, done, 16, mBase, rows, n, ks, 1, rt, dtype);
