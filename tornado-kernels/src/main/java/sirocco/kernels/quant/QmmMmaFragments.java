@@ -1,5 +1,7 @@
 package sirocco.kernels.quant;
 
+import sirocco.api.Bf16;
+import sirocco.api.F16;
 import sirocco.api.Int2;
 import sirocco.api.Int4;
 
@@ -29,11 +31,10 @@ final class QmmMmaFragments {
 
   /**
    * The A fragment (weights of rows g and g+8 from their words {@code wa}, {@code wb}) for step
-   * {@code h} and, for bf16 8-bit affine, digit {@code dg}. {@code sa}/{@code sb} are the nvfp4
-   * group scales folded into the values.
+   * {@code h} and, for bf16 8-bit affine, digit {@code dg}. {@code ma}/{@code mb} are the fp4
+   * multiplier pairs of rows g and g+8 ({@link #fp4Multiplier}; unused by the other modes).
    */
-  static Int4 fragA(
-      int wa, int wb, int h, int dg, int mode, int bits, int dtype, float sa, float sb) {
+  static Int4 fragA(int wa, int wb, int h, int dg, int mode, int bits, int dtype, int ma, int mb) {
     if (mode == Quant.AFFINE) {
       if (bits == 4) {
         // The exponent bits as literals here (QmmMmaKernel); the split-K kernels pass magic4's.
@@ -58,10 +59,10 @@ final class QmmMmaFragments {
     if (bits == 4) {
       int sh = 8 * h;
       return new Int4(
-          fp4Pair(wa >>> sh, sa, dtype),
-          fp4Pair(wb >>> sh, sb, dtype),
-          fp4Pair(wa >>> (sh + 4), sa, dtype),
-          fp4Pair(wb >>> (sh + 4), sb, dtype));
+          fp4Pair(wa >>> sh, ma, dtype),
+          fp4Pair(wb >>> sh, mb, dtype),
+          fp4Pair(wa >>> (sh + 4), ma, dtype),
+          fp4Pair(wb >>> (sh + 4), mb, dtype));
     }
     return new Int4(
         fp8Pair(wa, dtype), fp8Pair(wb, dtype), fp8Pair(wa >>> 8, dtype), fp8Pair(wb >>> 8, dtype));
@@ -114,10 +115,48 @@ final class QmmMmaFragments {
     return p < 4 ? w << (4 - p) : w >>> (p - 4);
   }
 
-  /** E2M1 codes in bits 0..3 and 16..19, times {@code s}, as a pair of exact halves. */
-  static int fp4Pair(int v, float s, int dtype) {
-    return exactHalf(QuantMath.e2m1Decode(v & 0xF) * s, dtype)
-        | (exactHalf(QuantMath.e2m1Decode((v >>> 16) & 0xF) * s, dtype) << 16);
+  /**
+   * E2M1 codes in bits 0..3 and 16..19 of {@code v} as a pair of exact halves: the codes' values
+   * times {@code mul}'s halves over {@link #fp4Unscale}. The magnitude bits go to the bottom of
+   * each half's exponent and the top of its mantissa and the sign bit to the sign, which makes the
+   * half the code's value times 2^-126 (bf16) or 2^-14 (f16), the ±0.5 codes subnormal, as {@link
+   * QuantMath#e2m1Bits} does in float; one packed fma (it keeps subnormals, and every product is
+   * exact: at most 6 significant bits, inside the format's range) by the multiplier pair. Two
+   * shifts, two LOP3 and the fma per two elements, where decoding each in float, multiplying and
+   * converting took about eight per element.
+   */
+  static int fp4Pair(int v, int mul, int dtype) {
+    if (dtype == Quant.F16) {
+      return F16.fma2(((v << 9) & 0x0E000E00) | ((v << 12) & 0x80008000), mul, 0);
+    }
+    return Bf16.fma2(((v << 6) & 0x01C001C0) | ((v << 12) & 0x80008000), mul, 0);
+  }
+
+  /**
+   * The multiplier pair {@link #fp4Pair} takes for group scale {@code s}: {@code s} times 2^126 /
+   * {@link #fp4Unscale} (bf16) or 2^14 / {@link #fp4Unscale} (f16) in both halves. mxfp4 passes 1
+   * (its E8M0 scale is applied after the mma, in float); nvfp4 its E4M3 group scale, since its
+   * 16-element groups are narrower than an mma's k span. With the E4M3 range [2^-9, 448] the
+   * multiplier (bf16 [2^108, 2^125], f16 [2^-2, 57344]) and the fragment values (at least 2^-19 and
+   * 2^-17, f16 subnormal but exact) stay inside the format.
+   */
+  static int fp4Multiplier(float s, int mode, int dtype) {
+    // The power-of-two quotient first: s * 2^126 alone overflows float for s >= 4.
+    float m = s * ((dtype == Quant.F16 ? 0x1p14f : 0x1p126f) / fp4Unscale(mode, dtype));
+    int h = exactHalf(m, dtype);
+    return h | (h << 16);
+  }
+
+  /**
+   * The power of two the kernel multiplies fp4 results by at the end: 1 for mxfp4, whose multiplier
+   * is exactly 2^126 or 2^14; for nvfp4 2^9 (bf16) or 2^7 (f16), which keeps {@code s · 2^126} (up
+   * to 448 · 2^126) inside bf16 and {@code s · 2^14} inside f16.
+   */
+  static float fp4Unscale(int mode, int dtype) {
+    if (mode != Quant.NVFP4) {
+      return 1f;
+    }
+    return dtype == Quant.F16 ? 0x1p7f : 0x1p9f;
   }
 
   /** E4M3 codes in bits 0..7 and 16..23 as a pair of exact halves. */

@@ -46,7 +46,9 @@ import sirocco.runtime.Dim3;
  *       same accumulator, the high nibble as {@code 0x4500 | h} = 16·(128 + h).
  *   <li>fp modes decode each code to its exact bf16/f16 value (E2M1 and E4M3 values are exact in
  *       both); nvfp4 multiplies by its E4M3 group scale first (still exact: at most 6 significant
- *       bits), because its 16-element groups are narrower than an mma's k span.
+ *       bits), because its 16-element groups are narrower than an mma's k span. E2M1 pairs are
+ *       built in place (bits moved under a power of two, then one packed fma: {@link
+ *       QmmMmaFragments#fp4Pair}); E4M3 codes are decoded one at a time in float.
  * </ul>
  *
  * The affine offset and the group scale/bias are applied per chunk in float: {@code out += s·C + (b
@@ -304,18 +306,19 @@ public final class QmmMmaKernel {
         int wA1 = QmmMmaFragments.wordAt(uA1, cc);
         int wB1 = QmmMmaFragments.wordAt(uB1, cc);
         int kw = (c * chunkWords + lw + cc) * perWord;
-        // nvfp4: the group scale of each of the lane's rows for this word (16-element groups).
-        float sA0 = 1f;
-        float sB0 = 1f;
-        float sA1 = 1f;
-        float sB1 = 1f;
+        // fp4: the multiplier pairs of the lane's rows for this word; nvfp4 folds in its group
+        // scales (16-element groups), mxfp4's is a constant.
+        int mA0 = QmmMmaFragments.fp4Multiplier(1f, mode, dtype);
+        int mB0 = mA0;
+        int mA1 = mA0;
+        int mB1 = mA0;
         if (nv) {
           int gw = kw / 16;
-          sA0 = QuantMath.e4m3Decode(Vec.ldg(fpScales, rowA0 * groups + gw) & 0xFF);
-          sB0 = QuantMath.e4m3Decode(Vec.ldg(fpScales, rowB0 * groups + gw) & 0xFF);
+          mA0 = nvMultiplier(fpScales, rowA0 * groups + gw, dtype);
+          mB0 = nvMultiplier(fpScales, rowB0 * groups + gw, dtype);
           if (mt > 1) {
-            sA1 = QuantMath.e4m3Decode(Vec.ldg(fpScales, rowA1 * groups + gw) & 0xFF);
-            sB1 = QuantMath.e4m3Decode(Vec.ldg(fpScales, rowB1 * groups + gw) & 0xFF);
+            mA1 = nvMultiplier(fpScales, rowA1 * groups + gw, dtype);
+            mB1 = nvMultiplier(fpScales, rowB1 * groups + gw, dtype);
           }
         }
         Int4 x0 = loadX(x, xr0, kw, bits);
@@ -330,7 +333,7 @@ public final class QmmMmaKernel {
           Int2 f3 = QmmMmaFragments.fragB(x3, h, bits);
           int digits = (affine && bits == 8 && dtype == Quant.BF16) ? 2 : 1;
           for (int dg = 0; dg < digits; dg++) {
-            Int4 e0 = QmmMmaFragments.fragA(wA0, wB0, h, dg, mode, bits, dtype, sA0, sB0);
+            Int4 e0 = QmmMmaFragments.fragA(wA0, wB0, h, dg, mode, bits, dtype, mA0, mB0);
             c0 = mma(ctx, e0, f0, c0, dtype);
             if (nt > 1) {
               c1 = mma(ctx, e0, f1, c1, dtype);
@@ -340,7 +343,7 @@ public final class QmmMmaKernel {
               c3 = mma(ctx, e0, f3, c3, dtype);
             }
             if (mt > 1) {
-              Int4 e1 = QmmMmaFragments.fragA(wA1, wB1, h, dg, mode, bits, dtype, sA1, sB1);
+              Int4 e1 = QmmMmaFragments.fragA(wA1, wB1, h, dg, mode, bits, dtype, mA1, mB1);
               d0 = mma(ctx, e1, f0, d0, dtype);
               if (nt > 1) {
                 d1 = mma(ctx, e1, f1, d1, dtype);
@@ -454,7 +457,8 @@ public final class QmmMmaKernel {
       }
     }
     if (ksI == 0) {
-      float gfac = nv ? Vec.ldg(globalScale, 0) / (448f * 6f) : 1f;
+      float gfac =
+          nv ? Vec.ldg(globalScale, 0) / (448f * 6f) * QmmMmaFragments.fp4Unscale(mode, dtype) : 1f;
       int fA = nBase + g;
       int r0 = mBase + 2 * t;
       store(out, a0, r0, fA, rows, n, gfac, dtype);
@@ -506,6 +510,12 @@ public final class QmmMmaKernel {
     }
     Int2 v = Vec.ldg2(x, rowBase + kw);
     return new Int4(v.x(), v.y(), 0, 0);
+  }
+
+  /** nvfp4: the {@link QmmMmaFragments#fp4Multiplier} of E4M3 group scale {@code gi}. */
+  static int nvMultiplier(byte[] fpScales, int gi, int dtype) {
+    float s = QuantMath.e4m3Decode(Vec.ldg(fpScales, gi) & 0xFF);
+    return QmmMmaFragments.fp4Multiplier(s, Quant.NVFP4, dtype);
   }
 
   static float groupScale(short[] scales, byte[] fpScales, int gi, int mode, int dtype) {

@@ -1,0 +1,90 @@
+package sirocco.kernels.quant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The in-place E2M1 pairs of {@link QmmMmaFragments#fp4Pair}: every code in either half, with the
+ * other bits of the word random (the kernel passes whole words shifted), times every multiplier the
+ * kernel forms (mxfp4's constant, nvfp4's for every finite E4M3 scale), against the code values
+ * written from the E2M1 definition, computed in double.
+ */
+class QmmMmaFragmentsTest {
+  /** E2M1 magnitudes by the low three bits: exponent bits 1-2, mantissa bit 0, bias 1. */
+  private static final double[] E2M1 = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+
+  private static double e2m1(int code) {
+    double m = E2M1[code & 7];
+    return (code & 8) != 0 ? -m : m;
+  }
+
+  /** The E4M3 value of a code (bias 7, subnormals m·2^-9, 0x7F/0xFF NaN), from the definition. */
+  private static double e4m3(int code) {
+    int e = (code >>> 3) & 0xF;
+    int m = code & 7;
+    double v = e == 0 ? m * Math.pow(2, -9) : (1 + m / 8.0) * Math.pow(2, e - 7);
+    return (code & 0x80) != 0 ? -v : v;
+  }
+
+  private static double half(int h, int dtype) {
+    return dtype == Quant.F16 ? Float.float16ToFloat((short) h) : Float.intBitsToFloat(h << 16);
+  }
+
+  private static void check(int mode, int dtype, double scale, int mul, Random r) {
+    double unscale = QmmMmaFragments.fp4Unscale(mode, dtype);
+    for (int lo = 0; lo < 16; lo++) {
+      for (int hi = 0; hi < 16; hi++) {
+        int junk = r.nextInt() & 0xFFF0FFF0;
+        int v = junk | lo | (hi << 16);
+        int p = QmmMmaFragments.fp4Pair(v, mul, dtype);
+        String at =
+            "mode " + mode + " dtype " + dtype + " scale " + scale + " codes " + lo + "," + hi;
+        // The kernel multiplies its sums by unscale at the end: each half is value * scale /
+        // unscale.
+        assertEquals(e2m1(lo) * scale, half(p & 0xFFFF, dtype) * unscale, 0.0, at + " (low)");
+        assertEquals(e2m1(hi) * scale, half(p >>> 16, dtype) * unscale, 0.0, at + " (high)");
+      }
+    }
+  }
+
+  @Test
+  void mxfp4PairsAreExactCodeValues() {
+    Random r = new Random(7);
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      assertEquals(1f, QmmMmaFragments.fp4Unscale(Quant.MXFP4, dtype));
+      check(Quant.MXFP4, dtype, 1, QmmMmaFragments.fp4Multiplier(1f, Quant.MXFP4, dtype), r);
+    }
+  }
+
+  @Test
+  void nvfp4PairsCarryEveryE4m3Scale() {
+    Random r = new Random(11);
+    int checked = 0;
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      for (int code = 0; code < 256; code++) {
+        if ((code & 0x7F) == 0x7F) {
+          continue; // NaN scales: no value to compare
+        }
+        double s = e4m3(code);
+        assertEquals(s, QuantMath.e4m3Decode(code), 0.0, "E4M3 decode of " + code);
+        int mul = QmmMmaFragments.fp4Multiplier(QuantMath.e4m3Decode(code), Quant.NVFP4, dtype);
+        check(Quant.NVFP4, dtype, s, mul, r);
+        checked++;
+      }
+    }
+    assertEquals(2 * 254, checked);
+  }
+
+  @Test
+  void nvfp4KeepsTheLargestScaleFinite() {
+    // 448 * 2^126 overflows float and bf16; the multiplier must not.
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      int mul = QmmMmaFragments.fp4Multiplier(448f, Quant.NVFP4, dtype);
+      assertTrue(Double.isFinite(half(mul & 0xFFFF, dtype)), "dtype " + dtype);
+      assertEquals(mul & 0xFFFF, mul >>> 16, "both halves");
+    }
+  }
+}
