@@ -72,7 +72,7 @@ import sirocco.runtime.KernelLaunch;
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link
- *       QmmPolicy#FP_MMA_MIN_ROWS} (3) rows.
+ *       QmmPolicy#FP_MMA_MIN_ROWS} (2) rows.
  *   <li>{@value #QMV_WARP}, {@value #QMV_PERSISTENT}, {@value #QMV_SPLITK}, {@value #QMV_ASYNC}:
  *       the faster vector-path variants ({@link AffineQmvWarpKernel}, {@link
  *       AffineQmvPersistentKernel}, {@link AffineQmvSplitKKernel}, {@link AffineQmvAsyncKernel}:

@@ -22,8 +22,9 @@ import sirocco.kernels.quant.Quant;
  * over from 3 rows before run 12, when the mma kernel took 25 µs). For fp modes, run 9 measured
  * rows 2–7 of every mode: {@value QmmOp#FP_QMV} grows ~13–17 µs a row while mma stays flat, so
  * tensor cores from 3 rows — measurement overrode seed finding 4's "fp modes stay on the vector
- * path for 2–7 rows"; at 2 rows run 13 (new tiling) is split: fp-qmv 33.4 against 34.5 µs for
- * mxfp4, 34.4 against 34.1 for nvfp4, 42.3 against 39.4 for mxfp8, so the threshold stays 3.
+ * path for 2–7 rows"; at 2 rows run 13 (new tiling) was split: fp-qmv 33.4 against 34.5 µs for
+ * mxfp4, 34.4 against 34.1 for nvfp4, 42.3 against 39.4 for mxfp8. Since run 104 (E2M1 fragments
+ * built in place) tensor cores from 2 rows: see {@link #FP_MMA_MIN_ROWS}.
  *
  * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (2/3/5/6 bits, and
  * float32 x at every width) go to {@value QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for
@@ -58,8 +59,16 @@ public final class QmmPolicy {
    */
   public static final int AFFINE_ASYNC_MIN_ROWS = 1;
 
-  /** Fewest rows of x at which fp-mode weights go to tensor cores (measured crossover: 3 rows). */
-  public static final int FP_MMA_MIN_ROWS = 3;
+  /**
+   * Fewest rows of x at which fp-mode weights go to tensor cores: 2. Since {@value QmmOp#QMM_MMA}
+   * builds E2M1 fragments in place (run 104, H100, 12288x4096 bf16, graph replay, µs, mma against
+   * {@value QmmOp#FP_QMV}): mxfp4 18.13 against 30.46 at 2 rows, 18.02 against 18.02 at 1; nvfp4
+   * 19.18 against 32.59 at 2, 19.14 against 18.72 at 1; mxfp4 f16 18.32 against 46.05 at 2. mxfp8
+   * (E4M3, unchanged) was already ahead at 2 rows on the H200 (run 13: 39.4 against 42.3). At 1 row
+   * the vector kernel stays (a tie or ahead for bf16; f16 at 1 row not timed). It was 3 before run
+   * 104 (the crossover of the float decode, runs 9 and 13).
+   */
+  public static final int FP_MMA_MIN_ROWS = 2;
 
   /** The system property overriding {@link #AFFINE_MMA_MIN_ROWS}. */
   public static final String AFFINE_PROPERTY = "sirocco.qmm.mmaMinRows.affine";
