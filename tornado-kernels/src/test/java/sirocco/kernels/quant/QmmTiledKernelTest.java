@@ -70,26 +70,54 @@ class QmmTiledKernelTest {
   }
 
   /**
-   * The default plans (256 x 96 with 48 x 64 warps and two slots, 128 x 128 with 64 x 32 and two
-   * slots) and the other sweep candidates, with a partial row tile.
+   * The default plans (128 x 96 with 48 x 32 warps and two slots, 192 / 256 x 96 with 48 x 64 warps
+   * for 4-bit codes at 129–512 rows and at least 96 feature blocks, 128 x 128 and 256 x 128 where n
+   * is a multiple of 128 only) and the other sweep candidates, with a partial row tile.
    */
   @Test
   void tilings() {
     QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 130, 384, 128);
     assertEquals(96, QmmTiledKernel.plan(s).get("bn"));
     assertEquals(2, QmmTiledKernel.plan(s).get("stages"));
+    assertEquals(128, QmmTiledKernel.plan(s).get("bm"), "4 feature blocks: 128-row blocks");
+    // x by cp.async also for a partly filled block (its rows past the end are skipped).
+    assertEquals(1, QmmTiledKernel.plan(s).get("xAsync"), "130 rows: a partly filled block");
     check(s, QmmTiledKernel.plan(s), 7, "default");
+    check(s, QmmTiledKernel.plan(s, 128, 96, 3, 4, 2, 0), 8, "x through registers");
+    check(s, QmmTiledKernel.plan(s, 192, 96, 3, 8, 2, 1), 12, "192 x 96, a partly filled block");
     QmmShape s8 = QmmShape.affine(8, 64, Quant.BF16, 130, 384, 128);
     assertEquals(96, QmmTiledKernel.plan(s8).get("bn"));
     assertEquals(0, QmmTiledKernel.plan(s8).get("xAsync"), "8-bit keeps x in registers");
     check(s8, QmmTiledKernel.plan(s8), 9, "default 8-bit");
-    assertEquals(128, QmmTiledKernel.plan(s).get("bm"));
-    // x by cp.async also for a partly filled block (its rows past the end are skipped).
-    assertEquals(1, QmmTiledKernel.plan(s).get("xAsync"), "130 rows: a partly filled block");
-    check(s, QmmTiledKernel.plan(s, 128, 96, 3, 4, 2, 0), 8, "x through registers");
     QmmShape whole = QmmShape.affine(4, 64, Quant.BF16, 256, 384, 128);
     assertEquals(1, QmmTiledKernel.plan(whole).get("xAsync"), "whole 128-row blocks");
     check(whole, QmmTiledKernel.plan(whole), 11, "default, x by cp.async");
+    check(whole, QmmTiledKernel.plan(whole, 256, 96, 3, 8, 2, 1), 13, "256 x 96, one block");
+    // Rows per block at 12288 features (128 blocks of 96): 128 up to 128 rows; then the 192- or
+    // 256-row block needing fewer row blocks (192 at a tie) up to 512 rows; above, 128-feature
+    // blocks; 8-bit codes always 128.
+    int[][] rowsToBm = {
+      {128, 128},
+      {129, 192},
+      {192, 192},
+      {193, 256},
+      {256, 256},
+      {257, 192},
+      {384, 192},
+      {385, 256},
+      {512, 256}
+    };
+    for (int[] rb : rowsToBm) {
+      LaunchPlan p = QmmTiledKernel.plan(QmmShape.affine(4, 64, Quant.BF16, rb[0], 12288, 4096));
+      assertEquals(rb[1], p.get("bm"), rb[0] + " rows");
+      assertEquals(96, p.get("bn"), rb[0] + " rows");
+      assertEquals(rb[1] == 128 ? 4 : 8, p.get("nt"), rb[0] + " rows");
+    }
+    LaunchPlan wide = QmmTiledKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 513, 12288, 4096));
+    assertEquals(128, wide.get("bn"), "513 rows: 128-feature blocks");
+    assertEquals(128, wide.get("bm"), "513 rows");
+    assertEquals(
+        128, QmmTiledKernel.plan(QmmShape.affine(8, 64, Quant.BF16, 256, 12288, 4096)).get("bm"));
     // Above 384 rows 128-feature blocks where n allows (fewer blocks, a smaller last wave).
     assertEquals(
         96, QmmTiledKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 384, 384, 128)).get("bn"));
@@ -100,6 +128,17 @@ class QmmTiledKernelTest {
     QmmShape s128 = QmmShape.affine(4, 64, Quant.F16, 130, 256, 128);
     assertEquals(128, QmmTiledKernel.plan(s128).get("bn"), "n not a multiple of 96");
     check(s128, QmmTiledKernel.plan(s128), 10, "default 128x128");
+    check(s128, QmmTiledKernel.plan(s128, 256, 128, 4, 8, 2, 1), 14, "256 x 128");
+    // n a multiple of 128 only, 14336 (112 blocks of 128): 256 rows per block at 129-256 and
+    // 385-512 rows; 257-384 (not timed) and narrower n keep 128.
+    int[][] rowsToBm128 = {{128, 128}, {129, 256}, {256, 256}, {300, 128}, {385, 256}, {512, 256}};
+    for (int[] rb : rowsToBm128) {
+      LaunchPlan p = QmmTiledKernel.plan(QmmShape.affine(4, 64, Quant.BF16, rb[0], 14336, 4096));
+      assertEquals(rb[1], p.get("bm"), "n 14336, " + rb[0] + " rows");
+      assertEquals(128, p.get("bn"), "n 14336, " + rb[0] + " rows");
+    }
+    assertEquals(
+        128, QmmTiledKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 256, 4096, 4096)).get("bm"));
     // nt = 1 and 3: a lone last x tile per warp (lanes 16-31 of its matrix load repeat 0-15).
     int[][] tl = {
       {128, 128, 4, 4}, {64, 64, 1, 1}, {64, 192, 3, 4}, {256, 64, 2, 8}, {48, 64, 2, 3}
