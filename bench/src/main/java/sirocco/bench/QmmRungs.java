@@ -7,6 +7,7 @@ import sirocco.kernels.quant.AffineQmvAsyncKernel;
 import sirocco.kernels.quant.AffineQmvRowsKernel;
 import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaAsyncFpKernel;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
@@ -50,11 +51,12 @@ final class QmmRungs {
    * qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks (the whole grid), features per batch,
    * stages}}, {@code qmm-mma-async@KSxSTAGES[xRT[xBPS[xE[xRB]]]]} gives {@code {warps splitting k,
    * stages[, 8-row tiles per warp[, blocks per SM[, early refill (1) or not (0)[, batches per
-   * reduction round]]]]}}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]} gives {@code {warps per
-   * block, 16-feature tiles per warp, 8-row tiles, x slots[, weights by cp.async (1) or registers
-   * (0)]}}, {@code qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
-   * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
-   * per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
+   * reduction round]]]]}}, {@code qmm-mma-fp-async@KSxSTAGES[xRT]} gives {@code {warps splitting k,
+   * stages[, 8-row tiles per warp]}}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]} gives {@code
+   * {warps per block, 16-feature tiles per warp, 8-row tiles, x slots[, weights by cp.async (1) or
+   * registers (0)]}}, {@code qmv-rows@RxF} gives {@code {rows of x per block, features per warp}},
+   * {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row
+   * tiles per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
    * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2).
    */
   static int[] tuned(String rung) {
@@ -75,10 +77,12 @@ final class QmmRungs {
                         ? parts.length == 3
                         : base.equals(QmmOp.QMM_MMA_ASYNC)
                             ? parts.length >= 2 && parts.length <= 6
-                            : base.equals(QmmOp.QMM_MMA_XSHARED)
-                                ? parts.length == 4 || parts.length == 5
-                                : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
-                                    && parts.length == 2;
+                            : base.equals(QmmOp.QMM_MMA_FP_ASYNC)
+                                ? parts.length == 2 || parts.length == 3
+                                : base.equals(QmmOp.QMM_MMA_XSHARED)
+                                    ? parts.length == 4 || parts.length == 5
+                                    : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
+                                        && parts.length == 2;
     if (!ok) {
       return null;
     }
@@ -122,6 +126,10 @@ final class QmmRungs {
           t.length > 3 ? t[3] : 1,
           t.length > 4 ? t[4] : 0,
           t.length > 5 ? t[5] : 1);
+    }
+    if (base.equals(QmmOp.QMM_MMA_FP_ASYNC)) {
+      // Checks the shape, KS, STAGES and RT.
+      return QmmMmaAsyncFpKernel.plan(s, smCount, t[0], t[1], t.length > 2 ? t[2] : 1);
     }
     if (base.equals(QmmOp.QMV_ASYNC)) {
       if (t[0] < 1) {

@@ -77,6 +77,7 @@ final class BenchQmmCommand implements Callable<Integer> {
               + " kernel with KS warps along k, STAGES batches in shared memory, RT 8-row tiles per"
               + " warp (1-2), BPS blocks per SM (1-2), E = 1 to refill each stage right after its"
               + " barrier and RB batches (1-8) per cross-warp reduction,"
+              + " qmm-mma-fp-async@KSxSTAGES[xRT] the same pipeline for mxfp4/nvfp4 weights,"
               + " and qmv-rows@RxF the multi-row vector kernel with R rows of x per block"
               + " (1-8) and F features per warp (1 or 2) (default: auto).")
   String kernel = "auto";

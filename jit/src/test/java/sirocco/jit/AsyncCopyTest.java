@@ -184,6 +184,25 @@ class AsyncCopyTest {
         assertEquals(copied ? -(24 + i - 8) : 7, dst[i], bytes + " bytes, dst[" + i + "]");
       }
     }
+    byte[] bs = new byte[48];
+    for (int i = 0; i < bs.length; i++) {
+      bs[i] = (byte) (3 * i + 1);
+    }
+    for (int bytes : new int[] {4, 8, 16}) {
+      byte[] dst = new byte[40];
+      java.util.Arrays.fill(dst, (byte) -9);
+      Vec.copyAsync(dst, 16, bs, 32, bytes);
+      for (int i = 0; i < dst.length; i++) {
+        boolean copied = i >= 16 && i < 16 + bytes;
+        assertEquals(
+            copied ? (byte) (3 * (32 + i - 16) + 1) : -9, dst[i], bytes + " bytes, dst[" + i + "]");
+      }
+    }
+    byte[] b8 = new byte[32];
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Vec.copyAsync(b8, 4, b8, 16, 8));
+    assertTrue(
+        e.getMessage().startsWith("copyAsync: dstIndex 4 is not a non-negative multiple of 8"));
     Vec.commitAsync(); // no-ops that must not throw
     Vec.waitAsync(0);
     Vec.waitAsync(7);

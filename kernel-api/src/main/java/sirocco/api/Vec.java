@@ -195,6 +195,15 @@ public final class Vec {
   }
 
   /**
+   * 16/8/4-byte asynchronous copy global -> shared of {@code bytes} bytes, as {@link
+   * #copyAsync(int[], int, int[], int, int)} ({@code dst} from {@code ctx.allocateByteLocalArray};
+   * the indexes multiples of {@code bytes}): U8 scale codes staged beside their weights.
+   */
+  public static void copyAsync(byte[] dst, int dstIndex, byte[] src, int srcIndex, int bytes) {
+    System.arraycopy(src, srcIndex, dst, dstIndex, asyncElements(dstIndex, srcIndex, bytes, 1));
+  }
+
+  /**
    * Closes the group of copies this thread issued since the last commit ({@code
    * cp.async.commit_group}). Groups belong to the issuing thread. A commit with no copies makes an
    * empty group, which counts as complete: committing on every pipeline step, copies or not, keeps

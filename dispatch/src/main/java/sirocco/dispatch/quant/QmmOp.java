@@ -21,6 +21,7 @@ import sirocco.kernels.quant.AffineQmvSplitKKernel;
 import sirocco.kernels.quant.AffineQmvWarpKernel;
 import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaAsyncFpKernel;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
@@ -69,6 +70,10 @@ import sirocco.runtime.KernelLaunch;
  *       QmmPolicy#MMA_SPLITK_MAX_ROWS_FEW_TILED_BLOCKS} (256) with two where the tiled grid would
  *       be too small, and from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} rows as {@value #QMM_MMA}.
  *       Shapes it does not take fall through to {@value #QMM_MMA}.
+ *   <li>{@value #QMM_MMA_FP_ASYNC}: {@link QmmMmaAsyncFpKernel} (the pipelined split-K kernel's
+ *       mapping for E2M1 codes) — transposed mxfp4/nvfp4, bf16/f16, k splitting as affine 4-bit g32
+ *       does; then the policy ({@link QmmPolicy#fpAsyncRejects}): {@link
+ *       QmmPolicy#FP_ASYNC_MIN_ROWS} to {@link QmmPolicy#FP_ASYNC_MAX_ROWS} rows.
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link
@@ -114,6 +119,7 @@ public final class QmmOp {
 
   public static final String QMM_MMA_SPLITK = "qmm-mma-splitk";
   public static final String QMM_MMA_ASYNC = "qmm-mma-async";
+  public static final String QMM_MMA_FP_ASYNC = "qmm-mma-fp-async";
   public static final String QMM_MMA_XSHARED = "qmm-mma-xshared";
   public static final String QMM_TILED = "qmm-tiled";
   public static final String QMM_MMA = "qmm-mma";
@@ -159,6 +165,12 @@ public final class QmmOp {
                     return why != null ? why : QmmPolicy.mmaRejects(s, QMM_MMA_SPLITK);
                   }),
               new Ladder.Rung<>(
+                  QMM_MMA_FP_ASYNC,
+                  s -> {
+                    String why = QmmMmaAsyncFpKernel.supports(s);
+                    return why != null ? why : QmmPolicy.fpAsyncRejects(s);
+                  }),
+              new Ladder.Rung<>(
                   QMM_MMA,
                   s -> {
                     String why = QmmMmaKernel.supports(s);
@@ -201,6 +213,7 @@ public final class QmmOp {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.supports(s);
       case QMM_MMA_ASYNC -> QmmMmaAsyncKernel.supports(s);
+      case QMM_MMA_FP_ASYNC -> QmmMmaAsyncFpKernel.supports(s);
       case QMM_MMA_XSHARED -> QmmMmaXSharedKernel.supports(s);
       case QMM_TILED -> QmmTiledKernel.supports(s);
       case QMM_MMA -> QmmMmaKernel.supports(s);
@@ -237,6 +250,7 @@ public final class QmmOp {
     return switch (rung) {
       case QMM_MMA_SPLITK -> QmmMmaSplitKKernel.plan(s, smCount);
       case QMM_MMA_ASYNC -> QmmMmaAsyncKernel.plan(s, smCount);
+      case QMM_MMA_FP_ASYNC -> QmmMmaAsyncFpKernel.plan(s, smCount);
       case QMM_MMA_XSHARED -> QmmMmaXSharedKernel.plan(s);
       case QMM_TILED -> QmmTiledKernel.plan(s);
       case QMM_MMA -> QmmMmaKernel.plan(s);
@@ -345,6 +359,8 @@ public final class QmmOp {
                   QuantKernels.dummy(device, ElementType.I16),
                   QuantKernels.dummy(device, ElementType.F32)));
       case FP_QMV -> QuantKernels.launch(p, o.wq(), o.scales(), gs, o.x(), o.out(), n, k);
+      case QMM_MMA_FP_ASYNC ->
+          QuantKernels.launch(p, o.wq(), o.scales(), gs, o.x(), o.out(), s.rows(), n, k);
       default -> {
         // qmm-mma and qvm share a parameter list: both modes' scale arrays, the unused ones
         // dummies.

@@ -101,13 +101,59 @@ public final class QmmPolicy {
    */
   public static final String EARLY_START_PROPERTY = "sirocco.qmm.earlyStart";
 
+  /**
+   * Fewest rows of x at which {@value QmmOp#QMM_MMA_FP_ASYNC} takes mxfp4/nvfp4 weights: as {@link
+   * #FP_MMA_MIN_ROWS} until measured otherwise. {@code -Dsirocco.qmm.mmaMinRows.fp=N} overrides it
+   * as it does the other fp tensor-core thresholds.
+   */
+  public static final int FP_ASYNC_MIN_ROWS = FP_MMA_MIN_ROWS;
+
+  /** Most rows of x {@value QmmOp#QMM_MMA_FP_ASYNC} takes; {@value QmmOp#QMM_MMA} above. */
+  public static final int FP_ASYNC_MAX_ROWS = 16;
+
+  /** The system property overriding {@link #FP_ASYNC_MAX_ROWS}. */
+  public static final String FP_ASYNC_MAX_ROWS_PROPERTY = "sirocco.qmm.fpAsyncMaxRows";
+
+  /**
+   * Why the policy keeps {@code s} (a shape {@value QmmOp#QMM_MMA_FP_ASYNC} can take) away from
+   * that rung, or null: fewer rows than {@link #FP_ASYNC_MIN_ROWS} or more than {@link
+   * #FP_ASYNC_MAX_ROWS}.
+   */
+  public static String fpAsyncRejects(QmmShape s) {
+    requireShape(s);
+    int min = Integer.getInteger(FP_PROPERTY, FP_ASYNC_MIN_ROWS);
+    int max = Integer.getInteger(FP_ASYNC_MAX_ROWS_PROPERTY, FP_ASYNC_MAX_ROWS);
+    if (s.rows() < min) {
+      return "policy: fp-mode weights use the vector path below "
+          + min
+          + " rows (rows="
+          + s.rows()
+          + "; -D"
+          + FP_PROPERTY
+          + ")";
+    }
+    if (s.rows() > max) {
+      return "policy: more than "
+          + max
+          + " rows use "
+          + QmmOp.QMM_MMA
+          + " (rows="
+          + s.rows()
+          + "; -D"
+          + FP_ASYNC_MAX_ROWS_PROPERTY
+          + ")";
+    }
+    return null;
+  }
+
   /** Whether {@code rung}'s launch starts early: see {@link #EARLY_START_PROPERTY}. */
   public static boolean earlyStart(String rung) {
     if (!rung.equals(QmmOp.QMM_MMA_SPLITK)
         && !rung.equals(QmmOp.QMM_MMA_ASYNC)
+        && !rung.equals(QmmOp.QMM_MMA_FP_ASYNC)
         && !rung.equals(QmmOp.QMV_SPLITK)
         && !rung.equals(QmmOp.QMM_MMA)) {
-      return false; // only these four kernels wait for the previous one
+      return false; // only these five kernels wait for the previous one
     }
     return BooleanProperty.get(EARLY_START_PROPERTY, true);
   }

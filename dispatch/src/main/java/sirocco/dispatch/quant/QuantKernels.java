@@ -18,6 +18,7 @@ import sirocco.kernels.quant.FpDequantizeKernel;
 import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.FpQuantizeKernel;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaAsyncFpKernel;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
@@ -57,6 +58,7 @@ final class QuantKernels {
           QmmMmaKernel.class,
           QmmMmaSplitKKernel.class,
           QmmMmaAsyncKernel.class,
+          QmmMmaAsyncFpKernel.class,
           QmmMmaXSharedKernel.class,
           QmmTiledKernel.class,
           QvmKernel.class,

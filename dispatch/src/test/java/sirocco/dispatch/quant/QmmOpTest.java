@@ -84,10 +84,15 @@ class QmmOpTest {
     }
     for (int mode : new int[] {Quant.MXFP4, Quant.NVFP4, Quant.MXFP8}) {
       assertEquals("fp-qmv", QmmOp.decide(QmmShape.fp(mode, Quant.BF16, 1, 12288, 4096)).chosen());
-      for (int rows : new int[] {2, 3, 6, 8}) {
-        assertEquals(
-            "qmm-mma", QmmOp.decide(QmmShape.fp(mode, Quant.BF16, rows, 12288, 4096)).chosen());
+      // E2M1 codes go to the pipelined split-K kernel up to FP_ASYNC_MAX_ROWS, E4M3 to qmm-mma.
+      String e2m1 = mode == Quant.MXFP8 ? "qmm-mma" : "qmm-mma-fp-async";
+      for (int rows : new int[] {2, 3, 6, 8, QmmPolicy.FP_ASYNC_MAX_ROWS}) {
+        assertEquals(e2m1, QmmOp.decide(QmmShape.fp(mode, Quant.BF16, rows, 12288, 4096)).chosen());
       }
+      assertEquals(
+          "qmm-mma",
+          QmmOp.decide(QmmShape.fp(mode, Quant.BF16, QmmPolicy.FP_ASYNC_MAX_ROWS + 1, 12288, 4096))
+              .chosen());
       assertEquals("fp-qmv", QmmOp.decide(QmmShape.fp(mode, Quant.F32, 8, 12288, 4096)).chosen());
     }
     assertEquals("qvm", QmmOp.decide(affine(4, Quant.BF16, 6).withTranspose(false)).chosen());
@@ -262,7 +267,8 @@ class QmmOpTest {
               + "; qmm-tiled: fewer than 64 rows (a block tile is"
               + " 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: tensor cores"
               + " use qmm-mma (-Dsirocco.qmm.mmaVariant); qmm-mma-splitk: policy: tensor cores"
-              + " use qmm-mma (-Dsirocco.qmm.mmaVariant))",
+              + " use qmm-mma (-Dsirocco.qmm.mmaVariant); qmm-mma-fp-async: mxfp4 and nvfp4 only"
+              + " (E2M1 codes built in place); affine uses qmm-mma)",
           QmmOp.decide(affine(4, Quant.BF16, 4)).explain());
       // The pipelined variant by property, with the split-K row limit; 8-bit falls through.
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_ASYNC);
@@ -313,8 +319,11 @@ class QmmOpTest {
         List.of("qmv-warp", "qmv-persistent", "qmv-rows", "qmv"),
         QmmOp.candidates(affine(2, Quant.F16, 1)));
     assertEquals(
-        List.of("qmm-mma", "fp-qmv"),
+        List.of("qmm-mma-fp-async", "qmm-mma", "fp-qmv"),
         QmmOp.candidates(QmmShape.fp(Quant.NVFP4, Quant.BF16, 6, 12288, 4096)));
+    assertEquals(
+        List.of("qmm-mma", "fp-qmv"),
+        QmmOp.candidates(QmmShape.fp(Quant.MXFP8, Quant.BF16, 6, 12288, 4096)));
     assertEquals(List.of("qmv-rows", "qmv"), QmmOp.candidates(affine(3, Quant.BF16, 6)));
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
     assertEquals(
@@ -323,6 +332,7 @@ class QmmOpTest {
             "qmm-tiled",
             "qmm-mma-async",
             "qmm-mma-splitk",
+            "qmm-mma-fp-async",
             "qmm-mma",
             "qmv-warp",
             "qmv-persistent",

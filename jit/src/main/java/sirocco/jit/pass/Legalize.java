@@ -116,7 +116,8 @@ public final class Legalize implements Pass {
           which
               + call
               + " must be a shared array from ctx.allocate"
-              + (elem.equals("int") ? "Int" : "Short")
+              + Character.toUpperCase(elem.charAt(0))
+              + elem.substring(1)
               + "LocalArray ("
               + why
               + "), but it is "

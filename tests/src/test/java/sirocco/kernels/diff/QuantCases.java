@@ -19,6 +19,7 @@ import sirocco.kernels.quant.FpDequantizeKernel;
 import sirocco.kernels.quant.FpQmvKernel;
 import sirocco.kernels.quant.FpQuantizeKernel;
 import sirocco.kernels.quant.LaunchPlan;
+import sirocco.kernels.quant.QmmMmaAsyncFpKernel;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
@@ -417,6 +418,33 @@ final class QuantCases {
         d.wq(),
         d.scales(),
         d.biases(),
+        d.x(),
+        d.out(),
+        s.rows(),
+        s.n(),
+        s.k());
+  }
+
+  static Prepared qmmMmaAsyncFp(Method m, Spec sp) {
+    int ks = sp.i("ks");
+    int wps = sp.i("wps");
+    int stages = sp.i("stages");
+    int rt = sp.i("rt");
+    // k = ks warps of wps words per lane (32 codes per word across the 4 lanes); 9 rows = two row
+    // tiles; n = 100 is 7 batches walked by 2 blocks, so the stages wrap around.
+    QmmShape s = QmmShape.fp(sp.i("mode"), sp.i("dtype"), 9, 100, ks * wps * 32);
+    Prepared.supported(QmmMmaAsyncFpKernel.supports(s));
+    QmmData d = data(sp.rnd(), s);
+    LaunchPlan p = QmmMmaAsyncFpKernel.plan(s, 2, ks, stages, rt);
+    return fromPlan(
+        m,
+        p,
+        "QmmMmaAsyncFpKernel.plan(s, 2, " + ks + ", " + stages + ", " + rt + ")",
+        s,
+        List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
+        d.wq(),
+        d.fpScales(),
+        d.globalScale(),
         d.x(),
         d.out(),
         s.rows(),

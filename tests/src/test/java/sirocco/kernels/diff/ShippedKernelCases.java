@@ -53,6 +53,7 @@ final class ShippedKernelCases {
     t.put("AffineQmvSplitKKernel.qmv", QuantCases::affineQmvSplitK);
     t.put("AffineQmvAsyncKernel.qmv", QuantCases::affineQmvAsync);
     t.put("QmmMmaAsyncKernel.qmm", QuantCases::qmmMmaAsync);
+    t.put("QmmMmaAsyncFpKernel.qmm", QuantCases::qmmMmaAsyncFp);
     t.put("FpQmvKernel.qmv", QuantCases::fpQmv);
     t.put("FpQmvKernel.qmvF32", QuantCases::fpQmv);
     t.put("QvmKernel.qvm", QuantCases::qvm);

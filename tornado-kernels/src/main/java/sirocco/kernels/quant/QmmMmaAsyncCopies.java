@@ -108,6 +108,23 @@ final class QmmMmaAsyncCopies {
       int sso,
       Int4 so, // srcOffsets
       Int4 dso) { // dstOffsets
+    requestFullWords(wq, wsh, batch, stage, ks, wps, rs, warp, wpr, so, dso);
+    requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, batch * 16 * groups + sso);
+  }
+
+  /** The weight words of {@link #requestFull}: the lane's {@code wps / 2} chunks. */
+  static void requestFullWords(
+      int[] wq, // [n, wpr] packed u32
+      int[] wsh, // [stages, ks, 16, rs] (shared)
+      int batch,
+      int stage,
+      int ks,
+      int wps,
+      int rs,
+      int warp,
+      int wpr,
+      Int4 so, // srcOffsets
+      Int4 dso) { // dstOffsets
     int wBase = (stage * ks + warp) * 16 * rs;
     int rowW = batch * 16 * wpr;
     Vec.copyAsync(wsh, wBase + dso.x(), wq, rowW + so.x(), 16);
@@ -118,7 +135,6 @@ final class QmmMmaAsyncCopies {
       Vec.copyAsync(wsh, wBase + dso.z(), wq, rowW + so.z(), 16);
       Vec.copyAsync(wsh, wBase + dso.w(), wq, rowW + so.w(), 16);
     }
-    requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, batch * 16 * groups + sso);
   }
 
   /**
@@ -170,19 +186,82 @@ final class QmmMmaAsyncCopies {
       int wpr,
       int groups) {
     if (batch < batches) {
-      int base = (stage * ks + warp) * 16;
-      int chunks = 16 * wps;
-      for (int u = 0; u < (chunks + 31) / 32; u++) {
-        int q = lane + 32 * u;
-        if (q < chunks) {
-          int r = q / wps;
-          int part = q - r * wps;
-          int f = Math.min(batch * 16 + r, n - 1);
-          Vec.copyAsync(wsh, (base + r) * rs + 4 * part, wq, f * wpr + lw + 4 * part, 16);
-        }
-      }
+      requestWords(wq, wsh, batch, stage, n, ks, wps, rs, lane, warp, lw, wpr);
       int f = Math.min(batch * 16 + (lane & 15), n - 1);
       requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, f * groups + gw);
     }
+  }
+
+  /**
+   * The weight words of {@link #request}: 16 rows (features {@code batch·16 + r}, clamped to the
+   * last) × {@code wps} 16-byte chunks of the warp's k slice, spread over the lanes.
+   */
+  static void requestWords(
+      int[] wq, // [n, wpr] packed u32
+      int[] wsh, // [stages, ks, 16, rs] (shared)
+      int batch,
+      int stage,
+      int n,
+      int ks,
+      int wps,
+      int rs,
+      int lane,
+      int warp,
+      int lw,
+      int wpr) {
+    int base = (stage * ks + warp) * 16;
+    int chunks = 16 * wps;
+    for (int u = 0; u < (chunks + 31) / 32; u++) {
+      int q = lane + 32 * u;
+      if (q < chunks) {
+        int r = q / wps;
+        int part = q - r * wps;
+        int f = Math.min(batch * 16 + r, n - 1);
+        Vec.copyAsync(wsh, (base + r) * rs + 4 * part, wq, f * wpr + lw + 4 * part, 16);
+      }
+    }
+  }
+
+  /**
+   * {@link QmmMmaAsyncFpKernel}'s refill of stage {@code stage} with batch {@code batch}, one group
+   * (empty past the last batch): the weight words as the affine kernel's, then lanes 0–15 copy the
+   * {@code cpb} U8 scale codes of their row ({@code cpb} = 4, 8 or 16 bytes, one copy).
+   */
+  static void refillFp(
+      int[] wq, // [n, wpr] packed u32
+      byte[] scales, // [n, groups] U8 codes
+      int[] wsh, // [stages, ks, 16, rs] (shared)
+      byte[] ssh, // [stages, ks, 16, cpb] (shared)
+      int batch,
+      int stage,
+      int batches,
+      int n,
+      int ks,
+      int wps,
+      int cpb,
+      int rs,
+      int lane,
+      int warp,
+      int lw,
+      int gw,
+      int wpr,
+      int groups,
+      int sso,
+      Int4 so, // srcOffsets
+      Int4 dso) { // dstOffsets
+    int dst = ((stage * ks + warp) * 16 + (lane & 15)) * cpb;
+    if (batch * 16 + 16 <= n) {
+      requestFullWords(wq, wsh, batch, stage, ks, wps, rs, warp, wpr, so, dso);
+      if (lane < 16) {
+        Vec.copyAsync(ssh, dst, scales, batch * 16 * groups + sso, cpb);
+      }
+    } else if (batch < batches) {
+      requestWords(wq, wsh, batch, stage, n, ks, wps, rs, lane, warp, lw, wpr);
+      if (lane < 16) {
+        int f = Math.min(batch * 16 + lane, n - 1);
+        Vec.copyAsync(ssh, dst, scales, f * groups + gw, cpb);
+      }
+    }
+    Vec.commitAsync();
   }
 }

@@ -30,6 +30,16 @@ final class QmmMmaFragments {
   }
 
   /**
+   * A lane's raw x word {@code p} (8 halves, 4-bit order) as the B fragments of both its k steps:
+   * step 0 in x, y and step 1 in z, w, as {@link QmmMmaSplitKKernel#mmaPair} takes them.
+   */
+  static Int4 fragBPair(Int4 p) {
+    Int2 b0 = fragB(p, 0, 4);
+    Int2 b1 = fragB(p, 1, 4);
+    return new Int4(b0.x(), b0.y(), b1.x(), b1.y());
+  }
+
+  /**
    * The A fragment (weights of rows g and g+8 from their words {@code wa}, {@code wb}) for step
    * {@code h} and, for bf16 8-bit affine, digit {@code dg}. {@code ma}/{@code mb} are the fp4
    * multiplier pairs of rows g and g+8 ({@link #fp4Multiplier}; unused by the other modes).
@@ -145,6 +155,11 @@ final class QmmMmaFragments {
     float m = s * ((dtype == Quant.F16 ? 0x1p14f : 0x1p126f) / fp4Unscale(mode, dtype));
     int h = exactHalf(m, dtype);
     return h | (h << 16);
+  }
+
+  /** nvfp4: the {@link #fp4Multiplier} of the E4M3 group scale with code {@code code}. */
+  static int nvMultiplier(int code, int dtype) {
+    return fp4Multiplier(QuantMath.e4m3Decode(code & 0xFF), Quant.NVFP4, dtype);
   }
 
   /**

@@ -514,8 +514,7 @@ public final class QmmMmaKernel {
 
   /** nvfp4: the {@link QmmMmaFragments#fp4Multiplier} of E4M3 group scale {@code gi}. */
   static int nvMultiplier(byte[] fpScales, int gi, int dtype) {
-    float s = QuantMath.e4m3Decode(Vec.ldg(fpScales, gi) & 0xFF);
-    return QmmMmaFragments.fp4Multiplier(s, Quant.NVFP4, dtype);
+    return QmmMmaFragments.nvMultiplier(Vec.ldg(fpScales, gi), dtype);
   }
 
   static float groupScale(short[] scales, byte[] fpScales, int gi, int mode, int dtype) {

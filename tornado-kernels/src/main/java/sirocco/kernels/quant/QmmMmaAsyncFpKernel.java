@@ -1,0 +1,423 @@
+package sirocco.kernels.quant;
+
+import sirocco.api.Float4;
+import sirocco.api.Int4;
+import sirocco.api.Kernel;
+import sirocco.api.KernelContext;
+import sirocco.api.Specialize;
+import sirocco.api.Vec;
+
+/**
+ * Split-K quantized matmul on tensor cores for the <b>E2M1 modes</b> (mxfp4, nvfp4) with the
+ * weights streamed through an asynchronous-copy pipeline in shared memory (rung {@code
+ * qmm-mma-fp-async}): {@link QmmMmaAsyncKernel}'s mapping (ks warps splitting k, x held as B
+ * fragments in registers for the whole kernel, 16 features per batch, persistent blocks, {@code
+ * stages} batches in shared memory, one block barrier and cross-warp reduction per batch), with the
+ * A fragments built in place from the codes as {@link QmmMmaKernel} builds them ({@link
+ * QmmMmaFragments#fp4Pair}).
+ *
+ * <h2>Why</h2>
+ *
+ * Before it, fp4 weights at 2–16 rows ran on {@link QmmMmaKernel} (no k split, weights in
+ * registers): 18.0–18.7 µs at 1–8 rows on an H100 (run 104, 12288×4096 mxfp4 bf16) for 26.7 MB,
+ * while the affine 4-bit async kernel reads its 28.3 MB in 11.7–12.0. The codes sit in the same
+ * words in the same order as affine 4-bit, so the copies, the x fragments and the reduction are the
+ * affine kernel's; only the decoding and the scales differ.
+ *
+ * <h2>Layout and scales</h2>
+ *
+ * As the affine kernel at groups of 32 (one word per lane and group: lane t holds word {@code 4j +
+ * t} of its warp's slice as its word j), so a slice of {@code wps} words per lane is {@code 32·wps}
+ * codes. The planning takes the affine 4-bit g32 shape of the same size ({@link #layoutTwin}). Each
+ * staged row carries its {@code cpb} U8 scale codes (mxfp4: {@code wps}, one per word j; nvfp4:
+ * {@code 2·wps}, word j of lane t in group {@code 2j + t/2}), copied by lanes 0–15 as one
+ * 4/8/16-byte copy.
+ *
+ * <ul>
+ *   <li>mxfp4: the E2M1 values come out exact ({@link QmmMmaFragments#fp4Multiplier} of 1), a
+ *       word's two mmas start from zero and its E8M0 scales (rows g, g + 8) multiply the sums in
+ *       float, as {@link QmmMmaKernel} does: a 2<sup>-127</sup>…2<sup>127</sup> scale times E2M1
+ *       values would leave bf16/f16.
+ *   <li>nvfp4: the E4M3 group scale is folded into the fragment's multiplier (16-element groups are
+ *       narrower than an mma's k span), the mmas accumulate across the whole slice, and the global
+ *       scale and {@link QmmMmaFragments#fp4Unscale} multiply the batch's sums once.
+ * </ul>
+ *
+ * <h2>Limits</h2>
+ *
+ * Transposed weights, bf16/f16 x, k splitting as the affine g32 shape does (at most 8 words per
+ * lane, so k a multiple of 32 per warp), {@code cpb} of 4, 8 or 16 bytes (mxfp4 {@code wps} 4 or 8,
+ * nvfp4 2, 4 or 8), one or two row tiles of 8 rows per warp.
+ */
+public final class QmmMmaAsyncFpKernel {
+  private QmmMmaAsyncFpKernel() {}
+
+  @Kernel(
+      validateWith = {
+        "mode=1,dtype=0,ks=16,wps=8,stages=2,rt=1",
+        "mode=1,dtype=1,ks=16,wps=8,stages=2,rt=1",
+        "mode=2,dtype=0,ks=16,wps=8,stages=2,rt=1",
+        "mode=2,dtype=1,ks=16,wps=8,stages=2,rt=1",
+        "mode=1,dtype=0,ks=8,wps=4,stages=3,rt=1",
+        "mode=2,dtype=0,ks=8,wps=2,stages=2,rt=1",
+        "mode=1,dtype=0,ks=16,wps=8,stages=2,rt=2",
+        "mode=2,dtype=0,ks=16,wps=8,stages=2,rt=2",
+        "mode=1,dtype=1,ks=16,wps=8,stages=2,rt=2",
+        "mode=2,dtype=1,ks=16,wps=8,stages=2,rt=2"
+      })
+  public static void qmm(
+      KernelContext ctx,
+      int[] wq, // [n, k/8] packed u32 (E2M1 codes)
+      byte[] scales, // [n, k/groupSize] U8 scale codes (E8M0 mxfp4, E4M3 nvfp4)
+      float[] globalScale, // [1] nvfp4 global scale (Quant.NO_GLOBAL_SCALE for none)
+      short[] x, // [rows, k] bf16/f16 bits
+      short[] out, // [rows, n] bf16/f16 bits
+      int rows,
+      int n,
+      int k,
+      @Specialize int mode,
+      @Specialize int dtype,
+      @Specialize int ks,
+      @Specialize int wps,
+      @Specialize int stages,
+      @Specialize int rt) {
+    // May be launched early (QmmPolicy.earlyStart): nothing is read before this.
+    ctx.waitForPriorGrids();
+    boolean nv = mode == Quant.NVFP4;
+    int lane = ctx.laneId();
+    int g = lane >> 2;
+    int t = lane & 3;
+    int warp = ctx.warpId();
+    int cpb = scaleBytes(mode, wps);
+    int rs = 4 * wps + 8; // padded words per staged row
+    int batches = (n + 15) / 16;
+    int wpr = k / 8;
+    int groups = nv ? k / 16 : k / 32;
+    int lw = warp * 4 * wps; // the warp's first word of a row
+    int gw = warp * cpb; // the warp's first group of a row
+    int slab = ks * rt * 128;
+    int[] wsh = ctx.allocateIntLocalArray(stages * ks * 16 * rs); // [stages, ks, 16, rs] words
+    byte[] ssh = ctx.allocateByteLocalArray(stages * ks * 16 * cpb); // [stages, ks, 16, cpb]
+    float[] red = ctx.allocateFloatLocalArray(2 * slab); // [2, ks, rt, 128] reduction slab
+    int step = ctx.groupCountX;
+    Int4 so = QmmMmaAsyncCopies.srcOffsets(lane, wps, wpr, lw);
+    Int4 dso = QmmMmaAsyncCopies.dstOffsets(lane, wps, rs);
+    int sso = (lane & 15) * groups + gw; // the lane's scale row's first group
+
+    // x first (as the affine kernel: a few KiB that should not queue behind the stages), raw.
+    int mBase = ctx.groupIdy * 8 * rt;
+    int xr = mBase + g < rows ? (mBase + g) * k : -1;
+    int lanew = lw + t; // the lane's first word of a row; word j adds 4j
+    Int4 xf0 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 0, 1, wps, 4);
+    Int4 xf1 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 1, 1, wps, 4);
+    Int4 xf2 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 2, 1, wps, 4);
+    Int4 xf3 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 3, 1, wps, 4);
+    Int4 xf4 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 4, 1, wps, 4);
+    Int4 xf5 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 5, 1, wps, 4);
+    Int4 xf6 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 6, 1, wps, 4);
+    Int4 xf7 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 7, 1, wps, 4);
+    // Row tile 1 (rt = 2: rows mBase + 8..15): the same A fragments feed both tiles' mmas.
+    int yr = rt > 1 && mBase + 8 + g < rows ? (mBase + 8 + g) * k : -1;
+    Int4 zx = new Int4(0, 0, 0, 0);
+    Int4 yf0 = zx;
+    Int4 yf1 = zx;
+    Int4 yf2 = zx;
+    Int4 yf3 = zx;
+    Int4 yf4 = zx;
+    Int4 yf5 = zx;
+    Int4 yf6 = zx;
+    Int4 yf7 = zx;
+    if (rt > 1) {
+      yf0 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 0, 1, wps, 4);
+      yf1 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 1, 1, wps, 4);
+      yf2 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 2, 1, wps, 4);
+      yf3 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 3, 1, wps, 4);
+      yf4 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 4, 1, wps, 4);
+      yf5 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 5, 1, wps, 4);
+      yf6 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 6, 1, wps, 4);
+      yf7 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 7, 1, wps, 4);
+    }
+
+    // The first stages - 1 batches.
+    int bt = ctx.groupIdx;
+    for (int s = 0; s < stages - 1; s++) {
+      QmmMmaAsyncCopies.refillFp(
+          wq,
+          scales,
+          wsh,
+          ssh,
+          bt + s * step,
+          s,
+          batches,
+          n,
+          ks,
+          wps,
+          cpb,
+          rs,
+          lane,
+          warp,
+          lw,
+          gw,
+          wpr,
+          groups,
+          sso,
+          so,
+          dso);
+    }
+
+    // x as B fragments, for the whole kernel.
+    xf0 = QmmMmaFragments.fragBPair(xf0);
+    xf1 = QmmMmaFragments.fragBPair(xf1);
+    xf2 = QmmMmaFragments.fragBPair(xf2);
+    xf3 = QmmMmaFragments.fragBPair(xf3);
+    xf4 = QmmMmaFragments.fragBPair(xf4);
+    xf5 = QmmMmaFragments.fragBPair(xf5);
+    xf6 = QmmMmaFragments.fragBPair(xf6);
+    xf7 = QmmMmaFragments.fragBPair(xf7);
+    if (rt > 1) {
+      yf0 = QmmMmaFragments.fragBPair(yf0);
+      yf1 = QmmMmaFragments.fragBPair(yf1);
+      yf2 = QmmMmaFragments.fragBPair(yf2);
+      yf3 = QmmMmaFragments.fragBPair(yf3);
+      yf4 = QmmMmaFragments.fragBPair(yf4);
+      yf5 = QmmMmaFragments.fragBPair(yf5);
+      yf6 = QmmMmaFragments.fragBPair(yf6);
+      yf7 = QmmMmaFragments.fragBPair(yf7);
+    }
+    // mxfp4's multiplier is a constant (the scale comes after the mma); nvfp4 multiplies the
+    // batch's sums by the global scale over 448·6 and undoes fp4Unscale.
+    int mx = QmmMmaFragments.fp4Multiplier(1f, mode, dtype);
+    float gfac =
+        nv ? Vec.ldg(globalScale, 0) / (448f * 6f) * QmmMmaFragments.fp4Unscale(mode, dtype) : 1f;
+    Float4 zf = new Float4(0f, 0f, 0f, 0f);
+
+    int tid = ctx.localIdx;
+    int buf = 0;
+    int slot = 0; // the stage holding batch bt
+    while (bt < batches) {
+      // Refill the stage read last batch (its readers passed that batch's block barrier) with the
+      // batch stages - 1 ahead; lanes read words other lanes copied: a warp barrier after the
+      // wait.
+      QmmMmaAsyncCopies.refillFp(
+          wq,
+          scales,
+          wsh,
+          ssh,
+          bt + (stages - 1) * step,
+          slot == 0 ? stages - 1 : slot - 1,
+          batches,
+          n,
+          ks,
+          wps,
+          cpb,
+          rs,
+          lane,
+          warp,
+          lw,
+          gw,
+          wpr,
+          groups,
+          sso,
+          so,
+          dso);
+      Vec.waitAsync(stages - 1);
+      ctx.warpBarrier();
+
+      int rowA = ((slot * ks + warp) * 16 + g) * rs + t; // the lane's words of row g
+      int rowB = rowA + 8 * rs; // and of row g + 8
+      int sa = ((slot * ks + warp) * 16 + g) * cpb; // scale codes of row g
+      int sb = sa + 8 * cpb; // of row g + 8
+      Float4 acc = zf;
+      Float4 accY = zf; // row tile 1 (rt = 2)
+      for (int j = 0; j < wps; j++) {
+        Int4 xf = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
+        Int4 yf = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
+        int wa = wsh[rowA + 4 * j];
+        int wb = wsh[rowB + 4 * j];
+        if (nv) {
+          // Word 4j + t of the slice is in its group 2j + t/2.
+          int gi = 2 * j + (t >> 1);
+          int ma = QmmMmaFragments.nvMultiplier(ssh[sa + gi], dtype);
+          int mb = QmmMmaFragments.nvMultiplier(ssh[sb + gi], dtype);
+          Int4 a0 = QmmMmaFragments.fragA(wa, wb, 0, 0, mode, 4, dtype, ma, mb);
+          Int4 a1 = QmmMmaFragments.fragA(wa, wb, 1, 0, mode, 4, dtype, ma, mb);
+          acc = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, xf, acc, dtype);
+          if (rt > 1) {
+            accY = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, yf, accY, dtype);
+          }
+        } else {
+          Int4 a0 = QmmMmaFragments.fragA(wa, wb, 0, 0, mode, 4, dtype, mx, mx);
+          Int4 a1 = QmmMmaFragments.fragA(wa, wb, 1, 0, mode, 4, dtype, mx, mx);
+          float a = QuantMath.e8m0Decode(ssh[sa + j]);
+          float b = QuantMath.e8m0Decode(ssh[sb + j]);
+          Float4 d = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, xf, zf, dtype);
+          acc = QmmMmaAsyncFold.scaled(a, b, d, acc);
+          if (rt > 1) {
+            Float4 e = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, yf, zf, dtype);
+            accY = QmmMmaAsyncFold.scaled(a, b, e, accY);
+          }
+        }
+      }
+      if (nv) {
+        acc = times(acc, gfac);
+        accY = times(accY, gfac);
+      }
+
+      // Warp w's row tile v at (w·rt + v)·128: QmmMmaSplitKKernel.reduceBatch's layout (mt = 1).
+      Vec.store4(red, buf + warp * rt * 128 + lane * 4, acc);
+      if (rt > 1) {
+        Vec.store4(red, buf + warp * rt * 128 + 128 + lane * 4, accY);
+      }
+      slot = slot == stages - 1 ? 0 : slot + 1;
+      bt += step;
+      ctx.localBarrier();
+      QmmMmaSplitKKernel.reduceBatch(
+          red, out, buf, tid, 32 * ks, bt - step, 16, mBase, rows, n, ks, 1, rt, dtype);
+      // The other half of the slab is next; its last readers finished before this barrier.
+      buf = slab - buf;
+    }
+    Vec.waitAsync(0); // nothing may be in flight into shared memory when the block exits
+  }
+
+  static Float4 times(Float4 v, float f) {
+    return new Float4(v.x() * f, v.y() * f, v.z() * f, v.w() * f);
+  }
+
+  // ---- dispatch helpers ----
+
+  /** Default stages: {@link QmmMmaAsyncKernel#STAGES}, the affine kernel's measured best. */
+  public static final int STAGES = QmmMmaAsyncKernel.STAGES;
+
+  /** U8 scale codes per staged row: one per word of a lane (mxfp4), two (nvfp4). */
+  static int scaleBytes(int mode, int wps) {
+    return mode == Quant.NVFP4 ? 2 * wps : wps;
+  }
+
+  /**
+   * The affine 4-bit g32 shape of {@code s}'s size and dtype: its words hold codes in the same
+   * order, one word per lane and group, so it plans the k split, the grid and the registers.
+   */
+  static QmmShape layoutTwin(QmmShape s) {
+    return QmmShape.affine(4, 32, s.dtype(), s.rows(), s.n(), s.k());
+  }
+
+  /** Shared bytes of a block: the stages (words and scale codes) and the reduction slab. */
+  static int sharedBytes(int ks, int wps, int cpb, int stages, int rt) {
+    return stages * ks * 16 * ((4 * wps + 8) * 4 + cpb) + 2 * ks * rt * 128 * 4;
+  }
+
+  /** Float64 reference: see {@link QmmReference#fp}. */
+  public static QmmReference.Result reference(
+      int[] wq, byte[] scales, float globalScale, float[] x, QmmShape s) {
+    return QmmReference.fp(wq, scales, globalScale, x, s);
+  }
+
+  /** Why this kernel cannot compute {@code s}, or null. */
+  public static String supports(QmmShape s) {
+    if (s == null) {
+      throw new IllegalArgumentException("s must be a QmmShape, got null");
+    }
+    String bad = s.basicRejection();
+    if (bad != null) {
+      return bad;
+    }
+    if (!s.transpose()) {
+      return "transposed weights only (w [n, k])";
+    }
+    if (s.mode() != Quant.MXFP4 && s.mode() != Quant.NVFP4) {
+      return "mxfp4 and nvfp4 only (E2M1 codes built in place); "
+          + Quant.modeName(s.mode())
+          + " uses qmm-mma";
+    }
+    if (s.dtype() == Quant.F32) {
+      return "bf16/f16 activations only (tensor cores); f32 uses the vector path";
+    }
+    String twin = QmmMmaSplitKKernel.supports(layoutTwin(s));
+    if (twin != null) {
+      return "k splits as affine 4-bit g32 does, which cannot: " + twin;
+    }
+    int ks = QmmMmaSplitKKernel.defaultKs(layoutTwin(s));
+    int wps = s.k() / 32 / ks;
+    int cpb = scaleBytes(s.mode(), wps);
+    if (cpb != 4 && cpb != 8 && cpb != 16) {
+      return "4, 8 or 16 scale codes per staged row (one copy), got " + cpb + " at ks=" + ks;
+    }
+    if (sharedBytes(ks, wps, cpb, 2, 1) > QmmMmaAsyncKernel.SHARED_LIMIT) {
+      return "two stages need " + sharedBytes(ks, wps, cpb, 2, 1) + " B of shared memory";
+    }
+    return null;
+  }
+
+  /** The default plan: the twin's k split, {@link #STAGES} stages, {@link #rowTiles} row tiles. */
+  public static LaunchPlan plan(QmmShape s, int smCount) {
+    return plan(s, smCount, QmmMmaSplitKKernel.defaultKs(layoutTwin(s)), STAGES, rowTiles(s));
+  }
+
+  /**
+   * Row tiles per warp in the default plan: 2 above 8 rows where at most 16 warps split k (512
+   * threads of at most 128 registers) and two stages of two tiles fit; else 1.
+   */
+  public static int rowTiles(QmmShape s) {
+    if (supports(s) != null || s.rows() <= 8) {
+      return 1;
+    }
+    int ks = QmmMmaSplitKKernel.defaultKs(layoutTwin(s));
+    int wps = s.k() / 32 / ks;
+    return ks <= 16
+            && sharedBytes(ks, wps, scaleBytes(s.mode(), wps), 2, 2)
+                <= QmmMmaAsyncKernel.SHARED_LIMIT
+        ? 2
+        : 1;
+  }
+
+  /**
+   * An explicit plan: {@code ks} warps splitting k (as the layout twin's {@link
+   * QmmMmaSplitKKernel#plan(QmmShape, int, int, int, int, int)}), {@code stages} ≥ 2, {@code rt}
+   * (1, 2) row tiles of 8 rows per warp, one persistent block per SM. Every plan carries the
+   * one-block hint ({@code .minnctapersm 1}): 512 threads launch only at 128 registers or fewer,
+   * and ptxas left alone may take more.
+   */
+  public static LaunchPlan plan(QmmShape s, int smCount, int ks, int stages, int rt) {
+    String why = supports(s);
+    if (why != null) {
+      throw new IllegalArgumentException("s cannot be computed by this kernel: " + why);
+    }
+    // Validates ks, rt and smCount as the affine kernels do, and sizes the grid.
+    LaunchPlan base = QmmMmaSplitKKernel.plan(layoutTwin(s), smCount, ks, 1, 1, rt);
+    int wps = base.get("wps");
+    int cpb = scaleBytes(s.mode(), wps);
+    if (cpb != 4 && cpb != 8 && cpb != 16) {
+      throw new IllegalArgumentException(
+          "ks must leave 4, 8 or 16 scale codes per staged row, got " + cpb + " at ks=" + ks);
+    }
+    int shared = sharedBytes(ks, wps, cpb, stages, rt);
+    if (stages < 2 || shared > QmmMmaAsyncKernel.SHARED_LIMIT) {
+      throw new IllegalArgumentException(
+          "stages must be >= 2 with the block's shared memory within "
+              + QmmMmaAsyncKernel.SHARED_LIMIT
+              + " B, got stages="
+              + stages
+              + " ("
+              + shared
+              + " B)");
+    }
+    return LaunchPlan.of(
+            "QmmMmaAsyncFpKernel.qmm",
+            base.grid(),
+            base.block(),
+            shared,
+            "mode",
+            s.mode(),
+            "dtype",
+            s.dtype(),
+            "ks",
+            ks,
+            "wps",
+            wps,
+            "stages",
+            stages,
+            "rt",
+            rt)
+        .withMinBlocksPerSm(1);
+  }
+}
