@@ -84,8 +84,8 @@ class QmmOpTest {
     }
     for (int mode : new int[] {Quant.MXFP4, Quant.NVFP4, Quant.MXFP8}) {
       assertEquals("fp-qmv", QmmOp.decide(QmmShape.fp(mode, Quant.BF16, 1, 12288, 4096)).chosen());
-      // E2M1 codes go to the pipelined split-K kernel up to FP_ASYNC_MAX_ROWS, E4M3 to qmm-mma.
-      String e2m1 = mode == Quant.MXFP8 ? "qmm-mma" : "qmm-mma-fp-async";
+      // The pipelined split-K kernel up to FP_ASYNC_MAX_ROWS, qmm-mma above.
+      String e2m1 = "qmm-mma-fp-async";
       for (int rows : new int[] {2, 3, 6, 8, QmmPolicy.FP_ASYNC_MAX_ROWS}) {
         assertEquals(e2m1, QmmOp.decide(QmmShape.fp(mode, Quant.BF16, rows, 12288, 4096)).chosen());
       }
@@ -267,8 +267,8 @@ class QmmOpTest {
               + "; qmm-tiled: fewer than 64 rows (a block tile is"
               + " 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: tensor cores"
               + " use qmm-mma (-Dsirocco.qmm.mmaVariant); qmm-mma-splitk: policy: tensor cores"
-              + " use qmm-mma (-Dsirocco.qmm.mmaVariant); qmm-mma-fp-async: mxfp4 and nvfp4 only"
-              + " (E2M1 codes built in place); affine uses qmm-mma)",
+              + " use qmm-mma (-Dsirocco.qmm.mmaVariant); qmm-mma-fp-async: fp modes only (mxfp4,"
+              + " nvfp4, mxfp8); affine 4-bit uses qmm-mma-async)",
           QmmOp.decide(affine(4, Quant.BF16, 4)).explain());
       // The pipelined variant by property, with the split-K row limit; 8-bit falls through.
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_ASYNC);
@@ -323,7 +323,7 @@ class QmmOpTest {
         QmmOp.candidates(QmmShape.fp(Quant.NVFP4, Quant.BF16, 6, 12288, 4096)));
     assertEquals(
         List.of("qmm-mma", "fp-qmv"),
-        QmmOp.candidates(QmmShape.fp(Quant.MXFP8, Quant.BF16, 6, 12288, 4096)));
+        QmmOp.candidates(QmmShape.fp(Quant.MXFP8, Quant.BF16, 6, 12288, 32)));
     assertEquals(List.of("qmv-rows", "qmv"), QmmOp.candidates(affine(3, Quant.BF16, 6)));
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
     assertEquals(

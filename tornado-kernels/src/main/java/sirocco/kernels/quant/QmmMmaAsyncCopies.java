@@ -20,8 +20,17 @@ final class QmmMmaAsyncCopies {
 
   /** Word offset of chunk {@code q} in a warp's staged rows ({@code rs} words per row). */
   static int dstOffset(int q, int wps, int rs) {
+    return dstOffset(q, wps, rs, 0);
+  }
+
+  /**
+   * {@link #dstOffset} with the chunks of row r xor-ed by {@code 2·(r & 3)} where {@code swz} is 1:
+   * unpadded rows whose 8-byte reads stay in distinct banks ({@link QmmMmaAsyncFpKernel}'s 8-bit
+   * rows, too wide for a pad in sm_80's shared memory).
+   */
+  static int dstOffset(int q, int wps, int rs, int swz) {
     int r = q / wps;
-    return r * rs + 4 * (q - r * wps);
+    return r * rs + 4 * ((q - r * wps) ^ (swz * 2 * (r & 3)));
   }
 
   /** {@link #srcOffset} of the lane's chunks q = lane + 32u, u = 0..3 (x, y, z, w). */
@@ -35,11 +44,16 @@ final class QmmMmaAsyncCopies {
 
   /** {@link #dstOffset} of the lane's chunks q = lane + 32u, u = 0..3 (x, y, z, w). */
   static Int4 dstOffsets(int lane, int wps, int rs) {
+    return dstOffsets(lane, wps, rs, 0);
+  }
+
+  /** {@link #dstOffset(int, int, int, int)} of the lane's chunks q = lane + 32u, u = 0..3. */
+  static Int4 dstOffsets(int lane, int wps, int rs, int swz) {
     return new Int4(
-        dstOffset(lane, wps, rs),
-        dstOffset(lane + 32, wps, rs),
-        dstOffset(lane + 64, wps, rs),
-        dstOffset(lane + 96, wps, rs));
+        dstOffset(lane, wps, rs, swz),
+        dstOffset(lane + 32, wps, rs, swz),
+        dstOffset(lane + 64, wps, rs, swz),
+        dstOffset(lane + 96, wps, rs, swz));
   }
 
   /**
@@ -112,7 +126,10 @@ final class QmmMmaAsyncCopies {
     requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, batch * 16 * groups + sso);
   }
 
-  /** The weight words of {@link #requestFull}: the lane's {@code wps / 2} chunks. */
+  /**
+   * The weight words of {@link #requestFull}: the lane's {@code wps / 2} chunks ({@code wps} = 2,
+   * 4, 8 or 16 words per lane of a row slice).
+   */
   static void requestFullWords(
       int[] wq, // [n, wpr] packed u32
       int[] wsh, // [stages, ks, 16, rs] (shared)
@@ -134,6 +151,16 @@ final class QmmMmaAsyncCopies {
     if (wps > 4) {
       Vec.copyAsync(wsh, wBase + dso.z(), wq, rowW + so.z(), 16);
       Vec.copyAsync(wsh, wBase + dso.w(), wq, rowW + so.w(), 16);
+    }
+    if (wps > 8) {
+      // 16 words per lane (8-bit codes, QmmMmaAsyncFpKernel): chunks q + 128 are those of q,
+      // 128 / wps rows further down.
+      int sr = rowW + 128 / wps * wpr;
+      int dr = wBase + 128 / wps * rs;
+      Vec.copyAsync(wsh, dr + dso.x(), wq, sr + so.x(), 16);
+      Vec.copyAsync(wsh, dr + dso.y(), wq, sr + so.y(), 16);
+      Vec.copyAsync(wsh, dr + dso.z(), wq, sr + so.z(), 16);
+      Vec.copyAsync(wsh, dr + dso.w(), wq, sr + so.w(), 16);
     }
   }
 
@@ -186,7 +213,7 @@ final class QmmMmaAsyncCopies {
       int wpr,
       int groups) {
     if (batch < batches) {
-      requestWords(wq, wsh, batch, stage, n, ks, wps, rs, lane, warp, lw, wpr);
+      requestWords(wq, wsh, batch, stage, n, ks, wps, rs, lane, warp, lw, wpr, 0);
       int f = Math.min(batch * 16 + (lane & 15), n - 1);
       requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, f * groups + gw);
     }
@@ -208,7 +235,8 @@ final class QmmMmaAsyncCopies {
       int lane,
       int warp,
       int lw,
-      int wpr) {
+      int wpr,
+      int swz) { // 1: chunks swizzled as dstOffset(q, wps, rs, 1)
     int base = (stage * ks + warp) * 16;
     int chunks = 16 * wps;
     for (int u = 0; u < (chunks + 31) / 32; u++) {
@@ -217,15 +245,17 @@ final class QmmMmaAsyncCopies {
         int r = q / wps;
         int part = q - r * wps;
         int f = Math.min(batch * 16 + r, n - 1);
-        Vec.copyAsync(wsh, (base + r) * rs + 4 * part, wq, f * wpr + lw + 4 * part, 16);
+        int at = (base + r) * rs + 4 * (part ^ (swz * 2 * (r & 3)));
+        Vec.copyAsync(wsh, at, wq, f * wpr + lw + 4 * part, 16);
       }
     }
   }
 
   /**
    * {@link QmmMmaAsyncFpKernel}'s refill of stage {@code stage} with batch {@code batch}, one group
-   * (empty past the last batch): the weight words as the affine kernel's, then lanes 0–15 copy the
-   * {@code cpb} U8 scale codes of their row ({@code cpb} = 4, 8 or 16 bytes, one copy).
+   * (empty past the last batch): the weight words as the affine kernel's (swizzled where {@code
+   * swz} is 1), then lanes 0–15 copy the {@code cpb} U8 scale codes of their row ({@code cpb} = 4,
+   * 8 or 16 bytes, one copy).
    */
   static void refillFp(
       int[] wq, // [n, wpr] packed u32
@@ -247,8 +277,9 @@ final class QmmMmaAsyncCopies {
       int wpr,
       int groups,
       int sso,
+      int swz, // 1: 8-bit rows, chunks swizzled (dstOffset)
       Int4 so, // srcOffsets
-      Int4 dso) { // dstOffsets
+      Int4 dso) { // dstOffsets (with the same swz)
     int dst = ((stage * ks + warp) * 16 + (lane & 15)) * cpb;
     if (batch * 16 + 16 <= n) {
       requestFullWords(wq, wsh, batch, stage, ks, wps, rs, warp, wpr, so, dso);
@@ -256,7 +287,7 @@ final class QmmMmaAsyncCopies {
         Vec.copyAsync(ssh, dst, scales, batch * 16 * groups + sso, cpb);
       }
     } else if (batch < batches) {
-      requestWords(wq, wsh, batch, stage, n, ks, wps, rs, lane, warp, lw, wpr);
+      requestWords(wq, wsh, batch, stage, n, ks, wps, rs, lane, warp, lw, wpr, swz);
       if (lane < 16) {
         int f = Math.min(batch * 16 + lane, n - 1);
         Vec.copyAsync(ssh, dst, scales, f * groups + gw, cpb);

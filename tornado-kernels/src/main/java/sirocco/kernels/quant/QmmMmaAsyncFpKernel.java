@@ -8,36 +8,39 @@ import sirocco.api.Specialize;
 import sirocco.api.Vec;
 
 /**
- * Split-K quantized matmul on tensor cores for the <b>E2M1 modes</b> (mxfp4, nvfp4) with the
+ * Split-K quantized matmul on tensor cores for the <b>fp modes</b> (mxfp4, nvfp4, mxfp8) with the
  * weights streamed through an asynchronous-copy pipeline in shared memory (rung {@code
  * qmm-mma-fp-async}): {@link QmmMmaAsyncKernel}'s mapping (ks warps splitting k, x held as B
  * fragments in registers for the whole kernel, 16 features per batch, persistent blocks, {@code
  * stages} batches in shared memory, one block barrier and cross-warp reduction per batch), with the
- * A fragments built in place from the codes as {@link QmmMmaKernel} builds them ({@link
- * QmmMmaFragments#fp4Pair}).
+ * A fragments built in place from the codes: E2M1 as {@link QmmMmaKernel} builds them ({@link
+ * QmmMmaFragments#fp4Pair}), E4M3 by the same bit placement ({@link QmmMmaFragments#e4m3Pair}).
  *
  * <h2>Why</h2>
  *
- * Before it, fp4 weights at 2–16 rows ran on {@link QmmMmaKernel} (no k split, weights in
- * registers): 18.0–18.7 µs at 1–8 rows on an H100 (run 104, 12288×4096 mxfp4 bf16) for 26.7 MB,
- * while the affine 4-bit async kernel reads its 28.3 MB in 11.7–12.0. The codes sit in the same
- * words in the same order as affine 4-bit, so the copies, the x fragments and the reduction are the
- * affine kernel's; only the decoding and the scales differ.
+ * Before it, fp weights at 2–16 rows ran on {@link QmmMmaKernel} (no k split, weights in
+ * registers): mxfp4 18.0–18.7 µs at 1–8 rows on an H100 (run 104, 12288×4096 bf16) for 26.7 MB,
+ * while the affine 4-bit async kernel reads its 28.3 MB in 11.7–12.0; mxfp8 decoded each E4M3 code
+ * in float there. The codes sit in the words in the order affine codes do, so the copies, the x
+ * fragments and the reduction are the affine kernel's; only the decoding and the scales differ.
  *
  * <h2>Layout and scales</h2>
  *
- * As the affine kernel at groups of 32 (one word per lane and group: lane t holds word {@code 4j +
- * t} of its warp's slice as its word j), so a slice of {@code wps} words per lane is {@code 32·wps}
- * codes. The planning takes the affine 4-bit g32 shape of the same size ({@link #layoutTwin}). Each
- * staged row carries its {@code cpb} U8 scale codes (mxfp4: {@code wps}, one per word j; nvfp4:
- * {@code 2·wps}, word j of lane t in group {@code 2j + t/2}), copied by lanes 0–15 as one
- * 4/8/16-byte copy.
+ * A lane's slot j is 8 consecutive codes of its row slice, codes {@code 32j + 8t} on (lane t), as
+ * the affine kernel at groups of 32 has them: one word for E2M1 (word {@code 4j + t}), two for E4M3
+ * (words {@code 8j + 2t}, {@code 8j + 2t + 1}, one k step each, their codes paired 0/2 and 1/3 as
+ * {@link QmmMmaFragments#fragB8Pair} pairs x). A slice of {@code wps} slots per lane is {@code
+ * 32·wps} codes, and the planning takes the affine 4-bit g32 shape of the same size ({@link
+ * #layoutTwin}). Each staged row carries its {@code cpb} U8 scale codes (mxfp4/mxfp8: {@code wps},
+ * one per slot; nvfp4: {@code 2·wps}, slot j of lane t in group {@code 2j + t/2}), copied by lanes
+ * 0–15 as one 4/8/16-byte copy.
  *
  * <ul>
- *   <li>mxfp4: the E2M1 values come out exact ({@link QmmMmaFragments#fp4Multiplier} of 1), a
- *       word's two mmas start from zero and its E8M0 scales (rows g, g + 8) multiply the sums in
- *       float, as {@link QmmMmaKernel} does: a 2<sup>-127</sup>…2<sup>127</sup> scale times E2M1
- *       values would leave bf16/f16.
+ *   <li>mxfp4, mxfp8: the element values come out exact, a slot's two mmas start from zero and its
+ *       E8M0 scales (rows g, g + 8) multiply the sums in float, as {@link QmmMmaKernel} does: a
+ *       2<sup>-127</sup>…2<sup>127</sup> scale times the elements would leave bf16/f16. mxfp8's NaN
+ *       codes (0x7F, 0xFF), which the bit placement turns into ±480, are flagged per word ({@link
+ *       QmmMmaFragments#e4m3NanBytes}) and make their feature's outputs NaN, as decoding does.
  *   <li>nvfp4: the E4M3 group scale is folded into the fragment's multiplier (16-element groups are
  *       narrower than an mma's k span), the mmas accumulate across the whole slice, and the global
  *       scale and {@link QmmMmaFragments#fp4Unscale} multiply the batch's sums once.
@@ -45,9 +48,9 @@ import sirocco.api.Vec;
  *
  * <h2>Limits</h2>
  *
- * Transposed weights, bf16/f16 x, k splitting as the affine g32 shape does (at most 8 words per
- * lane, so k a multiple of 32 per warp), {@code cpb} of 4, 8 or 16 bytes (mxfp4 {@code wps} 4 or 8,
- * nvfp4 2, 4 or 8), one or two row tiles of 8 rows per warp.
+ * Transposed weights, bf16/f16 x, k splitting as the affine g32 shape does (at most 8 slots per
+ * lane, so k a multiple of 32 per warp), {@code cpb} of 4, 8 or 16 bytes (mxfp4/mxfp8 {@code wps} 4
+ * or 8, nvfp4 2, 4 or 8), one or two row tiles of 8 rows per warp.
  */
 public final class QmmMmaAsyncFpKernel {
   private QmmMmaAsyncFpKernel() {}
@@ -63,7 +66,11 @@ public final class QmmMmaAsyncFpKernel {
         "mode=1,dtype=0,ks=16,wps=8,stages=2,rt=2",
         "mode=2,dtype=0,ks=16,wps=8,stages=2,rt=2",
         "mode=1,dtype=1,ks=16,wps=8,stages=2,rt=2",
-        "mode=2,dtype=1,ks=16,wps=8,stages=2,rt=2"
+        "mode=2,dtype=1,ks=16,wps=8,stages=2,rt=2",
+        "mode=3,dtype=0,ks=16,wps=8,stages=2,rt=1",
+        "mode=3,dtype=1,ks=16,wps=8,stages=2,rt=1",
+        "mode=3,dtype=0,ks=8,wps=4,stages=3,rt=1",
+        "mode=3,dtype=1,ks=8,wps=4,stages=2,rt=2"
       })
   public static void qmm(
       KernelContext ctx,
@@ -84,30 +91,38 @@ public final class QmmMmaAsyncFpKernel {
     // May be launched early (QmmPolicy.earlyStart): nothing is read before this.
     ctx.waitForPriorGrids();
     boolean nv = mode == Quant.NVFP4;
+    boolean e8 = mode == Quant.MXFP8;
+    int wpw = e8 ? 2 : 1; // 32-bit words per slot of 8 codes
     int lane = ctx.laneId();
     int g = lane >> 2;
     int t = lane & 3;
     int warp = ctx.warpId();
     int cpb = scaleBytes(mode, wps);
-    int rs = 4 * wps + 8; // padded words per staged row
+    // Staged rows: E2M1 padded by 8 words, E4M3 unpadded with swizzled chunks (the pad would not
+    // fit sm_80's shared memory at 8 slots per lane); either way the 8 rows a half-warp reads fall
+    // in distinct banks.
+    int swz = e8 ? 1 : 0;
+    int rs = rowWords(mode, wps);
     int batches = (n + 15) / 16;
-    int wpr = k / 8;
+    int wpr = k / 8 * wpw;
     int groups = nv ? k / 16 : k / 32;
-    int lw = warp * 4 * wps; // the warp's first word of a row
+    int lw = warp * 4 * wpw * wps; // the warp's first word of a row
     int gw = warp * cpb; // the warp's first group of a row
     int slab = ks * rt * 128;
     int[] wsh = ctx.allocateIntLocalArray(stages * ks * 16 * rs); // [stages, ks, 16, rs] words
     byte[] ssh = ctx.allocateByteLocalArray(stages * ks * 16 * cpb); // [stages, ks, 16, cpb]
     float[] red = ctx.allocateFloatLocalArray(2 * slab); // [2, ks, rt, 128] reduction slab
     int step = ctx.groupCountX;
-    Int4 so = QmmMmaAsyncCopies.srcOffsets(lane, wps, wpr, lw);
-    Int4 dso = QmmMmaAsyncCopies.dstOffsets(lane, wps, rs);
+    // The copies see a row slice as 4 * ww words, ww words per lane.
+    int ww = wpw * wps;
+    Int4 so = QmmMmaAsyncCopies.srcOffsets(lane, ww, wpr, lw);
+    Int4 dso = QmmMmaAsyncCopies.dstOffsets(lane, ww, rs, swz);
     int sso = (lane & 15) * groups + gw; // the lane's scale row's first group
 
     // x first (as the affine kernel: a few KiB that should not queue behind the stages), raw.
     int mBase = ctx.groupIdy * 8 * rt;
     int xr = mBase + g < rows ? (mBase + g) * k : -1;
-    int lanew = lw + t; // the lane's first word of a row; word j adds 4j
+    int lanew = warp * 4 * wps + t; // the lane's first slot (8 codes) of a row; slot j adds 4j
     Int4 xf0 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 0, 1, wps, 4);
     Int4 xf1 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 1, 1, wps, 4);
     Int4 xf2 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 2, 1, wps, 4);
@@ -151,7 +166,7 @@ public final class QmmMmaAsyncFpKernel {
           batches,
           n,
           ks,
-          wps,
+          ww,
           cpb,
           rs,
           lane,
@@ -161,28 +176,29 @@ public final class QmmMmaAsyncFpKernel {
           wpr,
           groups,
           sso,
+          swz,
           so,
           dso);
     }
 
     // x as B fragments, for the whole kernel.
-    xf0 = QmmMmaFragments.fragBPair(xf0);
-    xf1 = QmmMmaFragments.fragBPair(xf1);
-    xf2 = QmmMmaFragments.fragBPair(xf2);
-    xf3 = QmmMmaFragments.fragBPair(xf3);
-    xf4 = QmmMmaFragments.fragBPair(xf4);
-    xf5 = QmmMmaFragments.fragBPair(xf5);
-    xf6 = QmmMmaFragments.fragBPair(xf6);
-    xf7 = QmmMmaFragments.fragBPair(xf7);
+    xf0 = xFragments(xf0, e8);
+    xf1 = xFragments(xf1, e8);
+    xf2 = xFragments(xf2, e8);
+    xf3 = xFragments(xf3, e8);
+    xf4 = xFragments(xf4, e8);
+    xf5 = xFragments(xf5, e8);
+    xf6 = xFragments(xf6, e8);
+    xf7 = xFragments(xf7, e8);
     if (rt > 1) {
-      yf0 = QmmMmaFragments.fragBPair(yf0);
-      yf1 = QmmMmaFragments.fragBPair(yf1);
-      yf2 = QmmMmaFragments.fragBPair(yf2);
-      yf3 = QmmMmaFragments.fragBPair(yf3);
-      yf4 = QmmMmaFragments.fragBPair(yf4);
-      yf5 = QmmMmaFragments.fragBPair(yf5);
-      yf6 = QmmMmaFragments.fragBPair(yf6);
-      yf7 = QmmMmaFragments.fragBPair(yf7);
+      yf0 = xFragments(yf0, e8);
+      yf1 = xFragments(yf1, e8);
+      yf2 = xFragments(yf2, e8);
+      yf3 = xFragments(yf3, e8);
+      yf4 = xFragments(yf4, e8);
+      yf5 = xFragments(yf5, e8);
+      yf6 = xFragments(yf6, e8);
+      yf7 = xFragments(yf7, e8);
     }
     // mxfp4's multiplier is a constant (the scale comes after the mma); nvfp4 multiplies the
     // batch's sums by the global scale over 448·6 and undoes fp4Unscale.
@@ -208,7 +224,7 @@ public final class QmmMmaAsyncFpKernel {
           batches,
           n,
           ks,
-          wps,
+          ww,
           cpb,
           rs,
           lane,
@@ -218,20 +234,45 @@ public final class QmmMmaAsyncFpKernel {
           wpr,
           groups,
           sso,
+          swz,
           so,
           dso);
       Vec.waitAsync(stages - 1);
       ctx.warpBarrier();
 
-      int rowA = ((slot * ks + warp) * 16 + g) * rs + t; // the lane's words of row g
+      int rowA = ((slot * ks + warp) * 16 + g) * rs + (e8 ? 0 : t); // the lane's words of row g
       int rowB = rowA + 8 * rs; // and of row g + 8
       int sa = ((slot * ks + warp) * 16 + g) * cpb; // scale codes of row g
       int sb = sa + 8 * cpb; // of row g + 8
       Float4 acc = zf;
       Float4 accY = zf; // row tile 1 (rt = 2)
+      int nanA = 0; // mxfp8: e4m3NanBytes of rows g, g + 8's words, or-ed
+      int nanB = 0;
       for (int j = 0; j < wps; j++) {
         Int4 xf = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
         Int4 yf = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
+        if (e8) {
+          // Slot j of lane t: words 8j + 2t and 8j + 2t + 1 (one k step each), in chunk 2j + t/2
+          // xor 2·(g & 3) (the same for row g + 8) of the swizzled row.
+          int at = 4 * ((2 * j + (t >> 1)) ^ (2 * (g & 3))) + 2 * (t & 1);
+          int wa0 = wsh[rowA + at];
+          int wa1 = wsh[rowA + at + 1];
+          int wb0 = wsh[rowB + at];
+          int wb1 = wsh[rowB + at + 1];
+          nanA |= QmmMmaFragments.e4m3NanBytes(wa0) | QmmMmaFragments.e4m3NanBytes(wa1);
+          nanB |= QmmMmaFragments.e4m3NanBytes(wb0) | QmmMmaFragments.e4m3NanBytes(wb1);
+          Int4 a0 = QmmMmaFragments.fragA8(wa0, wb0, dtype);
+          Int4 a1 = QmmMmaFragments.fragA8(wa1, wb1, dtype);
+          float a = QuantMath.e8m0Decode(ssh[sa + j]);
+          float b = QuantMath.e8m0Decode(ssh[sb + j]);
+          Float4 d = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, xf, zf, dtype);
+          acc = QmmMmaAsyncFold.scaled(a, b, d, acc);
+          if (rt > 1) {
+            Float4 e = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, yf, zf, dtype);
+            accY = QmmMmaAsyncFold.scaled(a, b, e, accY);
+          }
+          continue;
+        }
         int wa = wsh[rowA + 4 * j];
         int wb = wsh[rowB + 4 * j];
         if (nv) {
@@ -262,6 +303,16 @@ public final class QmmMmaAsyncFpKernel {
         acc = times(acc, gfac);
         accY = times(accY, gfac);
       }
+      if (e8) {
+        // A NaN code makes its feature's outputs NaN, as decoding it would; the unpacking made
+        // it 480, and a feature's codes are spread over the four lanes t of its row g.
+        nanA = nanA | ctx.shuffleXor(nanA, 1);
+        nanA = nanA | ctx.shuffleXor(nanA, 2);
+        nanB = nanB | ctx.shuffleXor(nanB, 1);
+        nanB = nanB | ctx.shuffleXor(nanB, 2);
+        acc = nanRows(acc, nanA, nanB);
+        accY = nanRows(accY, nanA, nanB);
+      }
 
       // Warp w's row tile v at (w·rt + v)·128: QmmMmaSplitKKernel.reduceBatch's layout (mt = 1).
       Vec.store4(red, buf + warp * rt * 128 + lane * 4, acc);
@@ -279,6 +330,22 @@ public final class QmmMmaAsyncFpKernel {
     Vec.waitAsync(0); // nothing may be in flight into shared memory when the block exits
   }
 
+  /** A raw x slot as the B fragments of its two k steps: 4-bit order, or 8-bit ({@code e8}). */
+  static Int4 xFragments(Int4 p, boolean e8) {
+    return e8 ? QmmMmaFragments.fragB8Pair(p) : QmmMmaFragments.fragBPair(p);
+  }
+
+  /**
+   * {@code v} with feature g's values (x, y) NaN where {@code na} flags a NaN code, and feature g +
+   * 8's (z, w) where {@code nb} does ({@link QmmMmaFragments#e4m3NanBytes}).
+   */
+  static Float4 nanRows(Float4 v, int na, int nb) {
+    boolean a = (na & 0x80808080) != 0;
+    boolean b = (nb & 0x80808080) != 0;
+    return new Float4(
+        a ? Float.NaN : v.x(), a ? Float.NaN : v.y(), b ? Float.NaN : v.z(), b ? Float.NaN : v.w());
+  }
+
   static Float4 times(Float4 v, float f) {
     return new Float4(v.x() * f, v.y() * f, v.z() * f, v.w() * f);
   }
@@ -287,6 +354,13 @@ public final class QmmMmaAsyncFpKernel {
 
   /** Default stages: {@link QmmMmaAsyncKernel#STAGES}, the affine kernel's measured best. */
   public static final int STAGES = QmmMmaAsyncKernel.STAGES;
+
+  /**
+   * Shared memory a block of this kernel may use: sm_80's 163 KiB (its plans compile for sm_80 as
+   * for sm_90). mxfp8 with two row tiles at 8 slots per lane (164 KiB) is therefore planned with
+   * one.
+   */
+  static final int SHARED_LIMIT = 163 * 1024;
 
   /** U8 scale codes per staged row: one per word of a lane (mxfp4), two (nvfp4). */
   static int scaleBytes(int mode, int wps) {
@@ -302,8 +376,13 @@ public final class QmmMmaAsyncFpKernel {
   }
 
   /** Shared bytes of a block: the stages (words and scale codes) and the reduction slab. */
-  static int sharedBytes(int ks, int wps, int cpb, int stages, int rt) {
-    return stages * ks * 16 * ((4 * wps + 8) * 4 + cpb) + 2 * ks * rt * 128 * 4;
+  static int sharedBytes(int mode, int ks, int wps, int cpb, int stages, int rt) {
+    return stages * ks * 16 * (rowWords(mode, wps) * 4 + cpb) + 2 * ks * rt * 128 * 4;
+  }
+
+  /** Words of a staged row: E2M1 4 per slot plus a pad of 8, E4M3 8 per slot (swizzled). */
+  static int rowWords(int mode, int wps) {
+    return mode == Quant.MXFP8 ? 8 * wps : 4 * wps + 8;
   }
 
   /** Float64 reference: see {@link QmmReference#fp}. */
@@ -324,10 +403,8 @@ public final class QmmMmaAsyncFpKernel {
     if (!s.transpose()) {
       return "transposed weights only (w [n, k])";
     }
-    if (s.mode() != Quant.MXFP4 && s.mode() != Quant.NVFP4) {
-      return "mxfp4 and nvfp4 only (E2M1 codes built in place); "
-          + Quant.modeName(s.mode())
-          + " uses qmm-mma";
+    if (s.mode() == Quant.AFFINE) {
+      return "fp modes only (mxfp4, nvfp4, mxfp8); affine 4-bit uses qmm-mma-async";
     }
     if (s.dtype() == Quant.F32) {
       return "bf16/f16 activations only (tensor cores); f32 uses the vector path";
@@ -342,8 +419,8 @@ public final class QmmMmaAsyncFpKernel {
     if (cpb != 4 && cpb != 8 && cpb != 16) {
       return "4, 8 or 16 scale codes per staged row (one copy), got " + cpb + " at ks=" + ks;
     }
-    if (sharedBytes(ks, wps, cpb, 2, 1) > QmmMmaAsyncKernel.SHARED_LIMIT) {
-      return "two stages need " + sharedBytes(ks, wps, cpb, 2, 1) + " B of shared memory";
+    if (sharedBytes(s.mode(), ks, wps, cpb, 2, 1) > SHARED_LIMIT) {
+      return "two stages need " + sharedBytes(s.mode(), ks, wps, cpb, 2, 1) + " B of shared memory";
     }
     return null;
   }
@@ -364,8 +441,7 @@ public final class QmmMmaAsyncFpKernel {
     int ks = QmmMmaSplitKKernel.defaultKs(layoutTwin(s));
     int wps = s.k() / 32 / ks;
     return ks <= 16
-            && sharedBytes(ks, wps, scaleBytes(s.mode(), wps), 2, 2)
-                <= QmmMmaAsyncKernel.SHARED_LIMIT
+            && sharedBytes(s.mode(), ks, wps, scaleBytes(s.mode(), wps), 2, 2) <= SHARED_LIMIT
         ? 2
         : 1;
   }
@@ -390,11 +466,11 @@ public final class QmmMmaAsyncFpKernel {
       throw new IllegalArgumentException(
           "ks must leave 4, 8 or 16 scale codes per staged row, got " + cpb + " at ks=" + ks);
     }
-    int shared = sharedBytes(ks, wps, cpb, stages, rt);
-    if (stages < 2 || shared > QmmMmaAsyncKernel.SHARED_LIMIT) {
+    int shared = sharedBytes(s.mode(), ks, wps, cpb, stages, rt);
+    if (stages < 2 || shared > SHARED_LIMIT) {
       throw new IllegalArgumentException(
           "stages must be >= 2 with the block's shared memory within "
-              + QmmMmaAsyncKernel.SHARED_LIMIT
+              + SHARED_LIMIT
               + " B, got stages="
               + stages
               + " ("

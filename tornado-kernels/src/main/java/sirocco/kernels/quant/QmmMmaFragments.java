@@ -174,6 +174,53 @@ final class QmmMmaFragments {
     return dtype == Quant.F16 ? 0x1p7f : 0x1p9f;
   }
 
+  /**
+   * A lane's raw x slot {@code p} (8 halves) as the B fragments of two 8-bit words' k steps: word 0
+   * (x0..x3) in x, y and word 1 (x4..x7) in z, w, each in {@link #fragB}'s 8-bit order (pairs x0,
+   * x2 and x1, x3), as {@link #fragA8} builds the A side.
+   */
+  static Int4 fragB8Pair(Int4 p) {
+    Int2 b0 = fragB(new Int4(p.x(), p.y(), 0, 0), 0, 8);
+    Int2 b1 = fragB(new Int4(p.z(), p.w(), 0, 0), 0, 8);
+    return new Int4(b0.x(), b0.y(), b1.x(), b1.y());
+  }
+
+  /**
+   * The A fragment of one k step from E4M3 words {@code wa} (row g) and {@code wb} (row g + 8):
+   * codes 0, 2 then 1, 3 of each word, in place ({@link #e4m3Pair}).
+   */
+  static Int4 fragA8(int wa, int wb, int dtype) {
+    return new Int4(
+        e4m3Pair(wa, dtype),
+        e4m3Pair(wb, dtype),
+        e4m3Pair(wa >>> 8, dtype),
+        e4m3Pair(wb >>> 8, dtype));
+  }
+
+  /**
+   * E4M3 codes in bits 0..7 and 16..23 of {@code v} (other bits ignored) as a pair of exact halves,
+   * in place: the seven magnitude bits go to the bottom of each half's exponent and the top of its
+   * mantissa, the sign bit to the sign, which makes the half the code's value times 2^-120 (bf16)
+   * or 2^-8 (f16), subnormal codes subnormal halves; one packed fma by 2^120 or 2^8 restores it
+   * (exact: four significant bits, inside the format). The NaN codes 0x7F and 0xFF come out as
+   * ±480: callers flag them with {@link #e4m3NanBytes}.
+   */
+  static int e4m3Pair(int v, int dtype) {
+    if (dtype == Quant.F16) {
+      return F16.fma2(((v << 7) & 0x3F803F80) | ((v << 8) & 0x80008000), 0x5C005C00, 0);
+    }
+    return Bf16.fma2(((v << 4) & 0x07F007F0) | ((v << 8) & 0x80008000), 0x7B807B80, 0);
+  }
+
+  /**
+   * Bit 7 of byte b set where byte b of {@code w} is an E4M3 NaN code (0x7F or 0xFF), the other
+   * bits of each byte garbage: or these over words and test {@code & 0x80808080}. Each masked byte
+   * is at most 0x7F, so the add carries out of no byte.
+   */
+  static int e4m3NanBytes(int w) {
+    return (w & 0x7F7F7F7F) + 0x01010101;
+  }
+
   /** E4M3 codes in bits 0..7 and 16..23 as a pair of exact halves. */
   static int fp8Pair(int v, int dtype) {
     return exactHalf(QuantMath.e4m3Decode(v & 0xFF), dtype)

@@ -45,7 +45,7 @@ class QmmMmaAsyncFpKernelTest {
   @Test
   void defaultPlanModesDtypesRows() {
     long seed = 10;
-    for (int mode : new int[] {Quant.MXFP4, Quant.NVFP4}) {
+    for (int mode : new int[] {Quant.MXFP4, Quant.NVFP4, Quant.MXFP8}) {
       for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
         for (int rows : new int[] {1, 3, 8, 12}) {
           check(QmmShape.fp(mode, dtype, rows, 40, 512), seed++);
@@ -54,16 +54,17 @@ class QmmMmaAsyncFpKernelTest {
     }
   }
 
-  /** The benchmarked k: 16 warps of 8 words per lane, rows 2 and 16. */
+  /** The benchmarked k: 16 warps of 8 slots per lane, rows 2 and 16. */
   @Test
   void k4096() {
-    for (int mode : new int[] {Quant.MXFP4, Quant.NVFP4}) {
+    for (int mode : new int[] {Quant.MXFP4, Quant.NVFP4, Quant.MXFP8}) {
       for (int rows : new int[] {2, 16}) {
         QmmShape s = QmmShape.fp(mode, Quant.BF16, rows, 24, 4096);
         LaunchPlan p = QmmMmaAsyncFpKernel.plan(s, SMS);
         assertEquals(16, p.get("ks"));
         assertEquals(8, p.get("wps"));
-        assertEquals(rows > 8 ? 2 : 1, p.get("rt"));
+        // mxfp8's two-tile stages (164 KiB) exceed sm_80's shared memory: one tile.
+        assertEquals(rows > 8 && mode != Quant.MXFP8 ? 2 : 1, p.get("rt"), p.describe());
         assertEquals(1, p.minBlocksPerSm(), "512 threads need the one-block register hint");
         check(QmmCase.random(s, 80 + rows + mode), p);
       }
@@ -78,7 +79,8 @@ class QmmMmaAsyncFpKernelTest {
   void explicitPlans() {
     int[][] plans = { // mode, ks, k, stages, rt
       {Quant.MXFP4, 8, 1024, 3, 1}, {Quant.NVFP4, 8, 512, 2, 1},
-      {Quant.NVFP4, 8, 1024, 3, 2}, {Quant.MXFP4, 4, 1024, 2, 2}
+      {Quant.NVFP4, 8, 1024, 3, 2}, {Quant.MXFP4, 4, 1024, 2, 2},
+      {Quant.MXFP8, 8, 1024, 3, 1}, {Quant.MXFP8, 4, 1024, 2, 2}
     };
     long seed = 200;
     for (int[] pl : plans) {
@@ -123,17 +125,79 @@ class QmmMmaAsyncFpKernelTest {
     }
   }
 
+  /**
+   * mxfp8's NaN codes (0x7F, 0xFF), which the in-place unpacking turns into ±480: a feature with
+   * one anywhere in k gives NaN outputs for every row of x (the float64 reference decodes NaN), the
+   * other features stay finite and within the bound. Each code goes into a different lane t and
+   * slot, and one feature in the second row tile of the batch (g + 8).
+   */
+  @Test
+  void mxfp8NanCodes() {
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      QmmShape s = QmmShape.fp(Quant.MXFP8, dtype, 5, 40, 1024);
+      QmmCase c = QmmCase.random(s, 500 + dtype);
+      int wpr = s.k() / 4;
+      int[][] at = {{3, 5, 0}, {11, 200, 2}, {20, 31, 3}, {37, 255, 1}}; // feature, word, byte
+      for (int[] a : at) {
+        int sh = 8 * a[2];
+        int code = a[0] % 2 == 0 ? 0x7F : 0xFF;
+        int i = a[0] * wpr + a[1];
+        c.wq[i] = (c.wq[i] & ~(0xFF << sh)) | (code << sh);
+      }
+      // A finite poison: NaN is an expected output here.
+      short[] out = new short[s.rows() * s.n()];
+      java.util.Arrays.fill(out, (short) 0x7BAD);
+      LaunchPlan p = QmmMmaAsyncFpKernel.plan(s, SMS);
+      TestSupport.run(
+          QmmMmaAsyncFpKernel.class,
+          p,
+          c.wq,
+          c.fpScales,
+          new float[] {c.globalScale},
+          c.xArg(),
+          out,
+          s.rows(),
+          s.n(),
+          s.k());
+      for (int i = 0; i < out.length; i++) {
+        assertTrue(out[i] != (short) 0x7BAD, "element " + i + " not written");
+      }
+      float[] got = QuantFormats.fromHalfBits(dtype, out);
+      for (int r = 0; r < s.rows(); r++) {
+        for (int[] a : at) {
+          assertTrue(Float.isNaN(got[r * s.n() + a[0]]), "row " + r + " feature " + a[0]);
+        }
+      }
+      // The reference decodes the codes to NaN; elsewhere the bound of QmmCase.check.
+      QmmReference.Result ref = c.reference();
+      for (int i = 0; i < got.length; i++) {
+        double want = ref.value()[i];
+        if (Double.isNaN(want)) {
+          assertTrue(Float.isNaN(got[i]), "element " + i + " where the reference is NaN");
+          continue;
+        }
+        double acc = 2e-5 * ref.magnitude()[i] + 1e-30;
+        double tol = acc + TestSupport.halfUlp(dtype, Math.abs(want) + acc);
+        assertEquals(want, got[i], tol, p.describe() + " element " + i);
+      }
+      int nanOutputs = 0;
+      for (double v : ref.value()) {
+        nanOutputs += Double.isNaN(v) ? 1 : 0;
+      }
+      assertEquals(at.length * s.rows(), nanOutputs, "the reference's NaN outputs");
+    }
+  }
+
   @Test
   void supportsNamesWhatItCannotTake() {
     assertTrue(
-        QmmMmaAsyncFpKernel.supports(QmmShape.fp(Quant.MXFP8, Quant.BF16, 2, 64, 4096))
-            .contains("mxfp4 and nvfp4 only"));
+        QmmMmaAsyncFpKernel.supports(QmmShape.fp(Quant.MXFP4, Quant.F16, 2, 64, 4096)) == null);
     assertTrue(
         QmmMmaAsyncFpKernel.supports(QmmShape.fp(Quant.MXFP4, Quant.F32, 2, 64, 4096))
             .contains("bf16/f16"));
     assertTrue(
         QmmMmaAsyncFpKernel.supports(QmmShape.affine(4, 64, Quant.BF16, 2, 64, 4096))
-            .contains("mxfp4 and nvfp4 only"));
+            .contains("fp modes only"));
     assertTrue(
         QmmMmaAsyncFpKernel.supports(
                 QmmShape.fp(Quant.MXFP4, Quant.BF16, 2, 64, 4096).withTranspose(false))
@@ -164,7 +228,7 @@ class QmmMmaAsyncFpKernelTest {
             IllegalArgumentException.class,
             () ->
                 QmmMmaAsyncFpKernel.plan(
-                    QmmShape.fp(Quant.MXFP8, Quant.BF16, 2, 64, 4096), SMS, 16, 2, 1));
-    assertTrue(e.getMessage().contains("mxfp4 and nvfp4 only"), e.getMessage());
+                    QmmShape.affine(4, 64, Quant.BF16, 2, 64, 4096), SMS, 16, 2, 1));
+    assertTrue(e.getMessage().contains("fp modes only"), e.getMessage());
   }
 }

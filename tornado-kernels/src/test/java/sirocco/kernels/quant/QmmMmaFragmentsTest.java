@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
  * The in-place E2M1 pairs of {@link QmmMmaFragments#fp4Pair}: every code in either half, with the
  * other bits of the word random (the kernel passes whole words shifted), times every multiplier the
  * kernel forms (mxfp4's constant, nvfp4's for every finite E4M3 scale), against the code values
- * written from the E2M1 definition, computed in double.
+ * written from the E2M1 definition, computed in double; and the E4M3 pairs of {@link
+ * QmmMmaFragments#e4m3Pair} likewise.
  */
 class QmmMmaFragmentsTest {
   /** E2M1 magnitudes by the low three bits: exponent bits 1-2, mantissa bit 0, bias 1. */
@@ -76,6 +77,40 @@ class QmmMmaFragmentsTest {
       }
     }
     assertEquals(2 * 254, checked);
+  }
+
+  /**
+   * The in-place E4M3 pairs of {@link QmmMmaFragments#e4m3Pair}: every pair of codes in bytes 0 and
+   * 2 (bytes 1 and 3 random, as the kernel passes whole words and words shifted by 8) against the
+   * E4M3 definition in double; the NaN codes come out as ±480 and {@link
+   * QmmMmaFragments#e4m3NanBytes} flags exactly the bytes that hold them.
+   */
+  @Test
+  void e4m3PairsAreExactCodeValuesAndNanCodesAreFlagged() {
+    Random r = new Random(13);
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      for (int lo = 0; lo < 256; lo++) {
+        for (int hi = 0; hi < 256; hi++) {
+          int v = (r.nextInt() & 0xFF00FF00) | lo | (hi << 16);
+          int p = QmmMmaFragments.e4m3Pair(v, dtype);
+          String at = "dtype " + dtype + " codes " + lo + "," + hi;
+          double wantLo = (lo & 0x7F) == 0x7F ? ((lo & 0x80) != 0 ? -480 : 480) : e4m3(lo);
+          double wantHi = (hi & 0x7F) == 0x7F ? ((hi & 0x80) != 0 ? -480 : 480) : e4m3(hi);
+          assertEquals(wantLo, half(p & 0xFFFF, dtype), 0.0, at + " (low)");
+          assertEquals(wantHi, half(p >>> 16, dtype), 0.0, at + " (high)");
+        }
+      }
+    }
+    for (int i = 0; i < 4096; i++) {
+      int w = r.nextInt();
+      int flags = QmmMmaFragments.e4m3NanBytes(w);
+      for (int b = 0; b < 4; b++) {
+        boolean nan = ((w >>> (8 * b)) & 0x7F) == 0x7F;
+        assertEquals(nan, ((flags >>> (8 * b + 7)) & 1) != 0, "word " + w + " byte " + b);
+      }
+      int nanWord = w | 0x7F << (8 * (i & 3)); // one NaN code at least
+      assertTrue((QmmMmaFragments.e4m3NanBytes(nanWord) & 0x80808080) != 0, "word " + nanWord);
+    }
   }
 
   @Test
