@@ -16,6 +16,7 @@ import sirocco.api.Bf16;
 import sirocco.dispatch.Decision;
 import sirocco.dispatch.Explain;
 import sirocco.dispatch.quant.QmmPolicy;
+import sirocco.kernels.quant.QmmMmaAsyncFpKernel;
 import sirocco.kernels.quant.QmmMmaAsyncKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmShape;
@@ -258,6 +259,28 @@ public final class QTest {
       }
     }
     return out;
+  }
+
+  /**
+   * Whether the default policy runs fp-mode weights on {@code qmm-mma-fp-async}: bf16/f16 x, a
+   * shape the kernel takes (its k split, transposed weights), {@link QmmPolicy#FP_ASYNC_MIN_ROWS}
+   * to {@link QmmPolicy#FP_ASYNC_MAX_ROWS} rows.
+   */
+  static boolean fpAsync(QuantMode mode, DType t, long rows, long k, boolean transpose) {
+    if (t == DType.F32 || mode == QuantMode.AFFINE) {
+      return false;
+    }
+    int m =
+        switch (mode) {
+          case MXFP4 -> Quant.MXFP4;
+          case NVFP4 -> Quant.NVFP4;
+          default -> Quant.MXFP8;
+        };
+    int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
+    QmmShape s = QmmShape.fp(m, dtype, (int) rows, 64, (int) k).withTranspose(transpose);
+    return QmmMmaAsyncFpKernel.supports(s) == null
+        && rows >= QmmPolicy.FP_ASYNC_MIN_ROWS
+        && rows <= QmmPolicy.FP_ASYNC_MAX_ROWS;
   }
 
   /**

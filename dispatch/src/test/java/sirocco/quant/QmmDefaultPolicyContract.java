@@ -72,19 +72,23 @@ public abstract class QmmDefaultPolicyContract {
   // ---- the policy as documented (docs/QUANT.md, QmmPolicy) ----
 
   /**
-   * The rung the default policy picks for one launch: tensor cores ({@code qmm-mma}, or {@code
-   * qmm-mma-splitk} where it takes affine weights: {@link QTest#affineTensorCore}; transposed,
-   * bf16/f16, affine 4/8-bit or an fp mode, nvfp4 with K a multiple of 32) from {@link
-   * QTest#affineTensorCoreMinRows} / {@link QmmPolicy#FP_MMA_MIN_ROWS} rows; below that the vector
-   * variant {@link QmmPolicy#QMV_VARIANT} where it takes the width (bf16/f16; split-K: 4/8 bits;
-   * warp and persistent: 2/4/8), else {@code qmv-rows} from {@link QmmPolicy#QMV_ROWS_MIN_ROWS}
-   * rows ({@link QmmPolicy#QMV_ROWS_MIN_ROWS_HALF} for 2/3/5/6 bits with bf16/f16 x) and {@code
-   * qmv} below; fp modes {@code fp-qmv}; {@code transpose=false} always {@code qvm}.
+   * The rung the default policy picks for one launch: {@code qmm-mma-fp-async} where {@link
+   * QTest#fpAsync} holds, else tensor cores ({@code qmm-mma}, or {@code qmm-mma-splitk} where it
+   * takes affine weights: {@link QTest#affineTensorCore}; transposed, bf16/f16, affine 4/8-bit or
+   * an fp mode, nvfp4 with K a multiple of 32) from {@link QTest#affineTensorCoreMinRows} / {@link
+   * QmmPolicy#FP_MMA_MIN_ROWS} rows; below that the vector variant {@link QmmPolicy#QMV_VARIANT}
+   * where it takes the width (bf16/f16; split-K: 4/8 bits; warp and persistent: 2/4/8), else {@code
+   * qmv-rows} from {@link QmmPolicy#QMV_ROWS_MIN_ROWS} rows ({@link
+   * QmmPolicy#QMV_ROWS_MIN_ROWS_HALF} for 2/3/5/6 bits with bf16/f16 x) and {@code qmv} below; fp
+   * modes {@code fp-qmv}; {@code transpose=false} always {@code qvm}.
    */
   static String expected(
       QuantMode mode, int bits, DType t, long rows, boolean transpose, long k, int group) {
     if (!transpose) {
       return "qvm";
+    }
+    if (QTest.fpAsync(mode, t, rows, k, transpose)) {
+      return "qmm-mma-fp-async";
     }
     boolean half = t == DType.BF16 || t == DType.F16;
     boolean affine = mode == QuantMode.AFFINE;

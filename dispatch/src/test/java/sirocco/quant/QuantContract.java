@@ -97,7 +97,11 @@ public abstract class QuantContract extends QuantMlxCases {
     }
   }
 
-  /** nvfp4 with a global scale (max|w|) through both fp paths: fp-qmv (3 rows), qmm-mma (9). */
+  /**
+   * nvfp4 with a global scale (max|w|) through the three fp paths under the pinned policy
+   * (QuantHarness: fp tensor cores from 8 rows): fp-qmv (3 rows), qmm-mma-fp-async (9) and qmm-mma
+   * (17, above {@link QmmPolicy#FP_ASYNC_MAX_ROWS}).
+   */
   @Test
   public void nvfp4WithAGlobalScale() {
     float[] wv = QTest.normal(60, 48 * 256, 0.05, DType.BF16);
@@ -108,7 +112,7 @@ public abstract class QuantContract extends QuantMlxCases {
     QTest.Weights w =
         QTest.quantize(rt, wv, new long[] {48, 256}, DType.BF16, QuantMode.NVFP4, 16, 4, amax);
     assertTrue(w.q().globalScale() != null);
-    for (int rows : new int[] {3, 9}) {
+    for (int rows : new int[] {3, 9, 17}) {
       List<String> ch =
           mm(
               w,
@@ -117,7 +121,7 @@ public abstract class QuantContract extends QuantMlxCases {
               DType.BF16,
               true,
               "nvfp4 global scale rows=" + rows);
-      assertEquals(List.of(rows < 8 ? "fp-qmv" : "qmm-mma"), ch);
+      assertEquals(List.of(rows < 8 ? "fp-qmv" : rows <= 16 ? "qmm-mma-fp-async" : "qmm-mma"), ch);
     }
   }
 
@@ -360,7 +364,16 @@ public abstract class QuantContract extends QuantMlxCases {
   static final String MMA_VARIANT_OFF =
       LADDER_HEAD
           + "; qmm-mma-async: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)"
-          + "; qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)";
+          + "; qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)"
+          + "; qmm-mma-fp-async: fp modes only (mxfp4, nvfp4, mxfp8); affine 4-bit uses"
+          + " qmm-mma-async";
+
+  /** {@link #MMA_VARIANT_OFF} for fp-mode weights, which the fp rung could take. */
+  static final String MMA_VARIANT_OFF_FP =
+      LADDER_HEAD
+          + "; qmm-mma-async: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)"
+          + "; qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)"
+          + "; qmm-mma-fp-async: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)";
 
   /**
    * The pipelined tensor-core rung's reason under the default policy above the {@code max} rows it
@@ -386,6 +399,10 @@ public abstract class QuantContract extends QuantMlxCases {
 
   /** What the op reports when it chooses qmm-mma with the variant pinned to it. */
   static final String QMM_MMA = "quantizedMatmul -> qmm-mma (rejected: " + MMA_VARIANT_OFF + ")";
+
+  /** {@link #QMM_MMA} for fp-mode weights. */
+  static final String QMM_MMA_FP =
+      "quantizedMatmul -> qmm-mma (rejected: " + MMA_VARIANT_OFF_FP + ")";
 
   /** The reason the default policy gives qmv-rows at 1 row. */
   static final String ROWS_OFF =
@@ -532,13 +549,13 @@ public abstract class QuantContract extends QuantMlxCases {
     assertTrue(
         fp.startsWith(
             "quantizedMatmul -> fp-qmv (rejected: "
-                + MMA_VARIANT_OFF
+                + MMA_VARIANT_OFF_FP
                 + "; qmm-mma: policy: fp-mode weights use the vector"
                 + " path below 8 rows (rows=7); qmv-warp: affine mode only"),
         fp);
     assertTrue(fp.endsWith("qmv: affine mode only (fp modes use FpQmvKernel))"), fp);
     assertTrue(fp.contains("qmv-rows: affine mode only (fp modes use FpQmvKernel)"), fp);
-    assertEquals(QMM_MMA, explain(nv, DType.BF16, 8, true));
+    assertEquals(QMM_MMA_FP, explain(nv, DType.BF16, 8, true));
   }
 
   /**
@@ -708,7 +725,7 @@ public abstract class QuantContract extends QuantMlxCases {
       System.setProperty("sirocco.qmm.mmaMinRows.affine", "1");
       System.setProperty("sirocco.qmm.mmaMinRows.fp", "2");
       assertEquals(QMM_MMA, explain(a4, DType.BF16, 1, true));
-      assertEquals(QMM_MMA, explain(mx, DType.BF16, 2, true));
+      assertEquals(QMM_MMA_FP, explain(mx, DType.BF16, 2, true));
       System.setProperty("sirocco.qmm.mmaMinRows.affine", "1000");
       assertTrue(explain(a4, DType.BF16, 8, true).startsWith("quantizedMatmul -> qmv-rows"));
       System.setProperty("sirocco.qmm.qmvRowsMinRows", "4");

@@ -102,13 +102,23 @@ public final class QmmPolicy {
   public static final String EARLY_START_PROPERTY = "sirocco.qmm.earlyStart";
 
   /**
-   * Fewest rows of x at which {@value QmmOp#QMM_MMA_FP_ASYNC} takes mxfp4/nvfp4 weights: as {@link
-   * #FP_MMA_MIN_ROWS} until measured otherwise. {@code -Dsirocco.qmm.mmaMinRows.fp=N} overrides it
-   * as it does the other fp tensor-core thresholds.
+   * Fewest rows of x at which {@value QmmOp#QMM_MMA_FP_ASYNC} takes fp-mode weights: 1, ahead of
+   * {@value QmmOp#FP_QMV} (run 105, H100, 12288x4096, graph replay, µs, at 1 row against {@value
+   * QmmOp#FP_QMV} / {@value QmmOp#QMM_MMA}): mxfp4 bf16 16.32 against 17.92 / 18.01, nvfp4 15.99
+   * against 18.48 / 19.24, mxfp8 20.69 against 23.68 / 35.04; mxfp4 f16 16.13 against {@value
+   * QmmOp#QMM_MMA}'s 18.02. {@code -Dsirocco.qmm.mmaMinRows.fp=N} overrides it as it does {@link
+   * #FP_MMA_MIN_ROWS}.
    */
-  public static final int FP_ASYNC_MIN_ROWS = FP_MMA_MIN_ROWS;
+  public static final int FP_ASYNC_MIN_ROWS = 1;
 
-  /** Most rows of x {@value QmmOp#QMM_MMA_FP_ASYNC} takes; {@value QmmOp#QMM_MMA} above. */
+  /**
+   * Most rows of x {@value QmmOp#QMM_MMA_FP_ASYNC} takes; {@value QmmOp#QMM_MMA} above. Run 105
+   * (H100, as above, against {@value QmmOp#QMM_MMA}): 2 / 8 / 16 rows mxfp4 16.03 / 16.5 / 18.86
+   * against 18.26 / 18.7 / 26.90, nvfp4 15.95 / 16.51 / 18.45 against 19.55 / 19.69 / 25.56, mxfp8
+   * 21.05 / 22.32 / 34.16 against 35.30 / 36.21 / 43.67 (its one row tile per warp streams the
+   * weights twice at 16 rows); f16 alike (mxfp8 f16 20.56 against 76.39 at 2 rows). At 32 rows
+   * mxfp4 31.43 against 33.61 but nvfp4 31.26 against 29.71, so 16; 17–31 rows not timed.
+   */
   public static final int FP_ASYNC_MAX_ROWS = 16;
 
   /** The system property overriding {@link #FP_ASYNC_MAX_ROWS}. */
@@ -116,11 +126,15 @@ public final class QmmPolicy {
 
   /**
    * Why the policy keeps {@code s} (a shape {@value QmmOp#QMM_MMA_FP_ASYNC} can take) away from
-   * that rung, or null: fewer rows than {@link #FP_ASYNC_MIN_ROWS} or more than {@link
-   * #FP_ASYNC_MAX_ROWS}.
+   * that rung, or null: another tensor-core variant forced ({@code -Dsirocco.qmm.mmaVariant}),
+   * fewer rows than {@link #FP_ASYNC_MIN_ROWS} or more than {@link #FP_ASYNC_MAX_ROWS}.
    */
   public static String fpAsyncRejects(QmmShape s) {
     requireShape(s);
+    String forced = System.getProperty(MMA_VARIANT_PROPERTY);
+    if (forced != null && !forced.equals(QmmOp.QMM_MMA_FP_ASYNC)) {
+      return "policy: tensor cores use " + forced + " (-D" + MMA_VARIANT_PROPERTY + ")";
+    }
     int min = Integer.getInteger(FP_PROPERTY, FP_ASYNC_MIN_ROWS);
     int max = Integer.getInteger(FP_ASYNC_MAX_ROWS_PROPERTY, FP_ASYNC_MAX_ROWS);
     if (s.rows() < min) {

@@ -3,6 +3,7 @@ package sirocco.dispatch.quant;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -83,7 +84,9 @@ class QmmOpTest {
       assertEquals("qmv-rows", QmmOp.decide(affine(bits, Quant.F32, 6)).chosen());
     }
     for (int mode : new int[] {Quant.MXFP4, Quant.NVFP4, Quant.MXFP8}) {
-      assertEquals("fp-qmv", QmmOp.decide(QmmShape.fp(mode, Quant.BF16, 1, 12288, 4096)).chosen());
+      // From 1 row (run 105), f32 x on the vector path.
+      assertEquals(
+          "qmm-mma-fp-async", QmmOp.decide(QmmShape.fp(mode, Quant.BF16, 1, 12288, 4096)).chosen());
       // The pipelined split-K kernel up to FP_ASYNC_MAX_ROWS, qmm-mma above.
       String e2m1 = "qmm-mma-fp-async";
       for (int rows : new int[] {2, 3, 6, 8, QmmPolicy.FP_ASYNC_MAX_ROWS}) {
@@ -298,6 +301,42 @@ class QmmOpTest {
     assertEquals(8, p.get("wps"), p.describe());
     assertEquals(512, p.block().x(), p.describe());
     assertTrue(p.grid().x() <= 132, p.describe());
+  }
+
+  /**
+   * The fp rung's policy: from FP_ASYNC_MIN_ROWS to FP_ASYNC_MAX_ROWS rows, the fp property moving
+   * the lower bound, its own property the upper, the variant switch sending fp shapes to qmm-mma.
+   */
+  @Test
+  void fpAsyncPolicy() {
+    QmmShape mx = QmmShape.fp(Quant.MXFP4, Quant.BF16, 1, 12288, 4096);
+    assertNull(QmmPolicy.fpAsyncRejects(mx));
+    assertEquals(
+        "policy: more than 16 rows use qmm-mma (rows=17; -Dsirocco.qmm.fpAsyncMaxRows)",
+        QmmPolicy.fpAsyncRejects(mx.withRows(QmmPolicy.FP_ASYNC_MAX_ROWS + 1)));
+    try {
+      System.setProperty(QmmPolicy.FP_PROPERTY, "3");
+      assertEquals(
+          "policy: fp-mode weights use the vector path below 3 rows (rows=2;"
+              + " -Dsirocco.qmm.mmaMinRows.fp)",
+          QmmPolicy.fpAsyncRejects(mx.withRows(2)));
+      assertEquals("fp-qmv", QmmOp.decide(mx.withRows(2)).chosen());
+      System.setProperty(QmmPolicy.FP_ASYNC_MAX_ROWS_PROPERTY, "4");
+      assertEquals("qmm-mma-fp-async", QmmOp.decide(mx.withRows(4)).chosen());
+      assertEquals("qmm-mma", QmmOp.decide(mx.withRows(5)).chosen());
+      System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA);
+      assertEquals("qmm-mma", QmmOp.decide(mx.withRows(4)).chosen());
+      System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_FP_ASYNC);
+      assertEquals("qmm-mma-fp-async", QmmOp.decide(mx.withRows(4)).chosen());
+    } finally {
+      System.clearProperty(QmmPolicy.FP_PROPERTY);
+      System.clearProperty(QmmPolicy.FP_ASYNC_MAX_ROWS_PROPERTY);
+      System.clearProperty(QmmPolicy.MMA_VARIANT_PROPERTY);
+    }
+    // f32 x and untransposed weights stay off it whatever the rows.
+    assertEquals(
+        "fp-qmv", QmmOp.decide(QmmShape.fp(Quant.MXFP4, Quant.F32, 4, 12288, 4096)).chosen());
+    assertThrows(IllegalArgumentException.class, () -> QmmPolicy.fpAsyncRejects(null));
   }
 
   @Test

@@ -400,11 +400,11 @@ public final class QmmMmaAsyncFpKernel {
     if (bad != null) {
       return bad;
     }
-    if (!s.transpose()) {
-      return "transposed weights only (w [n, k])";
-    }
     if (s.mode() == Quant.AFFINE) {
       return "fp modes only (mxfp4, nvfp4, mxfp8); affine 4-bit uses qmm-mma-async";
+    }
+    if (!s.transpose()) {
+      return "transposed weights only (w [n, k])";
     }
     if (s.dtype() == Quant.F32) {
       return "bf16/f16 activations only (tensor cores); f32 uses the vector path";
