@@ -67,12 +67,15 @@ final class QmmMmaFragments {
           ((wb >>> (sh + 8)) & 0x000F000F) | magic);
     }
     if (bits == 4) {
-      int sh = 8 * h;
+      // Nibbles 8h and 8h + 4 of each half: one shift per word (none at h = 0), then the codes
+      // at bits 0 and 4 in place.
+      int va = wa >>> (8 * h);
+      int vb = wb >>> (8 * h);
       return new Int4(
-          fp4Pair(wa >>> sh, ma, dtype),
-          fp4Pair(wb >>> sh, mb, dtype),
-          fp4Pair(wa >>> (sh + 4), ma, dtype),
-          fp4Pair(wb >>> (sh + 4), mb, dtype));
+          fp4Pair(va, 0, ma, dtype),
+          fp4Pair(vb, 0, mb, dtype),
+          fp4Pair(va, 4, ma, dtype),
+          fp4Pair(vb, 4, mb, dtype));
     }
     return new Int4(
         fp8Pair(wa, dtype), fp8Pair(wb, dtype), fp8Pair(wa >>> 8, dtype), fp8Pair(wb >>> 8, dtype));
@@ -136,10 +139,24 @@ final class QmmMmaFragments {
    * converting took about eight per element.
    */
   static int fp4Pair(int v, int mul, int dtype) {
+    return fp4Pair(v, 0, mul, dtype);
+  }
+
+  /**
+   * {@link #fp4Pair} of the codes at bits {@code p} and {@code p + 16} ({@code p} = 0 or 4, a
+   * constant after inlining). bf16 places both parts with one multiply: the masked codes times
+   * 2^(6-p) + 2^(12-p) are two copies, at bits 6..9 and 12..15 of each half, which do not overlap
+   * (so the sum carries nowhere), and the mask keeps the first copy's magnitude and the second's
+   * sign: a LOP3, an IMAD (the FMA pipe, where the ALU is the busier one) and a LOP3. f16's copies
+   * would overlap (shifts 9 and 12), so it keeps two shifts and two LOP3.
+   */
+  static int fp4Pair(int v, int p, int mul, int dtype) {
     if (dtype == Quant.F16) {
-      return F16.fma2(((v << 9) & 0x0E000E00) | ((v << 12) & 0x80008000), mul, 0);
+      int u = p == 0 ? v : v >>> 4;
+      return F16.fma2(((u << 9) & 0x0E000E00) | ((u << 12) & 0x80008000), mul, 0);
     }
-    return Bf16.fma2(((v << 6) & 0x01C001C0) | ((v << 12) & 0x80008000), mul, 0);
+    int k = p == 0 ? 0x1040 : 0x104;
+    return Bf16.fma2(((v & (0x000F000F << p)) * k) & 0x81C081C0, mul, 0);
   }
 
   /**

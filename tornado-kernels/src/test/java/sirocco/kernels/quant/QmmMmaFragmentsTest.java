@@ -36,17 +36,20 @@ class QmmMmaFragmentsTest {
 
   private static void check(int mode, int dtype, double scale, int mul, Random r) {
     double unscale = QmmMmaFragments.fp4Unscale(mode, dtype);
-    for (int lo = 0; lo < 16; lo++) {
-      for (int hi = 0; hi < 16; hi++) {
-        int junk = r.nextInt() & 0xFFF0FFF0;
-        int v = junk | lo | (hi << 16);
-        int p = QmmMmaFragments.fp4Pair(v, mul, dtype);
-        String at =
-            "mode " + mode + " dtype " + dtype + " scale " + scale + " codes " + lo + "," + hi;
-        // The kernel multiplies its sums by unscale at the end: each half is value * scale /
-        // unscale.
-        assertEquals(e2m1(lo) * scale, half(p & 0xFFFF, dtype) * unscale, 0.0, at + " (low)");
-        assertEquals(e2m1(hi) * scale, half(p >>> 16, dtype) * unscale, 0.0, at + " (high)");
+    for (int at4 : new int[] {0, 4}) { // the codes at bits 0 and 16, or 4 and 20
+      for (int lo = 0; lo < 16; lo++) {
+        for (int hi = 0; hi < 16; hi++) {
+          int junk = r.nextInt() & ~(0x000F000F << at4);
+          int v = junk | ((lo | (hi << 16)) << at4);
+          int p = QmmMmaFragments.fp4Pair(v, at4, mul, dtype);
+          String at =
+              "mode " + mode + " dtype " + dtype + " scale " + scale + " bit " + at4 + " codes "
+                  + lo + "," + hi;
+          // The kernel multiplies its sums by unscale at the end: each half is value * scale /
+          // unscale.
+          assertEquals(e2m1(lo) * scale, half(p & 0xFFFF, dtype) * unscale, 0.0, at + " (low)");
+          assertEquals(e2m1(hi) * scale, half(p >>> 16, dtype) * unscale, 0.0, at + " (high)");
+        }
       }
     }
   }
