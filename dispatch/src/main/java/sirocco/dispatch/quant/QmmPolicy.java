@@ -116,8 +116,10 @@ public final class QmmPolicy {
    * (H100, as above, against {@value QmmOp#QMM_MMA}): 2 / 8 / 16 rows mxfp4 16.03 / 16.5 / 18.86
    * against 18.26 / 18.7 / 26.90, nvfp4 15.95 / 16.51 / 18.45 against 19.55 / 19.69 / 25.56, mxfp8
    * 21.05 / 22.32 / 34.16 against 35.30 / 36.21 / 43.67 (its one row tile per warp streams the
-   * weights twice at 16 rows); f16 alike (mxfp8 f16 20.56 against 76.39 at 2 rows). At 32 rows
-   * mxfp4 31.43 against 33.61 but nvfp4 31.26 against 29.71, so 16; 17–31 rows not timed.
+   * weights twice at 16 rows); f16 alike (mxfp8 f16 20.56 against 76.39 at 2 rows). Above 16 rows
+   * the modes part: mxfp4 24 / 32 rows 29.26 / 29.00 against 31.78 / 32.38 (run 105 call 2, after
+   * the faster E2M1 pairs), but mxfp8 47.94 / 62.24 against 43.87 / 44.60 and nvfp4 at 32 rows
+   * 31.26 against 29.71 (call 1), so 16 for every mode.
    */
   public static final int FP_ASYNC_MAX_ROWS = 16;
 
