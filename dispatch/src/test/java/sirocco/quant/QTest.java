@@ -264,7 +264,7 @@ public final class QTest {
   /**
    * Whether the default policy runs fp-mode weights on {@code qmm-mma-fp-async}: bf16/f16 x, a
    * shape the kernel takes (its k split, transposed weights), {@link QmmPolicy#FP_ASYNC_MIN_ROWS}
-   * to {@link QmmPolicy#FP_ASYNC_MAX_ROWS} rows.
+   * to {@link QmmPolicy#fpAsyncMaxRows} rows.
    */
   static boolean fpAsync(QuantMode mode, DType t, long rows, long k, boolean transpose) {
     if (t == DType.F32 || mode == QuantMode.AFFINE) {
@@ -280,7 +280,7 @@ public final class QTest {
     QmmShape s = QmmShape.fp(m, dtype, (int) rows, 64, (int) k).withTranspose(transpose);
     return QmmMmaAsyncFpKernel.supports(s) == null
         && rows >= QmmPolicy.FP_ASYNC_MIN_ROWS
-        && rows <= QmmPolicy.FP_ASYNC_MAX_ROWS;
+        && rows <= QmmPolicy.fpAsyncMaxRows(m);
   }
 
   /**

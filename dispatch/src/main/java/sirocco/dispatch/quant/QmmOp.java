@@ -73,8 +73,8 @@ import sirocco.runtime.KernelLaunch;
  *   <li>{@value #QMM_MMA_FP_ASYNC}: {@link QmmMmaAsyncFpKernel} (the pipelined split-K kernel's
  *       mapping for fp codes, fragments built in place) — transposed mxfp4/nvfp4/mxfp8, bf16/f16, k
  *       splitting as affine 4-bit g32 does; then the policy ({@link QmmPolicy#fpAsyncRejects}):
- *       {@link QmmPolicy#FP_ASYNC_MIN_ROWS} (1) to {@link QmmPolicy#FP_ASYNC_MAX_ROWS} (16) rows
- *       (run 105), unless {@code -Dsirocco.qmm.mmaVariant} names another variant.
+ *       {@link QmmPolicy#FP_ASYNC_MIN_ROWS} (1) to {@link QmmPolicy#fpAsyncMaxRows} (16; mxfp4 32)
+ *       rows (run 105), unless {@code -Dsirocco.qmm.mmaVariant} names another variant.
  *   <li>{@value #QMM_MMA}: {@link QmmMmaKernel} (tensor cores) — transposed weights, bf16/f16,
  *       affine 4/8-bit or any fp mode (nvfp4: k a multiple of 32); then the {@link QmmPolicy}:
  *       affine from {@link QmmPolicy#AFFINE_MMA_MIN_ROWS} (2) rows, fp modes from {@link

@@ -119,17 +119,28 @@ public final class QmmPolicy {
    * weights twice at 16 rows); f16 alike (mxfp8 f16 20.56 against 76.39 at 2 rows). Above 16 rows
    * the modes part: mxfp4 24 / 32 rows 29.26 / 29.00 against 31.78 / 32.38 (run 105 call 2, after
    * the faster E2M1 pairs), but mxfp8 47.94 / 62.24 against 43.87 / 44.60 and nvfp4 at 32 rows
-   * 31.26 against 29.71 (call 1), so 16 for every mode.
+   * 31.26 against 29.71 (call 1), so 16, and {@link #FP_ASYNC_MAX_ROWS_MXFP4} for mxfp4.
    */
   public static final int FP_ASYNC_MAX_ROWS = 16;
 
-  /** The system property overriding {@link #FP_ASYNC_MAX_ROWS}. */
+  /**
+   * Most rows of mxfp4 x {@value QmmOp#QMM_MMA_FP_ASYNC} takes: 32 (run 105 call 2, bf16, 24 / 32
+   * rows 29.26 / 29.00 µs against {@value QmmOp#QMM_MMA}'s 31.78 / 32.38; above 32 not timed).
+   */
+  public static final int FP_ASYNC_MAX_ROWS_MXFP4 = 32;
+
+  /** The row bound of {@value QmmOp#QMM_MMA_FP_ASYNC} for fp mode {@code mode}, property aside. */
+  public static int fpAsyncMaxRows(int mode) {
+    return mode == Quant.MXFP4 ? FP_ASYNC_MAX_ROWS_MXFP4 : FP_ASYNC_MAX_ROWS;
+  }
+
+  /** The system property overriding {@link #fpAsyncMaxRows} for every mode. */
   public static final String FP_ASYNC_MAX_ROWS_PROPERTY = "sirocco.qmm.fpAsyncMaxRows";
 
   /**
    * Why the policy keeps {@code s} (a shape {@value QmmOp#QMM_MMA_FP_ASYNC} can take) away from
    * that rung, or null: another tensor-core variant forced ({@code -Dsirocco.qmm.mmaVariant}),
-   * fewer rows than {@link #FP_ASYNC_MIN_ROWS} or more than {@link #FP_ASYNC_MAX_ROWS}.
+   * fewer rows than {@link #FP_ASYNC_MIN_ROWS} or more than {@link #fpAsyncMaxRows}.
    */
   public static String fpAsyncRejects(QmmShape s) {
     requireShape(s);
@@ -138,7 +149,7 @@ public final class QmmPolicy {
       return "policy: tensor cores use " + forced + " (-D" + MMA_VARIANT_PROPERTY + ")";
     }
     int min = Integer.getInteger(FP_PROPERTY, FP_ASYNC_MIN_ROWS);
-    int max = Integer.getInteger(FP_ASYNC_MAX_ROWS_PROPERTY, FP_ASYNC_MAX_ROWS);
+    int max = Integer.getInteger(FP_ASYNC_MAX_ROWS_PROPERTY, fpAsyncMaxRows(s.mode()));
     if (s.rows() < min) {
       return "policy: fp-mode weights use the vector path below "
           + min

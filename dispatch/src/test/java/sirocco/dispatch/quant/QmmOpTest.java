@@ -89,13 +89,13 @@ class QmmOpTest {
           "qmm-mma-fp-async", QmmOp.decide(QmmShape.fp(mode, Quant.BF16, 1, 12288, 4096)).chosen());
       // The pipelined split-K kernel up to FP_ASYNC_MAX_ROWS, qmm-mma above.
       String e2m1 = "qmm-mma-fp-async";
-      for (int rows : new int[] {2, 3, 6, 8, QmmPolicy.FP_ASYNC_MAX_ROWS}) {
+      int max = QmmPolicy.fpAsyncMaxRows(mode);
+      assertEquals(mode == Quant.MXFP4 ? 32 : 16, max);
+      for (int rows : new int[] {2, 3, 6, 8, 16, max}) {
         assertEquals(e2m1, QmmOp.decide(QmmShape.fp(mode, Quant.BF16, rows, 12288, 4096)).chosen());
       }
       assertEquals(
-          "qmm-mma",
-          QmmOp.decide(QmmShape.fp(mode, Quant.BF16, QmmPolicy.FP_ASYNC_MAX_ROWS + 1, 12288, 4096))
-              .chosen());
+          "qmm-mma", QmmOp.decide(QmmShape.fp(mode, Quant.BF16, max + 1, 12288, 4096)).chosen());
       assertEquals("fp-qmv", QmmOp.decide(QmmShape.fp(mode, Quant.F32, 8, 12288, 4096)).chosen());
     }
     assertEquals("qvm", QmmOp.decide(affine(4, Quant.BF16, 6).withTranspose(false)).chosen());
@@ -312,8 +312,11 @@ class QmmOpTest {
     QmmShape mx = QmmShape.fp(Quant.MXFP4, Quant.BF16, 1, 12288, 4096);
     assertNull(QmmPolicy.fpAsyncRejects(mx));
     assertEquals(
+        "policy: more than 32 rows use qmm-mma (rows=33; -Dsirocco.qmm.fpAsyncMaxRows)",
+        QmmPolicy.fpAsyncRejects(mx.withRows(33)));
+    assertEquals(
         "policy: more than 16 rows use qmm-mma (rows=17; -Dsirocco.qmm.fpAsyncMaxRows)",
-        QmmPolicy.fpAsyncRejects(mx.withRows(QmmPolicy.FP_ASYNC_MAX_ROWS + 1)));
+        QmmPolicy.fpAsyncRejects(QmmShape.fp(Quant.NVFP4, Quant.BF16, 17, 12288, 4096)));
     try {
       System.setProperty(QmmPolicy.FP_PROPERTY, "3");
       assertEquals(
