@@ -48,12 +48,13 @@ import sirocco.api.Vec;
  *
  * <h2>Measured (run 105, H100, 12288×4096, graph replay)</h2>
  *
- * 1–8 rows: mxfp4 bf16 16.0–16.7 µs (read-only time 10.3; {@link QmmMmaKernel} 18.0–18.8, {@link
- * FpQmvKernel} 17.9 at 1 row), nvfp4 16.0–16.5 (10.7; 19.2–19.7), mxfp8 20.7–22.3 (18.1;
- * 35.0–36.2); 16 rows 18.9 / 18.5 / 34.2 (mxfp8 with one row tile: its two-tile stages would not
- * fit sm_80). mxfp8 runs at 81–87% of its read-only time, the E2M1 modes at 63–67%: a fragment
- * register of E2M1 pairs costs about three ALU instructions and a packed fma against affine 4-bit's
- * one LOP3, and the affine kernel is already issue-bound (its run 102 profile).
+ * Through the op, bf16: 1 / 6 rows mxfp4 15.53 / 16.34 µs (read-only time 10.25; before it {@link
+ * FpQmvKernel} 17.89 at 1 row, {@link QmmMmaKernel} 30.11 at 6), nvfp4 14.60 / 15.09 (10.69; 18.53,
+ * 30.45), mxfp8 20.41 / 22.02 (18.01; 22.26, 36.32); 16 rows mxfp4 17.3, nvfp4 17.1, mxfp8 34.2
+ * (one row tile: its two-tile stages would not fit sm_80). mxfp8 runs at 82–88% of its read-only
+ * time, the E2M1 modes at 66–73%: a fragment register of E2M1 pairs costs two LOP3, an IMAD and a
+ * packed fma against affine 4-bit's one LOP3, and the affine kernel is already issue-bound (its run
+ * 102 profile).
  *
  * <h2>Limits</h2>
  *

@@ -129,26 +129,19 @@ final class QmmMmaFragments {
   }
 
   /**
-   * E2M1 codes in bits 0..3 and 16..19 of {@code v} as a pair of exact halves: the codes' values
-   * times {@code mul}'s halves over {@link #fp4Unscale}. The magnitude bits go to the bottom of
-   * each half's exponent and the top of its mantissa and the sign bit to the sign, which makes the
-   * half the code's value times 2^-126 (bf16) or 2^-14 (f16), the ±0.5 codes subnormal, as {@link
-   * QuantMath#e2m1Bits} does in float; one packed fma (it keeps subnormals, and every product is
-   * exact: at most 6 significant bits, inside the format's range) by the multiplier pair. Two
-   * shifts, two LOP3 and the fma per two elements, where decoding each in float, multiplying and
-   * converting took about eight per element.
-   */
-  static int fp4Pair(int v, int mul, int dtype) {
-    return fp4Pair(v, 0, mul, dtype);
-  }
-
-  /**
-   * {@link #fp4Pair} of the codes at bits {@code p} and {@code p + 16} ({@code p} = 0 or 4, a
-   * constant after inlining). bf16 places both parts with one multiply: the masked codes times
-   * 2^(6-p) + 2^(12-p) are two copies, at bits 6..9 and 12..15 of each half, which do not overlap
-   * (so the sum carries nowhere), and the mask keeps the first copy's magnitude and the second's
-   * sign: a LOP3, an IMAD (the FMA pipe, where the ALU is the busier one) and a LOP3. f16's copies
-   * would overlap (shifts 9 and 12), so it keeps two shifts and two LOP3.
+   * E2M1 codes in bits {@code p}..{@code p+3} and {@code p+16}..{@code p+19} of {@code v} ({@code
+   * p} = 0 or 4, a constant after inlining; other bits ignored) as a pair of exact halves: the
+   * codes' values times {@code mul}'s halves over {@link #fp4Unscale}. The magnitude bits go to the
+   * bottom of each half's exponent and the top of its mantissa and the sign bit to the sign, which
+   * makes the half the code's value times 2^-126 (bf16) or 2^-14 (f16), the ±0.5 codes subnormal,
+   * as {@link QuantMath#e2m1Bits} does in float; one packed fma (it keeps subnormals, and every
+   * product is exact: at most 6 significant bits, inside the format's range) by the multiplier
+   * pair. bf16 places both parts with one multiply: the masked codes times 2^(6-p) + 2^(12-p) are
+   * two copies, at bits 6..9 and 12..15 of each half, which do not overlap (so the sum carries
+   * nowhere), and the mask keeps the first copy's magnitude and the second's sign: a LOP3, an IMAD
+   * (the FMA pipe; the ALU is the busier one) and a LOP3, 4–8% faster than two shifts and two LOP3
+   * (run 105). f16's copies would overlap (shifts 9 and 12), so it keeps the shifts. Decoding each
+   * code in float, multiplying and converting took about eight instructions per element.
    */
   static int fp4Pair(int v, int p, int mul, int dtype) {
     if (dtype == Quant.F16) {
