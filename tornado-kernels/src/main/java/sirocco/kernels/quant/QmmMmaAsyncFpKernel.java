@@ -84,8 +84,8 @@ public final class QmmMmaAsyncFpKernel {
       })
   public static void qmm(
       KernelContext ctx,
-      int[] wq, // [n, k/8] packed u32 (E2M1 codes)
-      byte[] scales, // [n, k/groupSize] U8 scale codes (E8M0 mxfp4, E4M3 nvfp4)
+      int[] wq, // [n, k/8] packed u32 E2M1 codes (mxfp4, nvfp4), or [n, k/4] E4M3 (mxfp8)
+      byte[] scales, // [n, k/groupSize] U8 scale codes (E8M0 mxfp4/mxfp8, E4M3 nvfp4)
       float[] globalScale, // [1] nvfp4 global scale (Quant.NO_GLOBAL_SCALE for none)
       short[] x, // [rows, k] bf16/f16 bits
       short[] out, // [rows, n] bf16/f16 bits
