@@ -131,6 +131,10 @@ public final class QmmPolicy {
 
   /** The row bound of {@value QmmOp#QMM_MMA_FP_ASYNC} for fp mode {@code mode}, property aside. */
   public static int fpAsyncMaxRows(int mode) {
+    if (mode != Quant.MXFP4 && mode != Quant.NVFP4 && mode != Quant.MXFP8) {
+      throw new IllegalArgumentException(
+          "mode must be an fp mode (Quant.MXFP4, NVFP4 or MXFP8), got " + Quant.modeName(mode));
+    }
     return mode == Quant.MXFP4 ? FP_ASYNC_MAX_ROWS_MXFP4 : FP_ASYNC_MAX_ROWS;
   }
 
@@ -144,6 +148,10 @@ public final class QmmPolicy {
    */
   public static String fpAsyncRejects(QmmShape s) {
     requireShape(s);
+    if (s.mode() == Quant.AFFINE) {
+      throw new IllegalArgumentException(
+          "s must have fp-mode weights (the rung takes no affine weights), got " + s);
+    }
     String forced = System.getProperty(MMA_VARIANT_PROPERTY);
     if (forced != null && !forced.equals(QmmOp.QMM_MMA_FP_ASYNC)) {
       return "policy: tensor cores use " + forced + " (-D" + MMA_VARIANT_PROPERTY + ")";

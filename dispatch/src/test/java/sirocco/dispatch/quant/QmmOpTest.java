@@ -340,6 +340,12 @@ class QmmOpTest {
     assertEquals(
         "fp-qmv", QmmOp.decide(QmmShape.fp(Quant.MXFP4, Quant.F32, 4, 12288, 4096)).chosen());
     assertThrows(IllegalArgumentException.class, () -> QmmPolicy.fpAsyncRejects(null));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> QmmPolicy.fpAsyncRejects(QmmShape.affine(4, 64, Quant.BF16, 2, 12288, 4096)));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> QmmPolicy.fpAsyncMaxRows(Quant.AFFINE));
+    assertTrue(e.getMessage().startsWith("mode must be an fp mode"), e.getMessage());
   }
 
   @Test

@@ -437,6 +437,10 @@ public final class QmmMmaAsyncFpKernel {
 
   /** The default plan: the twin's k split, {@link #STAGES} stages, {@link #rowTiles} row tiles. */
   public static LaunchPlan plan(QmmShape s, int smCount) {
+    String why = supports(s); // names a null s; the twin below needs a shape this kernel takes
+    if (why != null) {
+      throw new IllegalArgumentException("s cannot be computed by this kernel: " + why);
+    }
     return plan(s, smCount, QmmMmaSplitKKernel.defaultKs(layoutTwin(s)), STAGES, rowTiles(s));
   }
 

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 class QmmMmaAsyncFpKernelTest {
   static final int SMS = 132;
 
-  static void check(QmmCase c, LaunchPlan p) {
-    Object out = c.outArg();
+  /** Runs the kernel on {@code c}'s operands into {@code out}. */
+  static void run(QmmCase c, LaunchPlan p, Object out) {
     TestSupport.run(
         QmmMmaAsyncFpKernel.class,
         p,
@@ -30,6 +30,11 @@ class QmmMmaAsyncFpKernelTest {
         c.s.rows(),
         c.s.n(),
         c.s.k());
+  }
+
+  static void check(QmmCase c, LaunchPlan p) {
+    Object out = c.outArg();
+    run(c, p, out);
     c.check(c.outValues(out), p.describe());
   }
 
@@ -148,17 +153,7 @@ class QmmMmaAsyncFpKernelTest {
       short[] out = new short[s.rows() * s.n()];
       java.util.Arrays.fill(out, (short) 0x7BAD);
       LaunchPlan p = QmmMmaAsyncFpKernel.plan(s, SMS);
-      TestSupport.run(
-          QmmMmaAsyncFpKernel.class,
-          p,
-          c.wq,
-          c.fpScales,
-          new float[] {c.globalScale},
-          c.xArg(),
-          out,
-          s.rows(),
-          s.n(),
-          s.k());
+      run(c, p, out);
       for (int i = 0; i < out.length; i++) {
         assertTrue(out[i] != (short) 0x7BAD, "element " + i + " not written");
       }
@@ -208,6 +203,10 @@ class QmmMmaAsyncFpKernelTest {
     assertTrue(small.contains("4, 8 or 16 scale codes"), small);
     assertNull(QmmMmaAsyncFpKernel.supports(QmmShape.fp(Quant.NVFP4, Quant.BF16, 2, 64, 64)));
     assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncFpKernel.supports(null));
+    assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncFpKernel.plan(null, SMS));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> QmmMmaAsyncFpKernel.plan(QmmShape.fp(Quant.MXFP4, Quant.F32, 2, 64, 4096), SMS));
   }
 
   @Test
