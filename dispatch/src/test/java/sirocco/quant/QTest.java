@@ -285,13 +285,13 @@ public final class QTest {
 
   /**
    * Fewest rows at which affine weights go to tensor cores by default: {@link
-   * QmmPolicy#AFFINE_ASYNC_MIN_ROWS} where {@code qmm-mma-async} takes the shape with groups of 64
-   * or 128, else {@link QmmPolicy#AFFINE_MMA_MIN_ROWS}.
+   * QmmPolicy#AFFINE_ASYNC_MIN_ROWS} where {@code qmm-mma-async} takes the shape (2, 4 or 6 bits)
+   * with groups of 64 or 128, else {@link QmmPolicy#AFFINE_MMA_MIN_ROWS}.
    */
   static int affineTensorCoreMinRows(int bits, DType t, long k, int group) {
-    if (bits == 4 && t != DType.F32 && group >= 64) {
+    if ((bits == 4 || bits == 2 || bits == 6) && t != DType.F32 && group >= 64) {
       int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
-      QmmShape s = QmmShape.affine(4, group, dtype, 1, 64, (int) k);
+      QmmShape s = QmmShape.affine(bits, group, dtype, 1, 64, (int) k);
       if (QmmMmaAsyncKernel.supports(s) == null) {
         return QmmPolicy.AFFINE_ASYNC_MIN_ROWS;
       }
@@ -307,14 +307,16 @@ public final class QTest {
    * per warp, else the split-K kernel where it takes the shape (4-bit, k splitting evenly over its
    * warps, at most {@link QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, or {@link
    * QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} where its plan holds two row tiles per warp), else
-   * qmm-mma.
+   * qmm-mma. 2- and 6-bit codes go to the async kernel at any row count where it takes them, else
+   * to qmv-rows.
    */
   static String affineTensorCore(int bits, DType t, long rows, long k, int group) {
-    if (bits == 4 && t != DType.F32) {
+    if ((bits == 4 || bits == 2 || bits == 6) && t != DType.F32) {
       int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
-      QmmShape s = QmmShape.affine(4, group, dtype, (int) rows, 64, (int) k);
+      QmmShape s = QmmShape.affine(bits, group, dtype, (int) rows, 64, (int) k);
       if (QmmMmaAsyncKernel.supports(s) == null
-          && (rows <= QmmPolicy.MMA_ASYNC_MAX_ROWS
+          && (bits != 4 && rows <= QmmPolicy.MMA_ASYNC_MAX_ROWS_2_6_BIT
+              || rows <= QmmPolicy.MMA_ASYNC_MAX_ROWS
               || rows <= QmmPolicy.MMA_ASYNC_TWO_TILES_MAX_ROWS
                   && QmmMmaAsyncKernel.rowTiles(s) == 2)) {
         return "qmm-mma-async";
@@ -327,6 +329,7 @@ public final class QTest {
         return "qmm-mma-splitk";
       }
     }
-    return "qmm-mma";
+    // 2- and 6-bit codes have no other tensor-core kernel: the rows kernel takes them.
+    return bits == 2 || bits == 6 ? "qmv-rows" : "qmm-mma";
   }
 }

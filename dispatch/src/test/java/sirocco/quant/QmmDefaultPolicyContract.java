@@ -92,6 +92,16 @@ public abstract class QmmDefaultPolicyContract {
     }
     boolean half = t == DType.BF16 || t == DType.F16;
     boolean affine = mode == QuantMode.AFFINE;
+    if (affine
+        && (bits == 2 || bits == 6)
+        && half
+        && rows >= QTest.affineTensorCoreMinRows(bits, t, k, group)) {
+      // 2- and 6-bit codes: only qmm-mma-async on tensor cores (run 106), where it takes them.
+      String tc = QTest.affineTensorCore(bits, t, rows, k, group);
+      if (tc.equals("qmm-mma-async")) {
+        return tc;
+      }
+    }
     boolean mmaCan =
         half && (affine ? bits == 4 || bits == 8 : mode != QuantMode.NVFP4 || k % 32 == 0);
     int min = affine ? QTest.affineTensorCoreMinRows(bits, t, k, group) : QmmPolicy.FP_MMA_MIN_ROWS;

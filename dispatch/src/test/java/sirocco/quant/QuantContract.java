@@ -30,8 +30,8 @@ public abstract class QuantContract extends QuantMlxCases {
 
   /**
    * Every affine width (group 64) and fp mode at rows 1 and 6, bf16: 2048 x 4096 on the GPU, 128 x
-   * 512 on the Java backend. Also checks the ladder's choice: tensor cores for affine 4/8-bit at 6
-   * rows, qmv-rows for the other widths, the vector kernels otherwise (fp modes stay on fp-qmv
+   * 512 on the Java backend. Also checks the ladder's choice: tensor cores for affine 2/4/6/8-bit
+   * at 6 rows, qmv-rows for the other widths, the vector kernels otherwise (fp modes stay on fp-qmv
    * below 8 rows).
    */
   @Test
@@ -65,7 +65,7 @@ public abstract class QuantContract extends QuantMlxCases {
             assertEquals(
                 List.of(
                     affine
-                        ? (bits == 4 || bits == 8
+                        ? (bits == 2 || bits == 4 || bits == 6 || bits == 8
                             ? QTest.affineTensorCore(bits, DType.BF16, 6, k, 64)
                             : "qmv-rows")
                         : "fp-qmv"),
@@ -365,8 +365,8 @@ public abstract class QuantContract extends QuantMlxCases {
       LADDER_HEAD
           + "; qmm-mma-async: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)"
           + "; qmm-mma-splitk: policy: tensor cores use qmm-mma (-Dsirocco.qmm.mmaVariant)"
-          + "; qmm-mma-fp-async: fp modes only (mxfp4, nvfp4, mxfp8); affine 4-bit uses"
-          + " qmm-mma-async";
+          + "; qmm-mma-fp-async: fp modes only (mxfp4, nvfp4, mxfp8); affine weights use the"
+          + " affine tensor-core rungs";
 
   /** {@link #MMA_VARIANT_OFF} for fp-mode weights, which the fp rung could take. */
   static final String MMA_VARIANT_OFF_FP =
@@ -475,7 +475,7 @@ public abstract class QuantContract extends QuantMlxCases {
         eight.startsWith(
             "quantizedMatmul -> qmm-mma (rejected: "
                 + LADDER_HEAD
-                + "; qmm-mma-async: affine 4-bit only"),
+                + "; qmm-mma-async: affine 2-, 4- or 6-bit only"),
         eight);
     assertTrue(eight.contains("; qmm-mma-splitk: affine 4-bit only"), eight);
     close(a4.q());

@@ -49,7 +49,7 @@ class QuantJavaTest extends QuantContract {
                 + QuantContract.ASYNC_ONE_GROUP
                 + "; qmm-mma-splitk: policy: affine weights use the vector path below 2 rows"
                 + " (rows=1); qmm-mma-fp-async: fp modes only (mxfp4, nvfp4, mxfp8); affine"
-                + " 4-bit uses qmm-mma-async; qmm-mma: policy: affine weights"
+                + " weights use the affine tensor-core rungs; qmm-mma: policy: affine weights"
                 + " use the vector path below 2 rows (rows=1); qmv-warp: policy:"),
         printed);
   }

@@ -72,11 +72,16 @@ class QmmOpTest {
           "rows " + rows);
     }
     // What tensor cores do not take: qmv-rows from 1 row with bf16 x (run 89), f32 x one row at
-    // a time at 1 row and qmv-rows from 2.
+    // a time at 1 row and qmv-rows from 2. 2- and 6-bit codes take the pipelined split-K kernel at
+    // every row count (run 106).
+    assertEquals(Integer.MAX_VALUE, QmmPolicy.MMA_ASYNC_MAX_ROWS_2_6_BIT);
     for (int bits : new int[] {2, 3, 5, 6}) {
       assertEquals("qmv", QmmOp.decide(affine(bits, Quant.F32, 1)).chosen());
-      for (int rows : new int[] {1, 2, 6, 8, 9, 65535}) {
-        assertEquals("qmv-rows", QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen());
+      for (int rows : new int[] {1, 2, 6, 8, 9, 72, 73, 65535}) {
+        assertEquals(
+            bits == 2 || bits == 6 ? "qmm-mma-async" : "qmv-rows",
+            QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen(),
+            bits + "-bit, rows " + rows);
       }
     }
     for (int bits : new int[] {4, 8}) {
@@ -120,7 +125,7 @@ class QmmOpTest {
         assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 1)).chosen(), "f32 falls through");
       }
       System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, "qmv-splitk");
-      assertEquals("qmv-rows", QmmOp.decide(affine(2, Quant.BF16, 1)).chosen(), "split-K: 4/8-bit");
+      assertEquals("qmv-rows", QmmOp.decide(affine(5, Quant.BF16, 1)).chosen(), "split-K: 4/8-bit");
     } finally {
       System.clearProperty(QmmPolicy.QMV_VARIANT_PROPERTY);
     }
@@ -135,11 +140,19 @@ class QmmOpTest {
   void qmvRowsPolicy() {
     assertEquals(2, QmmPolicy.QMV_ROWS_MIN_ROWS);
     assertEquals(1, QmmPolicy.QMV_ROWS_MIN_ROWS_HALF);
-    // 2/3/5/6 bits with bf16/f16 x from 1 row (run 89); f32 x keeps one row to qmv.
+    // 3/5 bits with bf16/f16 x from 1 row (run 89); f32 x keeps one row to qmv. 2- and 6-bit
+    // bf16/f16 go to tensor cores (run 106) unless their group is 32.
     for (int bits : new int[] {2, 3, 5, 6}) {
-      assertEquals("qmv-rows", QmmOp.decide(affine(bits, Quant.BF16, 1)).chosen());
-      assertEquals("qmv-rows", QmmOp.decide(affine(bits, Quant.F16, 1)).chosen());
+      String half = bits == 2 || bits == 6 ? "qmm-mma-async" : "qmv-rows";
+      assertEquals(half, QmmOp.decide(affine(bits, Quant.BF16, 1)).chosen());
+      assertEquals(half, QmmOp.decide(affine(bits, Quant.F16, 1)).chosen());
       assertEquals("qmv", QmmOp.decide(affine(bits, Quant.F32, 1)).chosen());
+    }
+    for (int bits : new int[] {2, 6}) {
+      assertEquals(
+          "qmv-rows",
+          QmmOp.decide(QmmShape.affine(bits, 32, Quant.BF16, 1, 12288, 4096)).chosen(),
+          bits + "-bit g32");
     }
     assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 1)).chosen());
     assertEquals("qmv-rows", QmmOp.decide(affine(4, Quant.F32, 2)).chosen());
@@ -271,7 +284,7 @@ class QmmOpTest {
               + " 64-256 rows of x; fewer rows use qmm-mma); qmm-mma-async: policy: tensor cores"
               + " use qmm-mma (-Dsirocco.qmm.mmaVariant); qmm-mma-splitk: policy: tensor cores"
               + " use qmm-mma (-Dsirocco.qmm.mmaVariant); qmm-mma-fp-async: fp modes only (mxfp4,"
-              + " nvfp4, mxfp8); affine 4-bit uses qmm-mma-async)",
+              + " nvfp4, mxfp8); affine weights use the affine tensor-core rungs)",
           QmmOp.decide(affine(4, Quant.BF16, 4)).explain());
       // The pipelined variant by property, with the split-K row limit; 8-bit falls through.
       System.setProperty(QmmPolicy.MMA_VARIANT_PROPERTY, QmmOp.QMM_MMA_ASYNC);
@@ -364,8 +377,9 @@ class QmmOpTest {
             "qmv"),
         QmmOp.candidates(affine(4, Quant.BF16, 1)));
     assertEquals(
-        List.of("qmv-warp", "qmv-persistent", "qmv-rows", "qmv"),
+        List.of("qmm-mma-async", "qmv-warp", "qmv-persistent", "qmv-rows", "qmv"),
         QmmOp.candidates(affine(2, Quant.F16, 1)));
+    assertEquals(List.of("qmv-rows", "qmv"), QmmOp.candidates(affine(3, Quant.F16, 1)));
     assertEquals(
         List.of("qmm-mma-fp-async", "qmm-mma", "fp-qmv"),
         QmmOp.candidates(QmmShape.fp(Quant.NVFP4, Quant.BF16, 6, 12288, 4096)));

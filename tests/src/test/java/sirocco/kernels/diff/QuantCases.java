@@ -389,9 +389,9 @@ final class QuantCases {
     int wps = sp.i("wps");
     int g = sp.i("groupSize");
     int stages = sp.i("stages");
-    // k = ks warps of wps words per lane (4 lanes x 8 codes per word); 9 rows = two row tiles;
-    // n = 100 is 7 batches, walked by 2 blocks so the stages wrap around.
-    int k = ks * wps * 32;
+    // k = ks warps of wps words per lane (4 lanes x 32 / bits codes per word); 9 rows = two row
+    // tiles; n = 100 is 7 batches, walked by 2 blocks so the stages wrap around.
+    int k = ks * wps * 4 * 32 / sp.i("bits");
     QmmShape s = QmmShape.affine(sp.i("bits"), g, sp.i("dtype"), 9, 100, k);
     Prepared.supported(QmmMmaAsyncKernel.supports(s));
     QmmData d = data(sp.rnd(), s);

@@ -128,7 +128,7 @@ final class QmmMmaAsyncCopies {
 
   /**
    * The weight words of {@link #requestFull}: the lane's {@code wps / 2} chunks ({@code wps} = 2,
-   * 4, 8 or 16 words per lane of a row slice).
+   * 4, 6, 8, 12 or 16 chunks of a row slice).
    */
   static void requestFullWords(
       int[] wq, // [n, wpr] packed u32
@@ -144,6 +144,18 @@ final class QmmMmaAsyncCopies {
       Int4 dso) { // dstOffsets
     int wBase = (stage * ks + warp) * 16 * rs;
     int rowW = batch * 16 * wpr;
+    if (wps == 6 || wps == 12) {
+      // 6-bit codes (QmmMmaAsyncKernel): three copies per lane cover 96 chunks, all 16 rows at 6
+      // chunks per row; at 12, half the rows, and chunks q + 96 are those of q 8 rows down.
+      for (int h = 0; h < wps / 6; h++) {
+        int sr = rowW + 8 * h * wpr;
+        int dr = wBase + 8 * h * rs;
+        Vec.copyAsync(wsh, dr + dso.x(), wq, sr + so.x(), 16);
+        Vec.copyAsync(wsh, dr + dso.y(), wq, sr + so.y(), 16);
+        Vec.copyAsync(wsh, dr + dso.z(), wq, sr + so.z(), 16);
+      }
+      return;
+    }
     Vec.copyAsync(wsh, wBase + dso.x(), wq, rowW + so.x(), 16);
     if (wps > 2) {
       Vec.copyAsync(wsh, wBase + dso.y(), wq, rowW + so.y(), 16);

@@ -133,14 +133,14 @@ public final class QmmMmaAsyncFpKernel {
     int mBase = ctx.groupIdy * 8 * rt;
     int xr = mBase + g < rows ? (mBase + g) * k : -1;
     int lanew = warp * 4 * wps + t; // the lane's first slot (8 codes) of a row; slot j adds 4j
-    Int4 xf0 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 0, 1, wps, 4);
-    Int4 xf1 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 1, 1, wps, 4);
-    Int4 xf2 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 2, 1, wps, 4);
-    Int4 xf3 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 3, 1, wps, 4);
-    Int4 xf4 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 4, 1, wps, 4);
-    Int4 xf5 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 5, 1, wps, 4);
-    Int4 xf6 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 6, 1, wps, 4);
-    Int4 xf7 = QmmMmaAsyncKernel.loadXWord(x, xr, lanew, 7, 1, wps, 4);
+    Int4 xf0 = QmmMmaAsyncLayout.loadXWord(x, xr, lanew, 0, 1, wps, 4);
+    Int4 xf1 = QmmMmaAsyncLayout.loadXWord(x, xr, lanew, 1, 1, wps, 4);
+    Int4 xf2 = QmmMmaAsyncLayout.loadXWord(x, xr, lanew, 2, 1, wps, 4);
+    Int4 xf3 = QmmMmaAsyncLayout.loadXWord(x, xr, lanew, 3, 1, wps, 4);
+    Int4 xf4 = QmmMmaAsyncLayout.loadXWord(x, xr, lanew, 4, 1, wps, 4);
+    Int4 xf5 = QmmMmaAsyncLayout.loadXWord(x, xr, lanew, 5, 1, wps, 4);
+    Int4 xf6 = QmmMmaAsyncLayout.loadXWord(x, xr, lanew, 6, 1, wps, 4);
+    Int4 xf7 = QmmMmaAsyncLayout.loadXWord(x, xr, lanew, 7, 1, wps, 4);
     // Row tile 1 (rt = 2: rows mBase + 8..15): the same A fragments feed both tiles' mmas.
     int yr = rt > 1 && mBase + 8 + g < rows ? (mBase + 8 + g) * k : -1;
     Int4 zx = new Int4(0, 0, 0, 0);
@@ -153,14 +153,14 @@ public final class QmmMmaAsyncFpKernel {
     Int4 yf6 = zx;
     Int4 yf7 = zx;
     if (rt > 1) {
-      yf0 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 0, 1, wps, 4);
-      yf1 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 1, 1, wps, 4);
-      yf2 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 2, 1, wps, 4);
-      yf3 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 3, 1, wps, 4);
-      yf4 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 4, 1, wps, 4);
-      yf5 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 5, 1, wps, 4);
-      yf6 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 6, 1, wps, 4);
-      yf7 = QmmMmaAsyncKernel.loadXWord(x, yr, lanew, 7, 1, wps, 4);
+      yf0 = QmmMmaAsyncLayout.loadXWord(x, yr, lanew, 0, 1, wps, 4);
+      yf1 = QmmMmaAsyncLayout.loadXWord(x, yr, lanew, 1, 1, wps, 4);
+      yf2 = QmmMmaAsyncLayout.loadXWord(x, yr, lanew, 2, 1, wps, 4);
+      yf3 = QmmMmaAsyncLayout.loadXWord(x, yr, lanew, 3, 1, wps, 4);
+      yf4 = QmmMmaAsyncLayout.loadXWord(x, yr, lanew, 4, 1, wps, 4);
+      yf5 = QmmMmaAsyncLayout.loadXWord(x, yr, lanew, 5, 1, wps, 4);
+      yf6 = QmmMmaAsyncLayout.loadXWord(x, yr, lanew, 6, 1, wps, 4);
+      yf7 = QmmMmaAsyncLayout.loadXWord(x, yr, lanew, 7, 1, wps, 4);
     }
 
     // The first stages - 1 batches.
@@ -411,7 +411,7 @@ public final class QmmMmaAsyncFpKernel {
       return bad;
     }
     if (s.mode() == Quant.AFFINE) {
-      return "fp modes only (mxfp4, nvfp4, mxfp8); affine 4-bit uses qmm-mma-async";
+      return "fp modes only (mxfp4, nvfp4, mxfp8); affine weights use the affine tensor-core rungs";
     }
     if (!s.transpose()) {
       return "transposed weights only (w [n, k])";

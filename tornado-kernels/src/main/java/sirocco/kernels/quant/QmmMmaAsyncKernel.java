@@ -1,5 +1,19 @@
 package sirocco.kernels.quant;
 
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.copyableGroups;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.defaultKs;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.fragA;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.layoutTwin;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.loadXWord;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.rowWords;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.sharedBytes;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.sliceWords;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.slots;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.slotsPerUnit;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.unitsPerLane;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.wordsPerLane;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.wordsPerUnit;
+
 import sirocco.api.Float4;
 import sirocco.api.Int2;
 import sirocco.api.Int4;
@@ -102,12 +116,30 @@ import sirocco.api.Vec;
  * 80–96 SMs (an H200's bytes per SM), 4–9% at 12–72 rows, even at 1–8 rows on the whole H100
  * (bench/RESULTS.md, run 103).
  *
+ * <h2>2- and 6-bit codes (run 106)</h2>
+ *
+ * A lane's codes of a group come in units of 16 ({@link QmmMmaAsyncLayout}): one 2-bit word or
+ * three 6-bit words. Code i and code i+8 of a unit go to one fragment register: at 2 bits they sit
+ * 16 bits apart, so {@link QmmMmaFragments#fragA2} needs one shift and one LOP3, as at 4 bits; at 6
+ * bits 48 bits apart, so {@link QmmMmaFragments#fragA6} shifts each (twice where one straddles two
+ * words) and merges them with two LOP3. A unit feeds four k steps, two x slots each holding the x
+ * of codes 4s..4s+3 and 4s+8..4s+11 (two 8-byte loads, {@link QmmMmaAsyncLayout#loadXWord}), in the
+ * order the 4-bit {@link QmmMmaFragments#fragB} pairs. A slice holds at most 8 slots per lane, as
+ * at 4 bits, so the k split, grid and register hint are those of the 4-bit shape of the same size
+ * ({@link QmmMmaAsyncLayout#layoutTwin}; 16 warps at k = 4096: 4 words per lane at 2 bits, 12 at
+ * 6). Odd words per lane and group (2-bit and 6-bit g64) are read one at a time, so those rows are
+ * padded to 4 (mod 8) banks ({@link QmmMmaAsyncLayout#rowWords}); groups of 32 are refused (a unit
+ * would span two groups). H100, 12288×4096 g64 bf16, 2-bit: 9.56–10.11 µs at 1–8 rows against
+ * {@code qmv-rows}' 13.40–58.31, and 54.0 against 651 at 96 rows (69% of the read-only time at 1
+ * row, against 4-bit's 91%: twice the codes per byte for an issue-bound kernel).
+ *
  * <h2>Limits</h2>
  *
- * As {@link QmmMmaSplitKKernel} (affine 4-bit, bf16/f16, transposed, the same k splits), one
- * 16-feature tile per warp, and 2, 4 or 8 groups per warp slice (a row's scales are one copy of 4,
- * 8 or 16 bytes); two row tiles at at most 128 registers, which g32 exceeds by 80 bytes of spill
- * ({@link #plan(QmmShape, int, int, int, int)}).
+ * As {@link QmmMmaSplitKKernel} (affine, bf16/f16, transposed, the same k splits) for 4-bit codes
+ * and 2- and 6-bit ones with groups of 64 or 128, one 16-feature tile per warp, and 2, 4 or 8
+ * groups per warp slice (a row's scales are one copy of 4, 8 or 16 bytes); two row tiles at at most
+ * 128 registers, which 4-bit g32 exceeds by 80 bytes of spill ({@link #plan(QmmShape, int, int,
+ * int, int)}).
  */
 public final class QmmMmaAsyncKernel {
   private QmmMmaAsyncKernel() {}
@@ -142,7 +174,17 @@ public final class QmmMmaAsyncKernel {
         "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=3",
         "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=2",
         "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
-        "bits=4,groupSize=32,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1"
+        "bits=4,groupSize=32,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
+        "bits=2,groupSize=64,dtype=0,ks=16,wps=4,stages=2,rt=1,early=0,rb=1",
+        "bits=2,groupSize=64,dtype=1,ks=16,wps=4,stages=2,rt=1,early=0,rb=1",
+        "bits=2,groupSize=128,dtype=0,ks=16,wps=4,stages=2,rt=1,early=0,rb=1",
+        "bits=2,groupSize=64,dtype=0,ks=16,wps=4,stages=2,rt=2,early=0,rb=1",
+        "bits=2,groupSize=128,dtype=1,ks=16,wps=4,stages=2,rt=2,early=0,rb=1",
+        "bits=6,groupSize=64,dtype=0,ks=16,wps=12,stages=2,rt=1,early=0,rb=1",
+        "bits=6,groupSize=64,dtype=1,ks=16,wps=12,stages=2,rt=1,early=0,rb=1",
+        "bits=6,groupSize=64,dtype=0,ks=16,wps=12,stages=2,rt=2,early=0,rb=1",
+        "bits=6,groupSize=128,dtype=1,ks=16,wps=12,stages=2,rt=2,early=0,rb=1",
+        "bits=6,groupSize=64,dtype=1,ks=2,wps=6,stages=3,rt=1,early=0,rb=1"
       })
   public static void qmm(
       KernelContext ctx,
@@ -171,11 +213,14 @@ public final class QmmMmaAsyncKernel {
     int g = lane >> 2;
     int t = lane & 3;
     int warp = ctx.warpId();
-    int wpl = groupSize / 32; // words per lane of one group's row segment
+    int wpl = wordsPerLane(groupSize, bits); // words per lane of one group's row segment
+    int upl = unitsPerLane(groupSize, bits); // units (QmmMmaAsyncLayout) per lane and group
+    int wpu = wordsPerUnit(bits);
+    int spu = slotsPerUnit(bits); // x fragment slots (pairs of k steps) per unit
     int cpw = wps / wpl; // groups per warp slice
-    int rs = 4 * wps + 8; // padded words per staged row
+    int rs = rowWords(bits, wps, wpl); // padded words per staged row
     int batches = (n + 15) / 16;
-    int wpr = k / 8;
+    int wpr = bits == 4 ? k / 8 : bits == 2 ? k / 16 : k / 16 * 3; // words per weight row
     int groups = k / groupSize;
     int lw = warp * 4 * wps; // the warp's first word of a row
     int gw = warp * cpw; // the warp's first group of a row
@@ -263,19 +308,20 @@ public final class QmmMmaAsyncKernel {
     for (int c = 0; c < cpw; c++) {
       Float4 o = zf;
       Float4 oy = zf;
-      for (int i = 0; i < wpl; i++) {
-        int j = c * wpl + i;
+      for (int i = 0; i < upl * spu; i++) {
+        int j = c * upl * spu + i;
         Int4 p = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
-        Int2 b0 = QmmMmaFragments.fragB(p, 0, bits);
-        Int2 b1 = QmmMmaFragments.fragB(p, 1, bits);
+        // A slot holds x in 4-bit order for either width (loadXWord).
+        Int2 b0 = QmmMmaFragments.fragB(p, 0, 4);
+        Int2 b1 = QmmMmaFragments.fragB(p, 1, 4);
         o = QmmMmaKernel.mma(ctx, ones, b0, o, dtype);
         o = QmmMmaKernel.mma(ctx, ones, b1, o, dtype);
         Int4 fr = new Int4(b0.x(), b0.y(), b1.x(), b1.y());
         Int4 fy = zx;
         if (rt > 1) {
           Int4 py = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
-          Int2 c0 = QmmMmaFragments.fragB(py, 0, bits);
-          Int2 c1 = QmmMmaFragments.fragB(py, 1, bits);
+          Int2 c0 = QmmMmaFragments.fragB(py, 0, 4);
+          Int2 c1 = QmmMmaFragments.fragB(py, 1, 4);
           oy = QmmMmaKernel.mma(ctx, ones, c0, oy, dtype);
           oy = QmmMmaKernel.mma(ctx, ones, c1, oy, dtype);
           fy = new Int4(c0.x(), c0.y(), c1.x(), c1.y());
@@ -397,18 +443,25 @@ public final class QmmMmaAsyncKernel {
       for (int c = 0; c < cpw; c++) {
         Float4 d = zf;
         Float4 e = zf;
-        for (int i = 0; i < wpl; i++) {
-          int j = c * wpl + i;
-          Int4 xf = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
-          int wa = wsh[rowA + 4 * wpl * c + i];
-          int wb = wsh[rowB + 4 * wpl * c + i];
-          // Unpacked once, for both row tiles.
-          Int4 a0 = QmmMmaFragments.fragA4(wa, wb, 0, dtype, magic);
-          Int4 a1 = QmmMmaFragments.fragA4(wa, wb, 1, dtype, magic);
-          d = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, xf, d, dtype);
-          if (rt > 1) {
-            Int4 yf = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
-            e = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, yf, e, dtype);
+        for (int i = 0; i < upl; i++) {
+          // The unit's words in the lane's rows (written out so that 4-bit's PTX stays as it was).
+          int wa = wsh[rowA + 4 * wpl * c + i * wpu];
+          int wb = wsh[rowB + 4 * wpl * c + i * wpu];
+          int wa1 = wpu > 1 ? wsh[rowA + 4 * wpl * c + i * wpu + 1] : 0;
+          int wb1 = wpu > 1 ? wsh[rowB + 4 * wpl * c + i * wpu + 1] : 0;
+          int wa2 = wpu > 2 ? wsh[rowA + 4 * wpl * c + i * wpu + 2] : 0;
+          int wb2 = wpu > 2 ? wsh[rowB + 4 * wpl * c + i * wpu + 2] : 0;
+          for (int u = 0; u < spu; u++) {
+            int j = (c * upl + i) * spu + u;
+            Int4 xf = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
+            // Unpacked once, for both row tiles.
+            Int4 a0 = fragA(wa, wa1, wa2, wb, wb1, wb2, 2 * u, bits, dtype, magic);
+            Int4 a1 = fragA(wa, wa1, wa2, wb, wb1, wb2, 2 * u + 1, bits, dtype, magic);
+            d = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, xf, d, dtype);
+            if (rt > 1) {
+              Int4 yf = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
+              e = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, yf, e, dtype);
+            }
           }
         }
         float a;
@@ -512,24 +565,6 @@ public final class QmmMmaAsyncKernel {
     Vec.waitAsync(0); // nothing may be in flight into shared memory when the block exits
   }
 
-  /**
-   * Word {@code j} of the lane's slice of x row {@code xr} (zeros past the slice's {@code wps}
-   * words, or for a row past the end, {@code xr < 0}): group {@code j / wpl}, word {@code j % wpl}.
-   */
-  static Int4 loadXWord(
-      short[] x, // [rows, k] bf16/f16 bits
-      int xr,
-      int lanew,
-      int j,
-      int wpl,
-      int wps,
-      int bits) {
-    if (j >= wps) {
-      return new Int4(0, 0, 0, 0);
-    }
-    return QmmMmaKernel.loadX(x, xr, (lanew + 4 * wpl * (j / wpl) + j % wpl) * 8, bits);
-  }
-
   // ---- dispatch helpers ----
 
   /** Float64 reference: see {@link QmmReference#affine}. */
@@ -538,52 +573,69 @@ public final class QmmMmaAsyncKernel {
     return QmmReference.affine(wq, scales, biases, x, s);
   }
 
-  /** Shared bytes of a block: the stages, the reduction slab, the x sums ({@code rt} row tiles). */
-  static int sharedBytes(int ks, int wps, int cpw, int stages, int rt) {
-    return sharedBytes(ks, wps, cpw, stages, rt, 1);
-  }
-
-  /** {@link #sharedBytes(int, int, int, int, int)} with a slab for rounds of {@code rb} batches. */
-  static int sharedBytes(int ks, int wps, int cpw, int stages, int rt, int rb) {
-    int stage = ks * (16 * (4 * wps + 8) * 4 + 64 * cpw);
-    return stages * stage + rt * (2 * rb * ks * 128 * 4 + ks * cpw * 8 * 4);
-  }
-
-  /** Whether a row's {@code cpw} scales make one asynchronous copy (4, 8 or 16 bytes). */
-  static boolean copyableGroups(int cpw) {
-    return cpw == 2 || cpw == 4 || cpw == 8;
-  }
-
   /** Why this kernel cannot compute {@code s}, or null. */
   public static String supports(QmmShape s) {
-    String bad = QmmMmaSplitKKernel.supports(s);
+    if (s == null) {
+      throw new IllegalArgumentException("s must be a QmmShape, got null");
+    }
+    String bad =
+        s.affineHalfRejection(
+            s.bits() == 2 || s.bits() == 4 || s.bits() == 6,
+            "2-, 4- or 6-bit",
+            "a lane's codes of a group unpacked in pairs into the A fragments",
+            "qmm-mma or the vector path");
     if (bad != null) {
       return bad;
     }
-    int ks = QmmMmaSplitKKernel.defaultKs(s);
-    int wpl = QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
-    int wps = s.k() / s.groupSize() / ks * wpl;
+    if (s.bits() != 4 && s.groupSize() < 64) {
+      return s.bits()
+          + "-bit groups of 64 or 128 only (a lane's unit of 16 codes lies in one group), got "
+          + s.groupSize();
+    }
+    bad = QmmMmaSplitKKernel.supports(layoutTwin(s));
+    if (bad != null) {
+      return bad;
+    }
+    int ks = defaultKs(s);
+    if (ks == 0) {
+      return "k must split evenly over at most "
+          + QmmMmaSplitKKernel.MAX_KS
+          + " warps with at most "
+          + QmmMmaSplitKKernel.MAX_WPS
+          + " x slots per lane (x held in registers): "
+          + s.k() / s.groupSize()
+          + " groups of "
+          + s.groupSize()
+          + " have no such split";
+    }
+    int wpl = wordsPerLane(s.groupSize(), s.bits());
+    int wps = sliceWords(s, ks);
     if (!copyableGroups(wps / wpl)) {
       return "2, 4 or 8 groups per warp slice (each row's scales are one 4/8/16-byte copy), got "
           + wps / wpl;
     }
-    if (sharedBytes(ks, wps, wps / wpl, 2, 1) > SHARED_LIMIT) {
-      return "two stages need " + sharedBytes(ks, wps, wps / wpl, 2, 1) + " B of shared memory";
+    int shared = sharedBytes(s.bits(), ks, wps, wps / wpl, 2, 1);
+    if (shared > SHARED_LIMIT) {
+      return "two stages need " + shared + " B of shared memory";
     }
     return null;
   }
 
   /**
-   * The default plan: {@link QmmMmaSplitKKernel}'s k split, {@link #STAGES} stages, and {@link
-   * #rowTiles} row tiles per warp.
+   * The default plan: {@link QmmMmaAsyncLayout#defaultKs}'s k split, {@link #STAGES} stages, and
+   * {@link #rowTiles} row tiles per warp.
    */
   public static LaunchPlan plan(QmmShape s, int smCount) {
-    int ks = QmmMmaSplitKKernel.defaultKs(s);
-    int wps = s.k() / s.groupSize() / ks * QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
+    String why = supports(s);
+    if (why != null) {
+      throw new IllegalArgumentException("s cannot be computed by this kernel: " + why);
+    }
+    int ks = defaultKs(s);
+    int wps = sliceWords(s, ks);
     int rt = rowTiles(s);
     int stages = STAGES;
-    int cpw = wps / QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
-    while (stages > 2 && sharedBytes(ks, wps, cpw, stages, rt) > SHARED_LIMIT) {
+    int cpw = wps / wordsPerLane(s.groupSize(), s.bits());
+    while (stages > 2 && sharedBytes(s.bits(), ks, wps, cpw, stages, rt) > SHARED_LIMIT) {
       stages--;
     }
     return plan(s, smCount, ks, stages, rt);
@@ -607,13 +659,13 @@ public final class QmmMmaAsyncKernel {
     if (supports(s) != null || s.rows() <= 8) {
       return 1;
     }
-    int ks = QmmMmaSplitKKernel.defaultKs(s);
+    int ks = defaultKs(s);
     if (ks > 16) {
       return 1;
     }
-    int wpl = QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
-    int wps = s.k() / s.groupSize() / ks * wpl;
-    return sharedBytes(ks, wps, wps / wpl, 2, 2) <= SHARED_LIMIT ? 2 : 1;
+    int wps = sliceWords(s, ks);
+    int cpw = wps / wordsPerLane(s.groupSize(), s.bits());
+    return sharedBytes(s.bits(), ks, wps, cpw, 2, 2) <= SHARED_LIMIT ? 2 : 1;
   }
 
   /**
@@ -685,14 +737,36 @@ public final class QmmMmaAsyncKernel {
     }
     // Validates ks, rt (and the shape) the way the register version does; its plan carries the
     // one-block hint for two row tiles.
-    LaunchPlan base = QmmMmaSplitKKernel.plan(s, smCount, ks, 1, bps, rt);
-    int wps = base.get("wps");
-    int cpw = wps / QmmMmaSplitKKernel.wordsPerLane(s.groupSize());
+    String why = supports(s);
+    if (why != null) {
+      throw new IllegalArgumentException("s cannot be computed by this kernel: " + why);
+    }
+    int groups = s.k() / s.groupSize();
+    if (s.bits() != 4 && ks >= 1 && groups % ks == 0) {
+      // The twin refuses the same k splits, in words of 4-bit codes; name this width's.
+      int wps = sliceWords(s, ks);
+      if (slots(wps, s.bits()) > QmmMmaSplitKKernel.MAX_WPS) {
+        throw new IllegalArgumentException(
+            "ks must leave at most "
+                + QmmMmaSplitKKernel.MAX_WPS
+                + " x slots per lane ("
+                + QmmMmaSplitKKernel.MAX_WPS / slotsPerUnit(s.bits()) * wordsPerUnit(s.bits())
+                + " words of "
+                + s.bits()
+                + "-bit codes), got "
+                + slots(wps, s.bits())
+                + " at ks="
+                + ks);
+      }
+    }
+    LaunchPlan base = QmmMmaSplitKKernel.plan(layoutTwin(s), smCount, ks, 1, bps, rt);
+    int wps = sliceWords(s, ks);
+    int cpw = wps / wordsPerLane(s.groupSize(), s.bits());
     if (!copyableGroups(cpw)) {
       throw new IllegalArgumentException(
           "ks must leave 2, 4 or 8 groups per warp slice, got " + cpw + " at ks=" + ks);
     }
-    int shared = sharedBytes(ks, wps, cpw, stages, rt, rb);
+    int shared = sharedBytes(s.bits(), ks, wps, cpw, stages, rt, rb);
     if (stages < 2 || shared > SHARED_LIMIT) {
       throw new IllegalArgumentException(
           "stages must be >= 2 with the block's shared memory within "

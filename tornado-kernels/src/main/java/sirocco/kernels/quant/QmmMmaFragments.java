@@ -118,6 +118,79 @@ final class QmmMmaFragments {
   }
 
   /**
+   * The A fragment of affine 2-bit codes for step {@code h} (0–3) of words {@code wa}, {@code wb}
+   * (rows g and g+8): codes (2h, 2h+8) in registers 0 and 1, (2h+1, 2h+9) in 2 and 3, so each
+   * register pairs a code of the word's low half with the one 16 bits above it and takes one shift
+   * and one LOP3, as {@link #fragA4} does. The halves are {@code magic}'s power of two + q (bf16
+   * 128 + q, f16 64 + q: for f16 the codes go to bits 4 and 5 as {@link #fragA4}'s go to 4..7,
+   * keeping the offset small). {@link #fragB} with 4-bit order pairs x the same way from a slot
+   * holding x of codes 4s..4s+3 and 4s+8..4s+11 ({@code QmmMmaAsyncKernel.loadXWord}).
+   */
+  static Int4 fragA2(int wa, int wb, int h, int dtype, int magic) {
+    int p = 4 * h; // the bit of code 2h
+    if (dtype == Quant.F16) {
+      return new Int4(
+          (nibblesAtBit4(wa, p) & 0x00300030) | magic,
+          (nibblesAtBit4(wb, p) & 0x00300030) | magic,
+          (nibblesAtBit4(wa, p + 2) & 0x00300030) | magic,
+          (nibblesAtBit4(wb, p + 2) & 0x00300030) | magic);
+    }
+    return new Int4(
+        ((wa >>> p) & 0x00030003) | magic,
+        ((wb >>> p) & 0x00030003) | magic,
+        ((wa >>> (p + 2)) & 0x00030003) | magic,
+        ((wb >>> (p + 2)) & 0x00030003) | magic);
+  }
+
+  /**
+   * The A fragment of affine 6-bit codes for step {@code h} (0–3) of two 16-code units, rows g
+   * ({@code a0..a2}) and g+8 ({@code b0..b2}): three words each, code i in bits 6i..6i+5 of the 96
+   * (MLX's packing, least significant first across words). The pairs are {@link #fragA2}'s, (2h,
+   * 2h+8) in registers 0 and 1 and (2h+1, 2h+9) in 2 and 3, so x is paired as at 2 bits. Code i+8
+   * lies 48 bits above code i, so each half is its own shift (two where a code straddles a word);
+   * the halves are bf16 128 + q or f16 64 + q (codes at bits 4..9), as at 2 and 4 bits.
+   */
+  static Int4 fragA6(int a0, int a1, int a2, int b0, int b1, int b2, int h, int dtype, int magic) {
+    return new Int4(
+        pair6(a0, a1, a2, 2 * h, dtype, magic),
+        pair6(b0, b1, b2, 2 * h, dtype, magic),
+        pair6(a0, a1, a2, 2 * h + 1, dtype, magic),
+        pair6(b0, b1, b2, 2 * h + 1, dtype, magic));
+  }
+
+  /** Codes i and i+8 of a 6-bit unit as one fragment register ({@link #fragA6}). */
+  static int pair6(int w0, int w1, int w2, int i, int dtype, int magic) {
+    int at = dtype == Quant.F16 ? 4 : 0; // the code's bit in its half
+    // Code i at bit 6i of w1:w0; code i+8 at bit 6i + 48, i.e. 6i + 16 of w2:w1.
+    int lo = field6(w0, w1, 6 * i, at);
+    int hi = field6(w1, w2, 6 * i + 16, at + 16);
+    return (lo & (0x3F << at)) | (hi & (0x3F << (at + 16))) | magic;
+  }
+
+  /**
+   * The 6-bit field at bit {@code p} (0–63) of {@code hi:lo} moved to bit {@code at} of the result
+   * (other bits unspecified): one shift, or two where the field straddles the words ({@code p} and
+   * {@code at} are constants after inlining).
+   */
+  static int field6(int lo, int hi, int p, int at) {
+    if (p >= 32) {
+      return shiftTo(hi, p - 32, at);
+    }
+    if (p + 6 <= 32) {
+      return shiftTo(lo, p, at);
+    }
+    return (lo >>> (p - at)) | (hi << (32 - p + at));
+  }
+
+  /** {@code w} shifted so that its bit {@code p} lands on bit {@code at}. */
+  static int shiftTo(int w, int p, int at) {
+    if (p == at) {
+      return w;
+    }
+    return p > at ? w >>> (p - at) : w << (at - p);
+  }
+
+  /**
    * {@code w} shifted so that the nibbles at bits {@code p} and {@code p + 16} sit at bits 4 and 20
    * ({@code p} is a constant after inlining, so one shift or none remains).
    */
@@ -254,7 +327,7 @@ final class QmmMmaFragments {
   /** The constant the magic unpacking adds to every code (sum over the chunk: offset * X). */
   static float affineOffset(int bits, int dtype) {
     if (dtype == Quant.F16) {
-      return bits == 4 ? 64f : 1024f;
+      return bits == 8 ? 1024f : 64f;
     }
     return bits == 8 ? 2176f : 128f;
   }

@@ -53,6 +53,14 @@ public record QmmShape(
    * needs 4 bits; {@code others}: the rung other widths use) and dtype.
    */
   String affine4HalfRejection(String why4, String others) {
+    return affineHalfRejection(bits == 4, "4-bit", why4, others);
+  }
+
+  /**
+   * {@link #affine4HalfRejection} for a kernel taking the widths {@code widths} names ({@code
+   * widthOk}: this shape's is one of them).
+   */
+  String affineHalfRejection(boolean widthOk, String widths, String why, String others) {
     String bad = basicRejection();
     if (bad != null) {
       return bad;
@@ -63,8 +71,8 @@ public record QmmShape(
     if (mode != Quant.AFFINE) {
       return "affine weights only";
     }
-    if (bits != 4) {
-      return "affine 4-bit only (" + why4 + "); " + bits + "-bit uses " + others;
+    if (!widthOk) {
+      return "affine " + widths + " only (" + why + "); " + bits + "-bit uses " + others;
     }
     if (dtype == Quant.F32) {
       return "bf16/f16 activations only (tensor cores); f32 uses the vector path";

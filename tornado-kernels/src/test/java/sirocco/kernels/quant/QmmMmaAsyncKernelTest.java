@@ -232,6 +232,148 @@ class QmmMmaAsyncKernelTest {
     assertTrue(e.getMessage().startsWith("bps=2 leaves 64 registers"), e.getMessage());
   }
 
+  /**
+   * 2-bit codes (16 per word, two x slots per word, QmmMmaFragments.fragA2): g64 and g128, bf16 and
+   * f16, rows 1, 5 and 12 (two row tiles, the second partial), n = 40 (2.5 batches), k = 512 split
+   * over 2 warps; then the benchmarked k (16 warps of 4 words per lane) at 1 and 8 rows, and few
+   * persistent blocks so that 2 and 3 stages wrap around.
+   */
+  @Test
+  void twoBitCodes() {
+    long seed = 600;
+    for (int g : new int[] {64, 128}) {
+      for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+        for (int rows : new int[] {1, 5, 12}) {
+          QmmShape s = QmmShape.affine(2, g, dtype, rows, 40, 512);
+          LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
+          assertEquals(2, p.get("ks"), p.describe());
+          assertEquals(4, p.get("wps"), p.describe());
+          assertEquals(rows > 8 ? 2 : 1, p.get("rt"), p.describe());
+          check(s, seed++, p);
+        }
+      }
+    }
+    for (int rows : new int[] {1, 8}) {
+      QmmShape s = QmmShape.affine(2, 64, Quant.BF16, rows, 24, 4096);
+      LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
+      assertEquals(16, p.get("ks"), p.describe());
+      assertEquals(4, p.get("wps"), p.describe());
+      check(s, seed++, p);
+    }
+    for (int stages : new int[] {2, 3}) {
+      QmmShape s = QmmShape.affine(2, 64, Quant.F16, 3, 120, 1024);
+      LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, 4, stages);
+      assertEquals(2, p.grid().x(), p.describe());
+      check(s, seed++, p);
+    }
+  }
+
+  /**
+   * 2-bit with all-positive x (the offset part -128·scale·X largest against the result, as {@link
+   * #biasTermHoldsFloatPrecisionForLargeXSums}): codes 0..3 are smaller against the offset than
+   * 4-bit ones, so this is where the cancellation would show.
+   */
+  @Test
+  void twoBitBiasTermWithLargeXSums() {
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(78);
+    for (int g : new int[] {64, 128}) {
+      for (int rows : new int[] {3, 12}) {
+        for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+          QmmShape s = QmmShape.affine(2, g, dtype, rows, 40, 1024);
+          float[] x = TestSupport.normal(rnd, rows * s.k(), 1.0, s.dtype());
+          float[] w = TestSupport.normal(rnd, s.n() * s.k(), 1.0, s.dtype());
+          for (int i = 0; i < x.length; i++) {
+            x[i] = Math.abs(x[i]);
+          }
+          check(new QmmCase(s, x, w, Quant.NO_GLOBAL_SCALE), QmmMmaAsyncKernel.plan(s, SMS));
+        }
+      }
+    }
+  }
+
+  /**
+   * 6-bit codes (units of three words, 16 codes, two x slots: QmmMmaFragments.fragA6): g64 and
+   * g128, bf16 and f16, rows 1, 5 and 12 (two row tiles), n = 40, k = 512 over 2 warps of 12 words
+   * per lane (12 chunks per staged row, six copies per lane); k = 128 (6 words per lane, n = 67
+   * with a partial last batch); the benchmarked k at 1 and 8 rows; few persistent blocks with 2 and
+   * 3 stages; all-positive x for the offset's cancellation.
+   */
+  @Test
+  void sixBitCodes() {
+    long seed = 700;
+    for (int g : new int[] {64, 128}) {
+      for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+        for (int rows : new int[] {1, 5, 12}) {
+          QmmShape s = QmmShape.affine(6, g, dtype, rows, 40, 512);
+          LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
+          assertEquals(2, p.get("ks"), p.describe());
+          assertEquals(12, p.get("wps"), p.describe());
+          assertEquals(rows > 8 ? 2 : 1, p.get("rt"), p.describe());
+          check(s, seed++, p);
+        }
+      }
+    }
+    // k = 128: one warp of 6 words per lane (6 chunks per staged row, three copies per lane).
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      QmmShape s = QmmShape.affine(6, 64, dtype, 3, 67, 128);
+      LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
+      assertEquals(6, p.get("wps"), p.describe());
+      check(s, seed++, p);
+    }
+    for (int rows : new int[] {1, 8}) {
+      QmmShape s = QmmShape.affine(6, 64, Quant.BF16, rows, 24, 4096);
+      LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
+      assertEquals(16, p.get("ks"), p.describe());
+      check(s, seed++, p);
+    }
+    for (int stages : new int[] {2, 3}) {
+      QmmShape s = QmmShape.affine(6, 64, Quant.F16, 3, 120, 1024);
+      LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, 4, stages);
+      assertEquals(2, p.grid().x(), p.describe());
+      check(s, seed++, p);
+    }
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(79);
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      QmmShape s = QmmShape.affine(6, 64, dtype, 12, 40, 1024);
+      float[] x = TestSupport.normal(rnd, 12 * s.k(), 1.0, s.dtype());
+      float[] w = TestSupport.normal(rnd, s.n() * s.k(), 1.0, s.dtype());
+      for (int i = 0; i < x.length; i++) {
+        x[i] = Math.abs(x[i]);
+      }
+      check(new QmmCase(s, x, w, Quant.NO_GLOBAL_SCALE), QmmMmaAsyncKernel.plan(s, SMS));
+    }
+  }
+
+  /** Widths, groups and slices the 2-bit path cannot take are refused with the reason. */
+  @Test
+  void twoBitRejections() {
+    String why = QmmMmaAsyncKernel.supports(QmmShape.affine(2, 32, Quant.BF16, 1, 24, 512));
+    assertTrue(why != null && why.startsWith("2-bit groups of 64 or 128 only"), why);
+    why = QmmMmaAsyncKernel.supports(QmmShape.affine(3, 64, Quant.BF16, 1, 24, 512));
+    assertTrue(why != null && why.startsWith("affine 2-, 4- or 6-bit only"), why);
+    why = QmmMmaAsyncKernel.supports(QmmShape.affine(6, 32, Quant.BF16, 1, 24, 512));
+    assertTrue(why != null && why.startsWith("6-bit groups of 64 or 128 only"), why);
+    why = QmmMmaAsyncKernel.supports(QmmShape.affine(2, 64, Quant.F32, 1, 24, 512));
+    assertTrue(why != null && why.startsWith("bf16/f16 activations only"), why);
+    // 2-bit g64 k = 512 at one warp would hold 8 words (16 x slots) per lane.
+    QmmShape s = QmmShape.affine(2, 64, Quant.BF16, 1, 24, 512);
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 1, 2));
+    assertTrue(
+        e.getMessage().startsWith("ks must leave at most 8 x slots per lane (4 words of 2-bit"),
+        e.getMessage());
+    QmmShape s6 = QmmShape.affine(6, 64, Quant.BF16, 1, 24, 512);
+    e = assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s6, 1, 1, 2));
+    assertTrue(
+        e.getMessage().startsWith("ks must leave at most 8 x slots per lane (12 words of 6-bit"),
+        e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> QmmMmaAsyncKernel.plan(QmmShape.affine(2, 32, Quant.BF16, 1, 24, 512), 1, 2, 2));
+    assertTrue(e.getMessage().startsWith("s cannot be computed by this kernel"), e.getMessage());
+  }
+
   /** n smaller than one batch, and a single feature. */
   @Test
   void tinyN() {

@@ -125,4 +125,74 @@ class QmmMmaFragmentsTest {
       assertEquals(mul & 0xFFFF, mul >>> 16, "both halves");
     }
   }
+
+  /**
+   * {@link QmmMmaFragments#fragA2}: for random words, every step's four registers hold the offset
+   * plus the 2-bit codes the kernel's k order assigns them (registers 0/1: codes 2h and 2h+8 of
+   * rows g and g+8, registers 2/3: 2h+1 and 2h+9), the codes read from the words by their
+   * definition (code i in bits 2i, 2i+1).
+   */
+  @Test
+  void twoBitFragmentsHoldOffsetPlusCode() {
+    Random r = new Random(5);
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      int magic = QmmMmaFragments.magic4(dtype, 12288);
+      double offset = QmmMmaFragments.affineOffset(2, dtype);
+      for (int trial = 0; trial < 200; trial++) {
+        int wa = r.nextInt();
+        int wb = r.nextInt();
+        for (int h = 0; h < 4; h++) {
+          sirocco.api.Int4 f = QmmMmaFragments.fragA2(wa, wb, h, dtype, magic);
+          int[] regs = {f.x(), f.y(), f.z(), f.w()};
+          for (int reg = 0; reg < 4; reg++) {
+            int w = (reg & 1) == 0 ? wa : wb;
+            int code = 2 * h + (reg >> 1);
+            for (int part = 0; part < 2; part++) {
+              int c = code + 8 * part;
+              double want = offset + ((w >>> (2 * c)) & 3);
+              double got = half(part == 0 ? regs[reg] & 0xFFFF : regs[reg] >>> 16, dtype);
+              assertEquals(want, got, 0.0, "dtype " + dtype + " h " + h + " reg " + reg);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * {@link QmmMmaFragments#fragA6}: for random units of three words per row, every step's registers
+   * hold the offset plus codes (2h, 2h+8) and (2h+1, 2h+9), each code read from the 96 bits by its
+   * definition (code i in bits 6i..6i+5, least significant first across the words).
+   */
+  @Test
+  void sixBitFragmentsHoldOffsetPlusCode() {
+    Random r = new Random(6);
+    for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+      int magic = QmmMmaFragments.magic4(dtype, 12288);
+      double offset = QmmMmaFragments.affineOffset(6, dtype);
+      for (int trial = 0; trial < 200; trial++) {
+        int[] a = {r.nextInt(), r.nextInt(), r.nextInt()};
+        int[] b = {r.nextInt(), r.nextInt(), r.nextInt()};
+        for (int h = 0; h < 4; h++) {
+          sirocco.api.Int4 f =
+              QmmMmaFragments.fragA6(a[0], a[1], a[2], b[0], b[1], b[2], h, dtype, magic);
+          int[] regs = {f.x(), f.y(), f.z(), f.w()};
+          for (int reg = 0; reg < 4; reg++) {
+            int[] w = (reg & 1) == 0 ? a : b;
+            for (int part = 0; part < 2; part++) {
+              int c = 2 * h + (reg >> 1) + 8 * part;
+              long bits = (w[0] & 0xFFFFFFFFL) | ((long) w[1] << 32);
+              int code =
+                  c < 10
+                      ? (int) ((bits >>> (6 * c)) & 63)
+                      : (int)
+                          (((((long) w[2] << 32) | (w[1] & 0xFFFFFFFFL)) >>> (6 * c - 32)) & 63);
+              double got = half(part == 0 ? regs[reg] & 0xFFFF : regs[reg] >>> 16, dtype);
+              assertEquals(offset + code, got, 0.0, "dtype " + dtype + " h " + h + " reg " + reg);
+            }
+          }
+        }
+      }
+    }
+  }
 }
