@@ -289,7 +289,9 @@ public final class QTest {
    * with groups of 64 or 128, else {@link QmmPolicy#AFFINE_MMA_MIN_ROWS}.
    */
   static int affineTensorCoreMinRows(int bits, DType t, long k, int group) {
-    if ((bits == 4 || bits == 2 || bits == 6) && t != DType.F32 && group >= 64) {
+    if ((bits == 4 || bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT)
+        && t != DType.F32
+        && group >= 64) {
       int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
       QmmShape s = QmmShape.affine(bits, group, dtype, 1, 64, (int) k);
       if (QmmMmaAsyncKernel.supports(s) == null) {
@@ -307,11 +309,11 @@ public final class QTest {
    * per warp, else the split-K kernel where it takes the shape (4-bit, k splitting evenly over its
    * warps, at most {@link QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, or {@link
    * QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} where its plan holds two row tiles per warp), else
-   * qmm-mma. 2- and 6-bit codes go to the async kernel at any row count where it takes them, else
-   * to qmv-rows.
+   * qmm-mma. 2-bit codes (and 6-bit ones where {@link QmmPolicy#ASYNC_6BIT}) go to the async kernel
+   * at any row count where it takes them, else to qmv-rows.
    */
   static String affineTensorCore(int bits, DType t, long rows, long k, int group) {
-    if ((bits == 4 || bits == 2 || bits == 6) && t != DType.F32) {
+    if ((bits == 4 || bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT) && t != DType.F32) {
       int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
       QmmShape s = QmmShape.affine(bits, group, dtype, (int) rows, 64, (int) k);
       if (QmmMmaAsyncKernel.supports(s) == null

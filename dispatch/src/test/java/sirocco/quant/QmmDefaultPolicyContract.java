@@ -93,7 +93,7 @@ public abstract class QmmDefaultPolicyContract {
     boolean half = t == DType.BF16 || t == DType.F16;
     boolean affine = mode == QuantMode.AFFINE;
     if (affine
-        && (bits == 2 || bits == 6)
+        && (bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT)
         && half
         && rows >= QTest.affineTensorCoreMinRows(bits, t, k, group)) {
       // 2- and 6-bit codes: only qmm-mma-async on tensor cores (run 106), where it takes them.

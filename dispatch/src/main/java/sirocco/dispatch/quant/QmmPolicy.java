@@ -26,9 +26,10 @@ import sirocco.kernels.quant.Quant;
  * mxfp4, 34.4 against 34.1 for nvfp4, 42.3 against 39.4 for mxfp8. Since run 104 (E2M1 fragments
  * built in place) tensor cores from 2 rows: see {@link #FP_MMA_MIN_ROWS}.
  *
- * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (3/5 bits, 2 and 6
- * bits with groups of 32, and float32 x at every width; 2- and 6-bit g64/g128 bf16/f16 run on
- * {@value QmmOp#QMM_MMA_ASYNC} since run 106, {@link #MMA_ASYNC_MAX_ROWS_2_6_BIT}) go to {@value
+ * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (3/5/6 bits, 2 bits
+ * with groups of 32, and float32 x at every width; 2-bit g64/g128 bf16/f16 run on {@value
+ * QmmOp#QMM_MMA_ASYNC} since run 106, {@link #MMA_ASYNC_MAX_ROWS_2_6_BIT}, and 6-bit where {@link
+ * #ASYNC_6BIT}) go to {@value
  * QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for 2/3/5/6 bits with bf16/f16 x, 2
  * otherwise) and to the one-row-at-a-time {@value QmmOp#QMV} below. Measured on the H200 (RESULTS
  * run 19, n 12288, k 4096, g64): with bf16 x, 2 rows take 21.6–24.4 µs against {@value QmmOp#QMV}'s
@@ -262,6 +263,20 @@ public final class QmmPolicy {
    */
   public static final int MMA_ASYNC_MAX_ROWS_2_6_BIT = Integer.MAX_VALUE;
 
+  /**
+   * Whether the default policy gives 6-bit codes to {@value QmmOp#QMM_MMA_ASYNC}, which takes them
+   * since run 106: not yet. Its 6-bit path passes the Java backend's kernel and op tests and
+   * compiles for sm_80 and sm_90 without spills (82 registers, sm_90, one row tile), but no device
+   * came in the session that wrote it, so it has not run on a GPU; 6-bit codes stay on {@value
+   * QmmOp#QMV_ROWS} unless {@code -Dsirocco.qmm.async6Bit=true} (or {@code
+   * -Dsirocco.qmm.mmaVariant=qmm-mma-async}) asks for it. 2-bit codes, measured (run 106), take it
+   * by default.
+   */
+  public static final boolean ASYNC_6BIT = false;
+
+  /** The system property overriding {@link #ASYNC_6BIT}. */
+  public static final String ASYNC_6BIT_PROPERTY = "sirocco.qmm.async6Bit";
+
   /** The system property forcing one tensor-core variant (see {@link #MMA_ASYNC_MAX_ROWS}). */
   public static final String MMA_VARIANT_PROPERTY = "sirocco.qmm.mmaVariant";
 
@@ -286,6 +301,9 @@ public final class QmmPolicy {
   static int asyncMaxRows(QmmShape s) {
     if (QmmMmaAsyncKernel.supports(s) != null) {
       return 0;
+    }
+    if (s.bits() == 6 && !BooleanProperty.get(ASYNC_6BIT_PROPERTY, ASYNC_6BIT)) {
+      return 0; // not by default yet: see ASYNC_6BIT
     }
     if (s.bits() == 2 || s.bits() == 6) {
       return MMA_ASYNC_MAX_ROWS_2_6_BIT;
@@ -347,6 +365,16 @@ public final class QmmPolicy {
    * for {@code s}, or null when it is the variant in force and takes that many rows.
    */
   public static String mmaVariantRejects(String rung, QmmShape s) {
+    if (rung.equals(QmmOp.QMM_MMA_ASYNC)
+        && s.mode() == Quant.AFFINE
+        && s.bits() == 6
+        && System.getProperty(MMA_VARIANT_PROPERTY) == null
+        && !BooleanProperty.get(ASYNC_6BIT_PROPERTY, ASYNC_6BIT)) {
+      return "policy: 6-bit codes stay on the vector path until this rung's 6-bit path is measured"
+          + " on a GPU (-D"
+          + ASYNC_6BIT_PROPERTY
+          + "=true)";
+    }
     String v = mmaVariant(s);
     if (!rung.equals(v)) {
       if (rung.equals(QmmOp.QMM_MMA_ASYNC) && System.getProperty(MMA_VARIANT_PROPERTY) == null) {

@@ -79,7 +79,7 @@ class QmmOpTest {
       assertEquals("qmv", QmmOp.decide(affine(bits, Quant.F32, 1)).chosen());
       for (int rows : new int[] {1, 2, 6, 8, 9, 72, 73, 65535}) {
         assertEquals(
-            bits == 2 || bits == 6 ? "qmm-mma-async" : "qmv-rows",
+            bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT ? "qmm-mma-async" : "qmv-rows",
             QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen(),
             bits + "-bit, rows " + rows);
       }
@@ -110,6 +110,34 @@ class QmmOpTest {
    * The vector-path variant is the policy's: split-K by default (measured fastest), another by
    * property. One row of 4-bit g32 (g64/g128 go to tensor cores from 1 row).
    */
+  /**
+   * 6-bit codes reach qmm-mma-async only when the policy says so ({@link QmmPolicy#ASYNC_6BIT}, off
+   * until the path is measured on a GPU) or the property asks for it; the rejection names it.
+   */
+  @Test
+  void sixBitAsyncIsAPolicySwitch() {
+    assertEquals(false, QmmPolicy.ASYNC_6BIT);
+    String why = QmmOp.decide(affine(6, Quant.BF16, 6)).explain();
+    assertTrue(why.startsWith("quantizedMatmul -> qmv-rows (rejected"), why);
+    assertTrue(
+        why.contains(
+            "qmm-mma-async: policy: 6-bit codes stay on the vector path until this rung's 6-bit"
+                + " path is measured on a GPU (-Dsirocco.qmm.async6Bit=true)"),
+        why);
+    try {
+      System.setProperty(QmmPolicy.ASYNC_6BIT_PROPERTY, "true");
+      for (int rows : new int[] {1, 6, 73}) {
+        assertEquals("qmm-mma-async", QmmOp.decide(affine(6, Quant.BF16, rows)).chosen());
+        assertEquals("qmm-mma-async", QmmOp.decide(affine(6, Quant.F16, rows)).chosen());
+      }
+      assertEquals(
+          "qmv-rows", QmmOp.decide(QmmShape.affine(6, 32, Quant.BF16, 1, 12288, 4096)).chosen());
+      assertEquals("qmv", QmmOp.decide(affine(6, Quant.F32, 1)).chosen());
+    } finally {
+      System.clearProperty(QmmPolicy.ASYNC_6BIT_PROPERTY);
+    }
+  }
+
   @Test
   void qmvVariantPolicy() {
     assertEquals("qmv-splitk", QmmPolicy.QMV_VARIANT);
@@ -143,7 +171,7 @@ class QmmOpTest {
     // 3/5 bits with bf16/f16 x from 1 row (run 89); f32 x keeps one row to qmv. 2- and 6-bit
     // bf16/f16 go to tensor cores (run 106) unless their group is 32.
     for (int bits : new int[] {2, 3, 5, 6}) {
-      String half = bits == 2 || bits == 6 ? "qmm-mma-async" : "qmv-rows";
+      String half = bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT ? "qmm-mma-async" : "qmv-rows";
       assertEquals(half, QmmOp.decide(affine(bits, Quant.BF16, 1)).chosen());
       assertEquals(half, QmmOp.decide(affine(bits, Quant.F16, 1)).chosen());
       assertEquals("qmv", QmmOp.decide(affine(bits, Quant.F32, 1)).chosen());
