@@ -29,14 +29,13 @@ import sirocco.kernels.quant.Quant;
  * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (3/5/6 bits, 2 bits
  * with groups of 32, and float32 x at every width; 2-bit g64/g128 bf16/f16 run on {@value
  * QmmOp#QMM_MMA_ASYNC} since run 106, {@link #MMA_ASYNC_MAX_ROWS_2_6_BIT}, and 6-bit where {@link
- * #ASYNC_6BIT}) go to {@value
- * QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for 2/3/5/6 bits with bf16/f16 x, 2
- * otherwise) and to the one-row-at-a-time {@value QmmOp#QMV} below. Measured on the H200 (RESULTS
- * run 19, n 12288, k 4096, g64): with bf16 x, 2 rows take 21.6–24.4 µs against {@value QmmOp#QMV}'s
- * 29.8–34.6 and 6 rows 45.6–50.1 against 78.1–90.7 at every width; with f32 x 55.0–58.1 against
- * 58.0–63.8 at 2 rows (except 3-bit: 60.5 against 58.9, left to the rung) and 156.9–161.3 against
- * 160.4–176.0 at 6. No upper bound: above 8 rows it runs ⌈rows/8⌉ row blocks, still a fraction of
- * {@value QmmOp#QMV}'s one pass per row.
+ * #ASYNC_6BIT}, the default) go to {@value QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for
+ * 2/3/5/6 bits with bf16/f16 x, 2 otherwise) and to the one-row-at-a-time {@value QmmOp#QMV} below.
+ * Measured on the H200 (RESULTS run 19, n 12288, k 4096, g64): with bf16 x, 2 rows take 21.6–24.4
+ * µs against {@value QmmOp#QMV}'s 29.8–34.6 and 6 rows 45.6–50.1 against 78.1–90.7 at every width;
+ * with f32 x 55.0–58.1 against 58.0–63.8 at 2 rows (except 3-bit: 60.5 against 58.9, left to the
+ * rung) and 156.9–161.3 against 160.4–176.0 at 6. No upper bound: above 8 rows it runs ⌈rows/8⌉ row
+ * blocks, still a fraction of {@value QmmOp#QMV}'s one pass per row.
  *
  * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaVariant=qmm-mma-splitk} (see
  * {@link #MMA_ASYNC_MAX_ROWS}), {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
@@ -265,14 +264,15 @@ public final class QmmPolicy {
 
   /**
    * Whether the default policy gives 6-bit codes to {@value QmmOp#QMM_MMA_ASYNC}, which takes them
-   * since run 106: not yet. Its 6-bit path passes the Java backend's kernel and op tests and
-   * compiles for sm_80 and sm_90 without spills (82 registers, sm_90, one row tile), but no device
-   * came in the session that wrote it, so it has not run on a GPU; 6-bit codes stay on {@value
-   * QmmOp#QMV_ROWS} unless {@code -Dsirocco.qmm.async6Bit=true} (or {@code
-   * -Dsirocco.qmm.mmaVariant=qmm-mma-async}) asks for it. 2-bit codes, measured (run 106), take it
-   * by default.
+   * since run 106: yes, at every row count ({@link #MMA_ASYNC_MAX_ROWS_2_6_BIT}). Run 106 call 2
+   * (H100, 12288x4096 bf16 g64, graph replay, µs, against {@value QmmOp#QMV_ROWS}): 1 / 2 / 4 / 6 /
+   * 8 / 16 / 32 rows 18.54 / 18.35 / 18.43 / 18.57 / 18.60 / 20.50 / 34.10 against 18.67 / 21.53 /
+   * 32.98 / 46.88 / 60.20 / 116.77 / 227.84 (at 1 row a tie; 79% of the read-only time); 64 / 72 /
+   * 96 rows 62.60 / 77.33 / 89.25 against 438.50 / 496.89 / 655.89; f16 1 / 6 / 16 rows 19.82 /
+   * 19.99 / 21.59 against 22.95 / 93.14 / 232.17; g128 17.33 / 17.47 / 19.91 against 18.16 / 46.58
+   * / 116.81. {@code -Dsirocco.qmm.async6Bit=false} keeps 6-bit codes on the vector path.
    */
-  public static final boolean ASYNC_6BIT = false;
+  public static final boolean ASYNC_6BIT = true;
 
   /** The system property overriding {@link #ASYNC_6BIT}. */
   public static final String ASYNC_6BIT_PROPERTY = "sirocco.qmm.async6Bit";
@@ -303,7 +303,7 @@ public final class QmmPolicy {
       return 0;
     }
     if (s.bits() == 6 && !BooleanProperty.get(ASYNC_6BIT_PROPERTY, ASYNC_6BIT)) {
-      return 0; // not by default yet: see ASYNC_6BIT
+      return 0; // switched off: see ASYNC_6BIT
     }
     if (s.bits() == 2 || s.bits() == 6) {
       return MMA_ASYNC_MAX_ROWS_2_6_BIT;
@@ -370,10 +370,7 @@ public final class QmmPolicy {
         && s.bits() == 6
         && System.getProperty(MMA_VARIANT_PROPERTY) == null
         && !BooleanProperty.get(ASYNC_6BIT_PROPERTY, ASYNC_6BIT)) {
-      return "policy: 6-bit codes stay on the vector path until this rung's 6-bit path is measured"
-          + " on a GPU (-D"
-          + ASYNC_6BIT_PROPERTY
-          + "=true)";
+      return "policy: 6-bit codes use the vector path (-D" + ASYNC_6BIT_PROPERTY + "=false)";
     }
     String v = mmaVariant(s);
     if (!rung.equals(v)) {

@@ -111,28 +111,29 @@ class QmmOpTest {
    * property. One row of 4-bit g32 (g64/g128 go to tensor cores from 1 row).
    */
   /**
-   * 6-bit codes reach qmm-mma-async only when the policy says so ({@link QmmPolicy#ASYNC_6BIT}, off
-   * until the path is measured on a GPU) or the property asks for it; the rejection names it.
+   * 6-bit codes go to qmm-mma-async by default ({@link QmmPolicy#ASYNC_6BIT}, run 106) at every row
+   * count, and back to the vector path with the property off; the rejection then names it.
    */
   @Test
   void sixBitAsyncIsAPolicySwitch() {
-    assertEquals(false, QmmPolicy.ASYNC_6BIT);
-    String why = QmmOp.decide(affine(6, Quant.BF16, 6)).explain();
-    assertTrue(why.startsWith("quantizedMatmul -> qmv-rows (rejected"), why);
-    assertTrue(
-        why.contains(
-            "qmm-mma-async: policy: 6-bit codes stay on the vector path until this rung's 6-bit"
-                + " path is measured on a GPU (-Dsirocco.qmm.async6Bit=true)"),
-        why);
+    assertEquals(true, QmmPolicy.ASYNC_6BIT);
+    for (int rows : new int[] {1, 6, 73}) {
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(6, Quant.BF16, rows)).chosen());
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(6, Quant.F16, rows)).chosen());
+    }
+    assertEquals(
+        "qmv-rows", QmmOp.decide(QmmShape.affine(6, 32, Quant.BF16, 1, 12288, 4096)).chosen());
+    assertEquals("qmv", QmmOp.decide(affine(6, Quant.F32, 1)).chosen());
     try {
-      System.setProperty(QmmPolicy.ASYNC_6BIT_PROPERTY, "true");
-      for (int rows : new int[] {1, 6, 73}) {
-        assertEquals("qmm-mma-async", QmmOp.decide(affine(6, Quant.BF16, rows)).chosen());
-        assertEquals("qmm-mma-async", QmmOp.decide(affine(6, Quant.F16, rows)).chosen());
-      }
-      assertEquals(
-          "qmv-rows", QmmOp.decide(QmmShape.affine(6, 32, Quant.BF16, 1, 12288, 4096)).chosen());
-      assertEquals("qmv", QmmOp.decide(affine(6, Quant.F32, 1)).chosen());
+      System.setProperty(QmmPolicy.ASYNC_6BIT_PROPERTY, "false");
+      String why = QmmOp.decide(affine(6, Quant.BF16, 6)).explain();
+      assertTrue(why.startsWith("quantizedMatmul -> qmv-rows (rejected"), why);
+      assertTrue(
+          why.contains(
+              "qmm-mma-async: policy: 6-bit codes use the vector path"
+                  + " (-Dsirocco.qmm.async6Bit=false)"),
+          why);
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(2, Quant.BF16, 6)).chosen(), "2-bit");
     } finally {
       System.clearProperty(QmmPolicy.ASYNC_6BIT_PROPERTY);
     }

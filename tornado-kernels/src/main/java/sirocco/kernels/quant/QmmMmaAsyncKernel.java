@@ -131,7 +131,9 @@ import sirocco.api.Vec;
  * padded to 4 (mod 8) banks ({@link QmmMmaAsyncLayout#rowWords}); groups of 32 are refused (a unit
  * would span two groups). H100, 12288×4096 g64 bf16, 2-bit: 9.56–10.11 µs at 1–8 rows against
  * {@code qmv-rows}' 13.40–58.31, and 54.0 against 651 at 96 rows (69% of the read-only time at 1
- * row, against 4-bit's 91%: twice the codes per byte for an issue-bound kernel).
+ * row, against 4-bit's 91%: twice the codes per byte for an issue-bound kernel); 6-bit: 18.35–18.60
+ * at 1–8 rows against 18.67–60.20, 89.25 against 655.89 at 96 (79%; its PTX is 30% longer than
+ * 4-bit's for 1.5 times the bytes).
  *
  * <h2>Limits</h2>
  *
