@@ -26,16 +26,16 @@ import sirocco.kernels.quant.Quant;
  * mxfp4, 34.4 against 34.1 for nvfp4, 42.3 against 39.4 for mxfp8. Since run 104 (E2M1 fragments
  * built in place) tensor cores from 2 rows: see {@link #FP_MMA_MIN_ROWS}.
  *
- * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (3/5/6 bits, 2 bits
- * with groups of 32, and float32 x at every width; 2-bit g64/g128 bf16/f16 run on {@value
- * QmmOp#QMM_MMA_ASYNC} since run 106, {@link #MMA_ASYNC_MAX_ROWS_2_6_BIT}, and 6-bit where {@link
- * #ASYNC_6BIT}, the default) go to {@value QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for
- * 2/3/5/6 bits with bf16/f16 x, 2 otherwise) and to the one-row-at-a-time {@value QmmOp#QMV} below.
- * Measured on the H200 (RESULTS run 19, n 12288, k 4096, g64): with bf16 x, 2 rows take 21.6–24.4
- * µs against {@value QmmOp#QMV}'s 29.8–34.6 and 6 rows 45.6–50.1 against 78.1–90.7 at every width;
- * with f32 x 55.0–58.1 against 58.0–63.8 at 2 rows (except 3-bit: 60.5 against 58.9, left to the
- * rung) and 156.9–161.3 against 160.4–176.0 at 6. No upper bound: above 8 rows it runs ⌈rows/8⌉ row
- * blocks, still a fraction of {@value QmmOp#QMV}'s one pass per row.
+ * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (3/5 bits, 2/6 bits
+ * with groups of 32, and float32 x at every width; 2- and 6-bit g64/g128 bf16/f16 run on {@value
+ * QmmOp#QMM_MMA_ASYNC} since run 106, {@link #MMA_ASYNC_MAX_ROWS_2_6_BIT} and {@link #ASYNC_6BIT})
+ * go to {@value QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for 2/3/5/6 bits with bf16/f16
+ * x, 2 otherwise) and to the one-row-at-a-time {@value QmmOp#QMV} below. Measured on the H200
+ * (RESULTS run 19, n 12288, k 4096, g64): with bf16 x, 2 rows take 21.6–24.4 µs against {@value
+ * QmmOp#QMV}'s 29.8–34.6 and 6 rows 45.6–50.1 against 78.1–90.7 at every width; with f32 x
+ * 55.0–58.1 against 58.0–63.8 at 2 rows (except 3-bit: 60.5 against 58.9, left to the rung) and
+ * 156.9–161.3 against 160.4–176.0 at 6. No upper bound: above 8 rows it runs ⌈rows/8⌉ row blocks,
+ * still a fraction of {@value QmmOp#QMV}'s one pass per row.
  *
  * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaVariant=qmm-mma-splitk} (see
  * {@link #MMA_ASYNC_MAX_ROWS}), {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
@@ -252,13 +252,14 @@ public final class QmmPolicy {
   public static final int MMA_ASYNC_TWO_TILES_MAX_ROWS = 72;
 
   /**
-   * Most rows of 2-bit x {@value QmmOp#QMM_MMA_ASYNC} takes: no limit, since no other tensor-core
-   * kernel takes 2-bit codes and {@value QmmOp#QMV_ROWS}, which did, grows by a pass over the
-   * weights per 8 rows. Run 106 (H100, 12288x4096 g64 bf16, graph replay, µs, async against {@value
-   * QmmOp#QMV_ROWS}): 1 / 2 / 6 / 8 / 16 / 32 rows 9.56 / 9.58 / 9.94 / 10.11 / 12.70 / 21.20
-   * against 13.40 / 19.24 / 43.94 / 58.31 / 113.89 / 224.59; 48 / 64 / 72 / 96 rows 29.96 / 38.18 /
-   * 47.09 / 54.00 against 325.04 / 436.14 / 491.38 / 651.24; f16 1 / 6 / 16 rows 11.37 / 11.53 /
-   * 14.24 against 22.57 / 91.11 / 238.01; g128 9.48 / 10.04 / 13.51 against 13.32 / 43.87 / 114.54.
+   * Most rows of x {@value QmmOp#QMM_MMA_ASYNC} takes with 2- and 6-bit codes: no limit, since no
+   * other tensor-core kernel takes those widths and {@value QmmOp#QMV_ROWS}, which did, grows by a
+   * pass over the weights per 8 rows (6-bit: see {@link #ASYNC_6BIT}). 2-bit, run 106 (H100,
+   * 12288x4096 g64 bf16, graph replay, µs, async against {@value QmmOp#QMV_ROWS}): 1 / 2 / 6 / 8 /
+   * 16 / 32 rows 9.56 / 9.58 / 9.94 / 10.11 / 12.70 / 21.20 against 13.40 / 19.24 / 43.94 / 58.31 /
+   * 113.89 / 224.59; 48 / 64 / 72 / 96 rows 29.96 / 38.18 / 47.09 / 54.00 against 325.04 / 436.14 /
+   * 491.38 / 651.24; f16 1 / 6 / 16 rows 11.37 / 11.53 / 14.24 against 22.57 / 91.11 / 238.01; g128
+   * 9.48 / 10.04 / 13.51 against 13.32 / 43.87 / 114.54.
    */
   public static final int MMA_ASYNC_MAX_ROWS_2_6_BIT = Integer.MAX_VALUE;
 
