@@ -344,6 +344,32 @@ class QmmMmaAsyncKernelTest {
     }
   }
 
+  /**
+   * The pad of {@code QmmMmaAsyncLayout.rowWords} where lanes read one word at a time (odd words
+   * per lane and group: 2-bit and 6-bit g64): for each of a lane's words, the 32 lanes (row g =
+   * lane / 4, t = lane % 4, reading word {@code t·wpl + i} of row g) hit 32 distinct banks; and the
+   * staged rows stay 16-byte aligned for the copies. Counted directly, not from the formula's
+   * argument.
+   */
+  @Test
+  void oddWordRowsReadConflictFree() {
+    for (int[] c : new int[][] {{2, 4, 1}, {2, 2, 1}, {6, 12, 3}, {6, 6, 3}}) {
+      int bits = c[0];
+      int wps = c[1];
+      int wpl = c[2];
+      int rs = QmmMmaAsyncLayout.rowWords(bits, wps, wpl);
+      assertEquals(0, rs % 4, "rows of whole 16-byte chunks: " + rs);
+      assertTrue(rs >= 4 * wps, "a row holds the slice: " + rs);
+      for (int i = 0; i < wpl; i++) {
+        java.util.Set<Integer> banks = new java.util.HashSet<>();
+        for (int lane = 0; lane < 32; lane++) {
+          banks.add(((lane >> 2) * rs + (lane & 3) * wpl + i) % 32);
+        }
+        assertEquals(32, banks.size(), bits + "-bit wps " + wps + " word " + i + " rs " + rs);
+      }
+    }
+  }
+
   /** Widths, groups and slices the 2-bit path cannot take are refused with the reason. */
   @Test
   void twoBitRejections() {
