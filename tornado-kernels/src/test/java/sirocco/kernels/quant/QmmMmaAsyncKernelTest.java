@@ -84,12 +84,7 @@ class QmmMmaAsyncKernelTest {
     for (int g : new int[] {32, 64, 128}) {
       for (int rows : new int[] {3, 12}) {
         QmmShape s = QmmShape.affine(4, g, Quant.BF16, rows, 40, 1024);
-        float[] x = TestSupport.normal(rnd, rows * s.k(), 1.0, s.dtype());
-        float[] w = TestSupport.normal(rnd, s.n() * s.k(), 1.0, s.dtype());
-        for (int i = 0; i < x.length; i++) {
-          x[i] = Math.abs(x[i]);
-        }
-        QmmCase c = new QmmCase(s, x, w, Quant.NO_GLOBAL_SCALE);
+        QmmCase c = positiveX(s, rnd);
         LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
         assertEquals(rows > 8 ? 2 : 1, p.get("rt"), p.describe());
         check(c, p);
@@ -240,32 +235,67 @@ class QmmMmaAsyncKernelTest {
    */
   @Test
   void twoBitCodes() {
-    long seed = 600;
+    long seed = unitWidthK512(2, 4, 600);
+    seed = unitWidthK4096(2, 4, seed);
+    unitWidthStagesWrap(2, seed);
+  }
+
+  /**
+   * The default plans of {@code bits}-bit codes over g64/g128, bf16/f16 and rows 1, 5 and 12 at n =
+   * 40, k = 512 (2 warps of {@code wps} words per lane), from seed {@code seed}; returns the next
+   * seed.
+   */
+  private static long unitWidthK512(int bits, int wps, long seed) {
     for (int g : new int[] {64, 128}) {
       for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
         for (int rows : new int[] {1, 5, 12}) {
-          QmmShape s = QmmShape.affine(2, g, dtype, rows, 40, 512);
+          QmmShape s = QmmShape.affine(bits, g, dtype, rows, 40, 512);
           LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
           assertEquals(2, p.get("ks"), p.describe());
-          assertEquals(4, p.get("wps"), p.describe());
+          assertEquals(wps, p.get("wps"), p.describe());
           assertEquals(rows > 8 ? 2 : 1, p.get("rt"), p.describe());
           check(s, seed++, p);
         }
       }
     }
+    return seed;
+  }
+
+  /**
+   * The benchmarked k (16 warps) at 1 and 8 rows, g64 bf16; {@code wps} the words per lane it must
+   * plan, or 0 not to ask. Returns the next seed.
+   */
+  private static long unitWidthK4096(int bits, int wps, long seed) {
     for (int rows : new int[] {1, 8}) {
-      QmmShape s = QmmShape.affine(2, 64, Quant.BF16, rows, 24, 4096);
+      QmmShape s = QmmShape.affine(bits, 64, Quant.BF16, rows, 24, 4096);
       LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
       assertEquals(16, p.get("ks"), p.describe());
-      assertEquals(4, p.get("wps"), p.describe());
+      if (wps > 0) {
+        assertEquals(wps, p.get("wps"), p.describe());
+      }
       check(s, seed++, p);
     }
+    return seed;
+  }
+
+  /** Two persistent blocks walking 8 batches each, so that 2 and 3 stages wrap around. */
+  private static void unitWidthStagesWrap(int bits, long seed) {
     for (int stages : new int[] {2, 3}) {
-      QmmShape s = QmmShape.affine(2, 64, Quant.F16, 3, 120, 1024);
+      QmmShape s = QmmShape.affine(bits, 64, Quant.F16, 3, 120, 1024);
       LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, 4, stages);
       assertEquals(2, p.grid().x(), p.describe());
       check(s, seed++, p);
     }
+  }
+
+  /** x all positive (|N(0, 1)|) and w N(0, 1) for {@code s}: the bias term's hardest case. */
+  private static QmmCase positiveX(QmmShape s, java.util.SplittableRandom rnd) {
+    float[] x = TestSupport.normal(rnd, s.rows() * s.k(), 1.0, s.dtype());
+    float[] w = TestSupport.normal(rnd, s.n() * s.k(), 1.0, s.dtype());
+    for (int i = 0; i < x.length; i++) {
+      x[i] = Math.abs(x[i]);
+    }
+    return new QmmCase(s, x, w, Quant.NO_GLOBAL_SCALE);
   }
 
   /**
@@ -280,12 +310,7 @@ class QmmMmaAsyncKernelTest {
       for (int rows : new int[] {3, 12}) {
         for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
           QmmShape s = QmmShape.affine(2, g, dtype, rows, 40, 1024);
-          float[] x = TestSupport.normal(rnd, rows * s.k(), 1.0, s.dtype());
-          float[] w = TestSupport.normal(rnd, s.n() * s.k(), 1.0, s.dtype());
-          for (int i = 0; i < x.length; i++) {
-            x[i] = Math.abs(x[i]);
-          }
-          check(new QmmCase(s, x, w, Quant.NO_GLOBAL_SCALE), QmmMmaAsyncKernel.plan(s, SMS));
+          check(positiveX(s, rnd), QmmMmaAsyncKernel.plan(s, SMS));
         }
       }
     }
@@ -300,19 +325,7 @@ class QmmMmaAsyncKernelTest {
    */
   @Test
   void sixBitCodes() {
-    long seed = 700;
-    for (int g : new int[] {64, 128}) {
-      for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
-        for (int rows : new int[] {1, 5, 12}) {
-          QmmShape s = QmmShape.affine(6, g, dtype, rows, 40, 512);
-          LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
-          assertEquals(2, p.get("ks"), p.describe());
-          assertEquals(12, p.get("wps"), p.describe());
-          assertEquals(rows > 8 ? 2 : 1, p.get("rt"), p.describe());
-          check(s, seed++, p);
-        }
-      }
-    }
+    long seed = unitWidthK512(6, 12, 700);
     // k = 128: one warp of 6 words per lane (6 chunks per staged row, three copies per lane).
     for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
       QmmShape s = QmmShape.affine(6, 64, dtype, 3, 67, 128);
@@ -320,27 +333,12 @@ class QmmMmaAsyncKernelTest {
       assertEquals(6, p.get("wps"), p.describe());
       check(s, seed++, p);
     }
-    for (int rows : new int[] {1, 8}) {
-      QmmShape s = QmmShape.affine(6, 64, Quant.BF16, rows, 24, 4096);
-      LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS);
-      assertEquals(16, p.get("ks"), p.describe());
-      check(s, seed++, p);
-    }
-    for (int stages : new int[] {2, 3}) {
-      QmmShape s = QmmShape.affine(6, 64, Quant.F16, 3, 120, 1024);
-      LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, 4, stages);
-      assertEquals(2, p.grid().x(), p.describe());
-      check(s, seed++, p);
-    }
+    seed = unitWidthK4096(6, 0, seed);
+    unitWidthStagesWrap(6, seed);
     java.util.SplittableRandom rnd = new java.util.SplittableRandom(79);
     for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
       QmmShape s = QmmShape.affine(6, 64, dtype, 12, 40, 1024);
-      float[] x = TestSupport.normal(rnd, 12 * s.k(), 1.0, s.dtype());
-      float[] w = TestSupport.normal(rnd, s.n() * s.k(), 1.0, s.dtype());
-      for (int i = 0; i < x.length; i++) {
-        x[i] = Math.abs(x[i]);
-      }
-      check(new QmmCase(s, x, w, Quant.NO_GLOBAL_SCALE), QmmMmaAsyncKernel.plan(s, SMS));
+      check(positiveX(s, rnd), QmmMmaAsyncKernel.plan(s, SMS));
     }
   }
 

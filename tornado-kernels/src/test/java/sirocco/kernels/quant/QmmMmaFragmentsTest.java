@@ -143,17 +143,7 @@ class QmmMmaFragmentsTest {
         int wb = r.nextInt();
         for (int h = 0; h < 4; h++) {
           sirocco.api.Int4 f = QmmMmaFragments.fragA2(wa, wb, h, dtype, magic);
-          int[] regs = {f.x(), f.y(), f.z(), f.w()};
-          for (int reg = 0; reg < 4; reg++) {
-            int w = (reg & 1) == 0 ? wa : wb;
-            int code = 2 * h + (reg >> 1);
-            for (int part = 0; part < 2; part++) {
-              int c = code + 8 * part;
-              double want = offset + ((w >>> (2 * c)) & 3);
-              double got = half(part == 0 ? regs[reg] & 0xFFFF : regs[reg] >>> 16, dtype);
-              assertEquals(want, got, 0.0, "dtype " + dtype + " h " + h + " reg " + reg);
-            }
-          }
+          assertUnitPairs(f, h, dtype, offset, (row, c) -> ((row == 0 ? wa : wb) >>> (2 * c)) & 3);
         }
       }
     }
@@ -176,22 +166,40 @@ class QmmMmaFragmentsTest {
         for (int h = 0; h < 4; h++) {
           sirocco.api.Int4 f =
               QmmMmaFragments.fragA6(a[0], a[1], a[2], b[0], b[1], b[2], h, dtype, magic);
-          int[] regs = {f.x(), f.y(), f.z(), f.w()};
-          for (int reg = 0; reg < 4; reg++) {
-            int[] w = (reg & 1) == 0 ? a : b;
-            for (int part = 0; part < 2; part++) {
-              int c = 2 * h + (reg >> 1) + 8 * part;
-              long bits = (w[0] & 0xFFFFFFFFL) | ((long) w[1] << 32);
-              int code =
-                  c < 10
-                      ? (int) ((bits >>> (6 * c)) & 63)
-                      : (int)
-                          (((((long) w[2] << 32) | (w[1] & 0xFFFFFFFFL)) >>> (6 * c - 32)) & 63);
-              double got = half(part == 0 ? regs[reg] & 0xFFFF : regs[reg] >>> 16, dtype);
-              assertEquals(offset + code, got, 0.0, "dtype " + dtype + " h " + h + " reg " + reg);
-            }
-          }
+          assertUnitPairs(f, h, dtype, offset, (row, c) -> code6(row == 0 ? a : b, c));
         }
+      }
+    }
+  }
+
+  /** Code c (0–15) of a 6-bit unit of three words: bits 6c..6c+5, least significant first. */
+  private static int code6(int[] w, int c) {
+    long lo = (w[0] & 0xFFFFFFFFL) | ((long) w[1] << 32);
+    long hi = (w[1] & 0xFFFFFFFFL) | ((long) w[2] << 32);
+    return c < 10 ? (int) ((lo >>> (6 * c)) & 63) : (int) ((hi >>> (6 * c - 32)) & 63);
+  }
+
+  /**
+   * Step h's A fragment {@code f} of a 16-code unit: registers 0/2 are row g's, 1/3 row g+8's; the
+   * low half of register 0/1 holds code 2h, the high half 2h+8, of 2/3 codes 2h+1 and 2h+9; each
+   * must be {@code offset} plus the code {@code code(row, c)} reads from the words.
+   */
+  private static void assertUnitPairs(
+      sirocco.api.Int4 f,
+      int h,
+      int dtype,
+      double offset,
+      java.util.function.IntBinaryOperator code) {
+    int[] regs = {f.x(), f.y(), f.z(), f.w()};
+    for (int reg = 0; reg < 4; reg++) {
+      for (int part = 0; part < 2; part++) {
+        int c = 2 * h + (reg >> 1) + 8 * part;
+        double got = half(part == 0 ? regs[reg] & 0xFFFF : regs[reg] >>> 16, dtype);
+        assertEquals(
+            offset + code.applyAsInt(reg & 1, c),
+            got,
+            0.0,
+            "dtype " + dtype + " h " + h + " reg " + reg);
       }
     }
   }
