@@ -366,6 +366,7 @@ public final class QmmPolicy {
    * for {@code s}, or null when it is the variant in force and takes that many rows.
    */
   public static String mmaVariantRejects(String rung, QmmShape s) {
+    String v = mmaVariant(s); // refuses a null s
     if (rung.equals(QmmOp.QMM_MMA_ASYNC)
         && s.mode() == Quant.AFFINE
         && s.bits() == 6
@@ -373,7 +374,6 @@ public final class QmmPolicy {
         && !BooleanProperty.get(ASYNC_6BIT_PROPERTY, ASYNC_6BIT)) {
       return "policy: 6-bit codes use the vector path (-D" + ASYNC_6BIT_PROPERTY + "=false)";
     }
-    String v = mmaVariant(s);
     if (!rung.equals(v)) {
       if (rung.equals(QmmOp.QMM_MMA_ASYNC) && System.getProperty(MMA_VARIANT_PROPERTY) == null) {
         // The default passed the async kernel over: it cannot take the shape (its own reason,

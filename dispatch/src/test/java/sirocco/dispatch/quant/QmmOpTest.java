@@ -124,6 +124,11 @@ class QmmOpTest {
     assertEquals(
         "qmv-rows", QmmOp.decide(QmmShape.affine(6, 32, Quant.BF16, 1, 12288, 4096)).chosen());
     assertEquals("qmv", QmmOp.decide(affine(6, Quant.F32, 1)).chosen());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> QmmPolicy.mmaVariantRejects("qmm-mma-async", null));
+    assertTrue(e.getMessage().startsWith("s must be a QmmShape"), e.getMessage());
     try {
       System.setProperty(QmmPolicy.ASYNC_6BIT_PROPERTY, "false");
       String why = QmmOp.decide(affine(6, Quant.BF16, 6)).explain();
