@@ -122,7 +122,7 @@ final class QmmMmaAsyncCopies {
       int sso,
       Int4 so, // srcOffsets
       Int4 dso) { // dstOffsets
-    requestFullWords(wq, wsh, batch, stage, ks, wps, rs, warp, wpr, so, dso);
+    requestFullWords(wq, wsh, batch, stage, ks, wps, rs, warp, wpr, 0, so, dso);
     requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, batch * 16 * groups + sso);
   }
 
@@ -140,8 +140,9 @@ final class QmmMmaAsyncCopies {
       int rs,
       int warp,
       int wpr,
+      int swz, // 1: chunks swizzled (dstOffset)
       Int4 so, // srcOffsets
-      Int4 dso) { // dstOffsets
+      Int4 dso) { // dstOffsets (with the same swz)
     int wBase = (stage * ks + warp) * 16 * rs;
     int rowW = batch * 16 * wpr;
     if (wps == 6 || wps == 12) {
@@ -153,6 +154,22 @@ final class QmmMmaAsyncCopies {
         Vec.copyAsync(wsh, dr + dso.x(), wq, sr + so.x(), 16);
         Vec.copyAsync(wsh, dr + dso.y(), wq, sr + so.y(), 16);
         Vec.copyAsync(wsh, dr + dso.z(), wq, sr + so.z(), 16);
+      }
+      return;
+    }
+    if (swz == 0 && wps <= 8) {
+      // Unswizzled, wps dividing 32: chunk q + 32u lies 32u / wps rows below chunk q, so the
+      // stage offsets after the first are constants that the shared address carries (one
+      // instruction less per copy than dso's registers).
+      int d = wBase + dso.x();
+      int rd = 32 / wps * rs;
+      Vec.copyAsync(wsh, d, wq, rowW + so.x(), 16);
+      if (wps > 2) {
+        Vec.copyAsync(wsh, d + rd, wq, rowW + so.y(), 16);
+      }
+      if (wps > 4) {
+        Vec.copyAsync(wsh, d + 2 * rd, wq, rowW + so.z(), 16);
+        Vec.copyAsync(wsh, d + 3 * rd, wq, rowW + so.w(), 16);
       }
       return;
     }
@@ -294,7 +311,7 @@ final class QmmMmaAsyncCopies {
       Int4 dso) { // dstOffsets (with the same swz)
     int dst = ((stage * ks + warp) * 16 + (lane & 15)) * cpb;
     if (batch * 16 + 16 <= n) {
-      requestFullWords(wq, wsh, batch, stage, ks, wps, rs, warp, wpr, so, dso);
+      requestFullWords(wq, wsh, batch, stage, ks, wps, rs, warp, wpr, swz, so, dso);
       if (lane < 16) {
         Vec.copyAsync(ssh, dst, scales, batch * 16 * groups + sso, cpb);
       }

@@ -218,6 +218,10 @@ public final class QmmMmaAsyncFpKernel {
     Float4 zf = new Float4(0f, 0f, 0f, 0f);
 
     int tid = ctx.localIdx;
+    // With a thread per entry of the batch tile, the thread's entry once (QmmMmaReduce).
+    boolean own = 32 * ks >= rt * 128;
+    int eSlot = QmmMmaReduce.ownSlot(tid, rt, mBase, rows);
+    int eOut = (mBase + QmmMmaReduce.entryRow(tid, rt)) * n + QmmMmaReduce.entryFeature(tid, rt);
     int buf = 0;
     int slot = 0; // the stage holding batch bt
     while (bt < batches) {
@@ -324,7 +328,7 @@ public final class QmmMmaAsyncFpKernel {
         accY = nanRows(accY, nanA, nanB);
       }
 
-      // Warp w's row tile v at (w·rt + v)·128: QmmMmaSplitKKernel.reduceBatch's layout (mt = 1).
+      // Warp w's row tile v at (w·rt + v)·128: QmmMmaReduce's layout (mt = 1).
       Vec.store4(red, buf + warp * rt * 128 + lane * 4, acc);
       if (rt > 1) {
         Vec.store4(red, buf + warp * rt * 128 + 128 + lane * 4, accY);
@@ -332,8 +336,12 @@ public final class QmmMmaAsyncFpKernel {
       slot = slot == stages - 1 ? 0 : slot + 1;
       bt += step;
       ctx.localBarrier();
-      QmmMmaSplitKKernel.reduceBatch(
-          red, out, buf, tid, 32 * ks, bt - step, 16, mBase, rows, n, ks, 1, rt, dtype);
+      if (own) {
+        QmmMmaReduce.sumOwn(red, out, eSlot, eOut, tid, buf, bt - step, n, ks, rt, dtype);
+      } else {
+        QmmMmaReduce.batch(
+            red, out, buf, tid, 32 * ks, bt - step, 16, mBase, rows, n, ks, 1, rt, dtype);
+      }
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
     }

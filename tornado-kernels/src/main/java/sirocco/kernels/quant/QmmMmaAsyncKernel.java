@@ -382,6 +382,12 @@ public final class QmmMmaAsyncKernel {
     // Reducers of one batch of a round (rb > 1): groups of at least one batch's tile of threads.
     int rgroups = Math.max(1, 32 * ks / (128 * rt));
     int rsize = 32 * ks / rgroups;
+    // rb = 1, one row tile, a thread per entry of the batch tile: the thread's entry, once
+    // (QmmMmaReduce.ownSlot). Two row tiles keep the per-batch form: at their 128-register cap
+    // the two registers the hoist holds spilled 24 bytes (g64 bf16, ptxas 13.0).
+    boolean own = rb == 1 && rt == 1 && 32 * ks >= rt * 128;
+    int eSlot = QmmMmaReduce.ownSlot(tid, rt, mBase, rows);
+    int eOut = (mBase + QmmMmaReduce.entryRow(tid, rt)) * n + QmmMmaReduce.entryFeature(tid, rt);
     while (bt < batches) {
       // Refill the stage read last batch (its readers passed that batch's block barrier) with the
       // batch stages - 1 ahead; one group per iteration, empty past the end, so the wait below
@@ -488,7 +494,7 @@ public final class QmmMmaAsyncKernel {
         }
       }
 
-      // Warp w's row tile v at (w·rt + v)·128: QmmMmaSplitKKernel.reduceBatch's layout (mt = 1);
+      // Warp w's row tile v at (w·rt + v)·128: QmmMmaReduce's layout (mt = 1);
       // entry li % rb of the round's half of the slab.
       int entry = rb == 1 ? buf : buf + (li % rb) * slab;
       Vec.store4(red, entry + warp * rt * 128 + lane * 4, acc);
@@ -508,7 +514,7 @@ public final class QmmMmaAsyncKernel {
         int grp = tid / rsize;
         for (int j = 0; j < cnt; j++) {
           if (j % rgroups == grp) {
-            QmmMmaSplitKKernel.reduceBatch(
+            QmmMmaReduce.batch(
                 red,
                 out,
                 buf + j * slab,
@@ -558,8 +564,11 @@ public final class QmmMmaAsyncKernel {
             so,
             dso);
       }
-      QmmMmaSplitKKernel.reduceBatch(
-          red, out, buf, tid, 32 * ks, done, 16, mBase, rows, n, ks, 1, rt, dtype);
+      if (own) {
+        QmmMmaReduce.sumOwn(red, out, eSlot, eOut, tid, buf, done, n, ks, rt, dtype);
+      } else {
+        QmmMmaReduce.batch(red, out, buf, tid, 32 * ks, done, 16, mBase, rows, n, ks, 1, rt, dtype);
+      }
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
     }

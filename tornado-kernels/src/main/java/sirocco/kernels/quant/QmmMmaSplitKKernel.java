@@ -67,8 +67,8 @@ import sirocco.runtime.Dim3;
  *       divisions by powers of two into shifts), 147–174 (g32): above the 128 a block of 512
  *       threads allows, so those plans carry an occupancy hint ({@code .maxntid 512, .minnctapersm
  *       1}) and then compile to 128 without spills (g64; g32 spills). The reduction ({@link
- *       #reduceBatch}) is a thread-strided loop: a constant-round form of it took 98 (g64), 108
- *       (g32), 95 (g128) and 62–72 at ks = 32 for the same work (ptxas 12.0).
+ *       QmmMmaReduce#batch}) is a thread-strided loop: a constant-round form of it took 98 (g64),
+ *       108 (g32), 95 (g128) and 62–72 at ks = 32 for the same work (ptxas 12.0).
  *   <li><b>Predicted</b> (not measured yet): 1 row 9.5–11 µs with the default plan (16x1x1), 9–10
  *       µs with two tiles per warp (16x2x1: twice the bytes in flight, half the barriers); 8 rows
  *       within 0.5 µs of 1 row (same mmas and bytes; x and the reduction grow). Falsified if 1 row
@@ -403,67 +403,10 @@ public final class QmmMmaSplitKKernel {
         }
       }
       ctx.localBarrier();
-      reduceBatch(red, out, buf, tid, 32 * ks, bt, fpb, mBase, rows, n, ks, mt, rt, dtype);
+      QmmMmaReduce.batch(red, out, buf, tid, 32 * ks, bt, fpb, mBase, rows, n, ks, mt, rt, dtype);
       // The other half of the slab is next; its last readers finished before this barrier.
       buf = slab - buf;
       bt = nbt;
-    }
-  }
-
-  /**
-   * The reducers of one batch: threads (tile, feature, row) with row < rows add the ks warps'
-   * values and store the output ({@link #qmm} and {@link QmmMmaAsyncKernel}); {@code tid} counts
-   * from 0 among the {@code threads} reducing this batch. A thread-strided loop: the constant-round
-   * form this once had (for a constant-trip phase loop around it, since removed) cost {@link #qmm}
-   * 2–23 registers (class comment, "Registers").
-   */
-  static void reduceBatch(
-      float[] red, // [2 * ks * mt * rt * 128] shared slab
-      short[] out, // [rows, n] bf16/f16 bits
-      int buf,
-      int tid,
-      int threads,
-      int bt,
-      int fpb,
-      int mBase,
-      int rows,
-      int n,
-      int ks,
-      int mt,
-      int rt,
-      int dtype) {
-    int tile = mt * rt * 128; // one warp's tiles
-    for (int e = tid; e < tile; e += threads) {
-      int ut = e >> 7; // u * rt + v: feature tile u, row tile v
-      int u = rt == 2 ? ut >> 1 : ut;
-      int v = ut - u * rt;
-      int q = e & 127;
-      int r = v * 8 + (q & 7);
-      int i = ((q >> 3) & 1) | (((q >> 4) & 1) << 3) | ((q >> 5) << 1);
-      int feat = bt * fpb + u * 16 + i;
-      if (mBase + r < rows && feat < n) {
-        int rr = r & 7;
-        int at = buf + ut * 128 + ((i & 7) * 4 + (rr >> 1)) * 4 + (i >> 3) * 2 + (rr & 1);
-        // Four independent chains: the reducers' adds are on every warp's path to the next
-        // barrier.
-        float s0 = 0f;
-        float s1 = 0f;
-        float s2 = 0f;
-        float s3 = 0f;
-        for (int w = 0; w < ks; w += 4) {
-          s0 += red[at + w * tile];
-          if (w + 1 < ks) {
-            s1 += red[at + (w + 1) * tile];
-          }
-          if (w + 2 < ks) {
-            s2 += red[at + (w + 2) * tile];
-          }
-          if (w + 3 < ks) {
-            s3 += red[at + (w + 3) * tile];
-          }
-        }
-        out[(mBase + r) * n + feat] = QuantMath.floatToHalf((s0 + s1) + (s2 + s3), dtype);
-      }
     }
   }
 
