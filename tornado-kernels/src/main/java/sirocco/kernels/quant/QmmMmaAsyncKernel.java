@@ -317,7 +317,9 @@ public final class QmmMmaAsyncKernel {
         Int2 b1 = QmmMmaFragments.fragB(p, 1, 4);
         o = QmmMmaKernel.mma(ctx, ones, b0, o, dtype);
         o = QmmMmaKernel.mma(ctx, ones, b1, o, dtype);
-        Int4 fr = new Int4(b0.x(), b0.y(), b1.x(), b1.y());
+        // The sums above take x as it is; the mmas take it as fragA's k slots need it.
+        Int4 fr =
+            QmmMmaAsyncLayout.xFragments(new Int4(b0.x(), b0.y(), b1.x(), b1.y()), bits, dtype);
         Int4 fy = zx;
         if (rt > 1) {
           Int4 py = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
@@ -325,7 +327,7 @@ public final class QmmMmaAsyncKernel {
           Int2 c1 = QmmMmaFragments.fragB(py, 1, 4);
           oy = QmmMmaKernel.mma(ctx, ones, c0, oy, dtype);
           oy = QmmMmaKernel.mma(ctx, ones, c1, oy, dtype);
-          fy = new Int4(c0.x(), c0.y(), c1.x(), c1.y());
+          fy = QmmMmaAsyncLayout.xFragments(new Int4(c0.x(), c0.y(), c1.x(), c1.y()), bits, dtype);
         }
         if (j == 0) {
           xf0 = fr;

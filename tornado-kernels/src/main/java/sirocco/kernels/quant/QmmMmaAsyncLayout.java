@@ -142,8 +142,19 @@ final class QmmMmaAsyncLayout {
     if (bits == 6) {
       return QmmMmaFragments.fragA6(a0, a1, a2, b0, b1, b2, h, dtype, magic);
     }
-    return bits == 2
-        ? QmmMmaFragments.fragA2(a0, b0, h, dtype, magic)
+    if (bits == 2) {
+      return QmmMmaFragments.fragA2(a0, b0, h, dtype, magic);
+    }
+    return dtype == Quant.BF16
+        ? QmmMmaFragments.fragA4Fma(a0, b0, h, magic)
         : QmmMmaFragments.fragA4(a0, b0, h, dtype, magic);
+  }
+
+  /**
+   * A slot's B fragments as {@link #fragA} meets them: bf16 4-bit steps take their register 1 times
+   * 4 ({@link QmmMmaFragments#fourfoldStep1}), every other width and dtype as they are.
+   */
+  static Int4 xFragments(Int4 f, int bits, int dtype) {
+    return bits == 4 && dtype == Quant.BF16 ? QmmMmaFragments.fourfoldStep1(f) : f;
   }
 }

@@ -117,6 +117,51 @@ final class QmmMmaFragments {
         ((wb >>> (sh + 4)) & 0x000F000F) | magic);
   }
 
+  /** bf16 2^127 in both halves: a masked code at bits 4–7 (16q·2^-133) times it is q/4. */
+  static final int BF16X2_2P127 = 0x7F007F00;
+
+  /** bf16 32 in both halves: 32 + q/4 = (128 + q)/4, exact (bf16's step at 32 is 1/4). */
+  static final int BF16X2_32 = 0x42004200;
+
+  /** bf16 4 in both halves, and -0 (which keeps a zero's sign in {@code x·4 + (-0)}). */
+  static final int BF16X2_4 = 0x40804080;
+
+  static final int BF16X2_NEG0 = 0x80008000;
+
+  /**
+   * {@link #fragA4}'s bf16 fragment with a third of the shifts: registers 0 and 1 as there (codes
+   * 2h, 2h+4 at bits 0–3 of each half after one shift by 8h, or-ed with 128's exponent), registers
+   * 2 and 3 (codes 2h+1, 2h+5, at bits 4–7 of each half) read in place: masked, a half is the bf16
+   * pattern 16q, whose value is 16q·2^-133 (the subnormals and the first binade are linear in their
+   * bits), and one {@code fma.bf16x2} by 2^127 plus 32 makes it 32 + q/4 = (128 + q)/4, exactly.
+   * The x they meet must be 4 times larger (B register 1 of each step, {@link #fourfoldStep1}), so
+   * every product is {@link #fragA4}'s. Per word: one shift, four LOP3 and two {@code fma.bf16x2}
+   * instead of three shifts and four LOP3, so the ALU pipe (16 lanes a cycle, the busier one in
+   * qmm-mma-async) carries 5 of the 7 instead of all of them.
+   */
+  static Int4 fragA4Fma(int wa, int wb, int h, int magic) {
+    int va = wa >>> (8 * h);
+    int vb = wb >>> (8 * h);
+    return new Int4(
+        (va & 0x000F000F) | magic,
+        (vb & 0x000F000F) | magic,
+        Bf16.fma2(va & 0x00F000F0, BF16X2_2P127, BF16X2_32),
+        Bf16.fma2(vb & 0x00F000F0, BF16X2_2P127, BF16X2_32));
+  }
+
+  /**
+   * A word's B fragments (step 0 in x, y; step 1 in z, w) with register 1 of each step, the x of
+   * the k slots that {@link #fragA4Fma}'s registers 2 and 3 fill, times 4 (exact: a bf16 power of
+   * two; it overflows only where x ≥ 2^126, whose products (128 + q)·x overflowed float already).
+   */
+  static Int4 fourfoldStep1(Int4 f) {
+    return new Int4(
+        f.x(),
+        Bf16.fma2(f.y(), BF16X2_4, BF16X2_NEG0),
+        f.z(),
+        Bf16.fma2(f.w(), BF16X2_4, BF16X2_NEG0));
+  }
+
   /**
    * The A fragment of affine 2-bit codes for step {@code h} (0–3) of words {@code wa}, {@code wb}
    * (rows g and g+8): codes (2h, 2h+8) in registers 0 and 1, (2h+1, 2h+9) in 2 and 3, so each

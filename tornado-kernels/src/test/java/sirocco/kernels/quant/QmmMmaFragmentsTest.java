@@ -172,6 +172,84 @@ class QmmMmaFragmentsTest {
     }
   }
 
+  /**
+   * {@link QmmMmaFragments#fragA4Fma}: for random words and every code value in the in-place
+   * positions, registers 0/1 (rows g, g+8) hold 128 + codes (2h, 2h+4) and registers 2/3 hold (128
+   * + codes (2h+1, 2h+5)) / 4, each code read by the packing's definition (code i in bits
+   * 4i..4i+3).
+   */
+  @Test
+  void fourBitFmaFragmentsHoldOffsetPlusCodeWithStep1Quartered() {
+    Random r = new Random(7);
+    int magic = QmmMmaFragments.magic4(Quant.BF16, 12288);
+    for (int trial = 0; trial < 400; trial++) {
+      // Every code 0-15 at every position within the first 16 trials, random words after.
+      int wa = trial < 16 ? 0x11111111 * trial : r.nextInt();
+      int wb = trial < 16 ? 0x11111111 * (15 - trial) : r.nextInt();
+      for (int h = 0; h < 2; h++) {
+        sirocco.api.Int4 f = QmmMmaFragments.fragA4Fma(wa, wb, h, magic);
+        int[] regs = {f.x(), f.y(), f.z(), f.w()};
+        for (int reg = 0; reg < 4; reg++) {
+          int w = (reg & 1) == 0 ? wa : wb;
+          for (int part = 0; part < 2; part++) {
+            int c = 2 * h + (reg >> 1) + 4 * part;
+            double want = (128 + ((w >>> (4 * c)) & 15)) / (reg < 2 ? 1.0 : 4.0);
+            double got = half(part == 0 ? regs[reg] & 0xFFFF : regs[reg] >>> 16, Quant.BF16);
+            assertEquals(want, got, 0.0, "h " + h + " reg " + reg + " code " + c);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * {@link QmmMmaFragments#fourfoldStep1}: registers 1 and 3 become exactly 4 times each half
+   * (zeros keeping their sign, subnormals, the largest finite values going to infinity, NaN staying
+   * NaN), registers 0 and 2 stay as they are.
+   */
+  @Test
+  void fourfoldStep1QuadruplesRegisters1And3Exactly() {
+    Random r = new Random(8);
+    int[] special = {
+      0x0000, 0x8000, 0x0001, 0x807F, 0x0080, 0x3F80, 0xBF80, 0x7E80, 0x7F7F, 0xFF80, 0x7FC0
+    };
+    for (int trial = 0; trial < 2000; trial++) {
+      int[] halves = new int[8];
+      for (int i = 0; i < 8; i++) {
+        halves[i] =
+            trial < special.length ? special[(trial + i) % special.length] : r.nextInt() & 0xFFFF;
+      }
+      sirocco.api.Int4 in =
+          new sirocco.api.Int4(
+              halves[0] | halves[1] << 16,
+              halves[2] | halves[3] << 16,
+              halves[4] | halves[5] << 16,
+              halves[6] | halves[7] << 16);
+      sirocco.api.Int4 out = QmmMmaFragments.fourfoldStep1(in);
+      assertEquals(in.x(), out.x());
+      assertEquals(in.z(), out.z());
+      int[] got = {out.y() & 0xFFFF, out.y() >>> 16, out.w() & 0xFFFF, out.w() >>> 16};
+      int[] src = {halves[2], halves[3], halves[6], halves[7]};
+      for (int i = 0; i < 4; i++) {
+        double x = half(src[i], Quant.BF16);
+        double y = half(got[i], Quant.BF16);
+        if (Double.isNaN(x)) {
+          assertTrue(Double.isNaN(y), "NaN stays NaN");
+          continue;
+        }
+        double want = 4 * x; // exact in double; bf16 holds it unless it passes the largest finite
+        if (Math.abs(want) > Float.intBitsToFloat(0x7F7F0000)) {
+          want = Math.copySign(Double.POSITIVE_INFINITY, x);
+        }
+        assertEquals(want, y, 0.0, "half 0x" + Integer.toHexString(src[i]));
+        assertEquals(
+            Math.copySign(1.0, x),
+            Math.copySign(1.0, y),
+            "sign of 0x" + Integer.toHexString(src[i]));
+      }
+    }
+  }
+
   /** Code c (0–15) of a 6-bit unit of three words: bits 6c..6c+5, least significant first. */
   private static int code6(int[] w, int c) {
     long lo = (w[0] & 0xFFFFFFFFL) | ((long) w[1] << 32);
