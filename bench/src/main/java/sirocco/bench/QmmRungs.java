@@ -49,14 +49,15 @@ final class QmmRungs {
    * per SM}} and {@code qmm-mma-splitk@KSxMTxBPSxRT} adds the 8-row tiles per warp (1, 2), {@code
    * qmv-splitk@BPSxFB} gives {@code {blocks per SM, features per batch}}, {@code
    * qmv-async@BLOCKSxFBxSTAGES} gives {@code {blocks (the whole grid), features per batch,
-   * stages}}, {@code qmm-mma-async@KSxSTAGES[xRT[xBPS[xE[xRB]]]]} gives {@code {warps splitting k,
-   * stages[, 8-row tiles per warp[, blocks per SM[, early refill (1) or not (0)[, batches per
-   * reduction round]]]]}}, {@code qmm-mma-fp-async@KSxSTAGES[xRT]} gives {@code {warps splitting k,
-   * stages[, 8-row tiles per warp]}}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]} gives {@code
-   * {warps per block, 16-feature tiles per warp, 8-row tiles, x slots[, weights by cp.async (1) or
-   * registers (0)]}}, {@code qmv-rows@RxF} gives {@code {rows of x per block, features per warp}},
-   * {@code qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row
-   * tiles per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
+   * stages}}, {@code qmm-mma-async@KSxSTAGES[xRT[xBPS[xE[xRB[xFU]]]]]} gives {@code {warps
+   * splitting k, stages[, 8-row tiles per warp[, blocks per SM[, early refill (1) or not (0)[,
+   * batches per reduction round[, bf16 4-bit unpacking by fma.bf16x2 (1) or not (0)]]]]]}}, {@code
+   * qmm-mma-fp-async@KSxSTAGES[xRT]} gives {@code {warps splitting k, stages[, 8-row tiles per
+   * warp]}}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]} gives {@code {warps per block, 16-feature
+   * tiles per warp, 8-row tiles, x slots[, weights by cp.async (1) or registers (0)]}}, {@code
+   * qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
+   * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
+   * per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
    * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2).
    */
   static int[] tuned(String rung) {
@@ -76,7 +77,7 @@ final class QmmRungs {
                     : base.equals(QmmOp.QMV_ASYNC)
                         ? parts.length == 3
                         : base.equals(QmmOp.QMM_MMA_ASYNC)
-                            ? parts.length >= 2 && parts.length <= 6
+                            ? parts.length >= 2 && parts.length <= 7
                             : base.equals(QmmOp.QMM_MMA_FP_ASYNC)
                                 ? parts.length == 2 || parts.length == 3
                                 : base.equals(QmmOp.QMM_MMA_XSHARED)
@@ -116,7 +117,7 @@ final class QmmRungs {
       return QmmMmaXSharedKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 0);
     }
     if (base.equals(QmmOp.QMM_MMA_ASYNC)) {
-      // Checks KS, STAGES, RT, BPS, E and RB.
+      // Checks KS, STAGES, RT, BPS, E, RB and FU.
       return QmmMmaAsyncKernel.plan(
           s,
           smCount,
@@ -125,7 +126,8 @@ final class QmmRungs {
           t.length > 2 ? t[2] : 1,
           t.length > 3 ? t[3] : 1,
           t.length > 4 ? t[4] : 0,
-          t.length > 5 ? t[5] : 1);
+          t.length > 5 ? t[5] : 1,
+          t.length > 6 ? t[6] : QmmMmaAsyncKernel.FMA_UNPACK);
     }
     if (base.equals(QmmOp.QMM_MMA_FP_ASYNC)) {
       // Checks the shape, KS, STAGES and RT.

@@ -262,7 +262,7 @@ class TornadoCliTest {
           "qmv-rows@4",
           "qmv@1x1",
           "qmv-splitk,",
-          "qmm-mma-async@2x2x1x1x0x1x1",
+          "qmm-mma-async@2x2x1x1x0x1x1x1",
           "qmm-mma-xshared@2x2x1",
           "qmm-mma-xshared@2x2x1x2x1x1"
         }) {

@@ -115,6 +115,23 @@ import sirocco.api.Vec;
  * 80–96 SMs (an H200's bytes per SM), 4–9% at 12–72 rows, even at 1–8 rows on the whole H100
  * (bench/RESULTS.md, run 103).
  *
+ * <h2>Fewer instructions per batch (run 107)</h2>
+ *
+ * Counted in the static SASS of the 4-bit g64 bf16 loop (ptxas 13.0, sm_90), per warp and batch.
+ *
+ * <ul>
+ *   <li>The reducer's entry is computed once per kernel ({@link QmmMmaReduce#ownSlot}, one row tile
+ *       only). Before, ptxas placed ~23 instructions of its index arithmetic on every warp's path
+ *       after the batch barrier, the 12 warps that reduce nothing included.
+ *   <li>The word copies address chunks 2–4 as constant offsets from the first: the full refill went
+ *       from 38 instructions to 31.
+ *   <li>bf16 4-bit reads half its fragment registers in place with {@code fma.bf16x2} ({@link
+ *       QmmMmaFragments#fragA4Fma}, x of those k slots taken times 4 once per kernel). The
+ *       compute's shifts drop from 48 to 16, at 32 more packed fmas. The issue count stays, but the
+ *       ALU pipe, which takes a warp instruction every two cycles and carried ~124 of the ~260, now
+ *       carries ~92.
+ * </ul>
+ *
  * <h2>2- and 6-bit codes (run 106)</h2>
  *
  * A lane's codes of a group come in units of 16 ({@link QmmMmaAsyncLayout}): one 2-bit word or
@@ -154,6 +171,14 @@ public final class QmmMmaAsyncKernel {
    */
   public static final int STAGES = 2;
 
+  /**
+   * The default plans' {@code fu}: 0, shift-and-mask unpacking. 1 ({@link
+   * QmmMmaFragments#fragA4Fma}) moves a third of the bf16 4-bit loop's ALU instructions to the FMA
+   * pipe (static SASS, run 107) but has not run on a GPU yet: explicit plans only ({@code tornado
+   * bench qmm --kernel qmm-mma-async@16x2x1x1x0x1x1}) until it has been checked and timed there.
+   */
+  public static final int FMA_UNPACK = 0;
+
   /** Shared memory one block may use on sm_90 (227 KiB opt-in); sm_80 allows 163 KiB. */
   static final int SHARED_LIMIT = 227 * 1024;
 
@@ -162,30 +187,35 @@ public final class QmmMmaAsyncKernel {
 
   @Kernel(
       validateWith = {
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=3,rt=1,early=0,rb=1",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=3,rt=1,early=0,rb=1",
-        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=1",
-        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=1",
-        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=4,rt=1,early=0,rb=1",
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
-        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=1,rb=1",
-        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=3,rt=2,early=1,rb=1",
-        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=3",
-        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=2",
-        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
-        "bits=4,groupSize=32,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1",
-        "bits=2,groupSize=64,dtype=0,ks=16,wps=4,stages=2,rt=1,early=0,rb=1",
-        "bits=2,groupSize=64,dtype=1,ks=16,wps=4,stages=2,rt=1,early=0,rb=1",
-        "bits=2,groupSize=128,dtype=0,ks=16,wps=4,stages=2,rt=1,early=0,rb=1",
-        "bits=2,groupSize=64,dtype=0,ks=16,wps=4,stages=2,rt=2,early=0,rb=1",
-        "bits=2,groupSize=128,dtype=1,ks=16,wps=4,stages=2,rt=2,early=0,rb=1",
-        "bits=6,groupSize=64,dtype=0,ks=16,wps=12,stages=2,rt=1,early=0,rb=1",
-        "bits=6,groupSize=64,dtype=1,ks=16,wps=12,stages=2,rt=1,early=0,rb=1",
-        "bits=6,groupSize=64,dtype=0,ks=16,wps=12,stages=2,rt=2,early=0,rb=1",
-        "bits=6,groupSize=128,dtype=1,ks=16,wps=12,stages=2,rt=2,early=0,rb=1",
-        "bits=6,groupSize=64,dtype=1,ks=2,wps=6,stages=3,rt=1,early=0,rb=1"
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=3,rt=1,early=0,rb=1,fu=0",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=3,rt=1,early=0,rb=1,fu=0",
+        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=4,rt=1,early=0,rb=1,fu=0",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=1,rb=1,fu=0",
+        "bits=4,groupSize=128,dtype=1,ks=16,wps=8,stages=3,rt=2,early=1,rb=1,fu=0",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=3,fu=0",
+        "bits=4,groupSize=64,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=2,fu=0",
+        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=4,groupSize=32,dtype=1,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=2,groupSize=64,dtype=0,ks=16,wps=4,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=2,groupSize=64,dtype=1,ks=16,wps=4,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=2,groupSize=128,dtype=0,ks=16,wps=4,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=2,groupSize=64,dtype=0,ks=16,wps=4,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=2,groupSize=128,dtype=1,ks=16,wps=4,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=6,groupSize=64,dtype=0,ks=16,wps=12,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=6,groupSize=64,dtype=1,ks=16,wps=12,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=6,groupSize=64,dtype=0,ks=16,wps=12,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=6,groupSize=128,dtype=1,ks=16,wps=12,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=6,groupSize=64,dtype=1,ks=2,wps=6,stages=3,rt=1,early=0,rb=1,fu=0",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=1,fu=1",
+        "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=1",
+        "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=1,fu=1",
+        "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=1",
+        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=3,rt=1,early=1,rb=1,fu=1"
       })
   public static void qmm(
       KernelContext ctx,
@@ -205,7 +235,8 @@ public final class QmmMmaAsyncKernel {
       @Specialize int stages,
       @Specialize int rt,
       @Specialize int early,
-      @Specialize int rb) {
+      @Specialize int rb,
+      @Specialize int fu) {
     // May be launched early (QmmPolicy.earlyStart): the first copies are requested after this, so
     // nothing is read before the previous kernel ends.
     ctx.waitForPriorGrids();
@@ -319,7 +350,7 @@ public final class QmmMmaAsyncKernel {
         o = QmmMmaKernel.mma(ctx, ones, b1, o, dtype);
         // The sums above take x as it is; the mmas take it as fragA's k slots need it.
         Int4 fr =
-            QmmMmaAsyncLayout.xFragments(new Int4(b0.x(), b0.y(), b1.x(), b1.y()), bits, dtype);
+            QmmMmaAsyncLayout.xFragments(new Int4(b0.x(), b0.y(), b1.x(), b1.y()), bits, dtype, fu);
         Int4 fy = zx;
         if (rt > 1) {
           Int4 py = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
@@ -327,7 +358,9 @@ public final class QmmMmaAsyncKernel {
           Int2 c1 = QmmMmaFragments.fragB(py, 1, 4);
           oy = QmmMmaKernel.mma(ctx, ones, c0, oy, dtype);
           oy = QmmMmaKernel.mma(ctx, ones, c1, oy, dtype);
-          fy = QmmMmaAsyncLayout.xFragments(new Int4(c0.x(), c0.y(), c1.x(), c1.y()), bits, dtype);
+          fy =
+              QmmMmaAsyncLayout.xFragments(
+                  new Int4(c0.x(), c0.y(), c1.x(), c1.y()), bits, dtype, fu);
         }
         if (j == 0) {
           xf0 = fr;
@@ -464,8 +497,8 @@ public final class QmmMmaAsyncKernel {
             int j = (c * upl + i) * spu + u;
             Int4 xf = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
             // Unpacked once, for both row tiles.
-            Int4 a0 = fragA(wa, wa1, wa2, wb, wb1, wb2, 2 * u, bits, dtype, magic);
-            Int4 a1 = fragA(wa, wa1, wa2, wb, wb1, wb2, 2 * u + 1, bits, dtype, magic);
+            Int4 a0 = fragA(wa, wa1, wa2, wb, wb1, wb2, 2 * u, bits, dtype, magic, fu);
+            Int4 a1 = fragA(wa, wa1, wa2, wb, wb1, wb2, 2 * u + 1, bits, dtype, magic, fu);
             d = QmmMmaSplitKKernel.mmaPair(ctx, a0, a1, xf, d, dtype);
             if (rt > 1) {
               Int4 yf = QmmMmaSplitKKernel.pick(yf0, yf1, yf2, yf3, yf4, yf5, yf6, yf7, j);
@@ -651,7 +684,7 @@ public final class QmmMmaAsyncKernel {
     while (stages > 2 && sharedBytes(s.bits(), ks, wps, cpw, stages, rt) > SHARED_LIMIT) {
       stages--;
     }
-    return QmmMmaAsyncPlans.build(s, smCount, ks, stages, rt, 1, 0, 1, true);
+    return QmmMmaAsyncPlans.build(s, smCount, ks, stages, rt, 1, 0, 1, FMA_UNPACK, true);
   }
 
   /**
@@ -717,9 +750,20 @@ public final class QmmMmaAsyncKernel {
    */
   public static LaunchPlan plan(
       QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early, int rb) {
+    return plan(s, smCount, ks, stages, rt, bps, early, rb, FMA_UNPACK);
+  }
+
+  /**
+   * An explicit plan with {@code fu} (0, 1): with 1, bf16 4-bit codes unpack by {@link
+   * QmmMmaFragments#fragA4Fma} (half the fragment registers read in place by {@code fma.bf16x2}, a
+   * third of the shifts; the default is {@link #FMA_UNPACK}); 1 is refused for other widths and
+   * dtypes.
+   */
+  public static LaunchPlan plan(
+      QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early, int rb, int fu) {
     if (s == null) {
       throw new IllegalArgumentException("s must be a QmmShape, got null");
     }
-    return QmmMmaAsyncPlans.build(s, smCount, ks, stages, rt, bps, early, rb, false);
+    return QmmMmaAsyncPlans.build(s, smCount, ks, stages, rt, bps, early, rb, fu, false);
   }
 }

@@ -135,26 +135,43 @@ final class QmmMmaAsyncLayout {
 
   /**
    * The A fragment of step {@code h} of the units of rows g ({@code a0..a2}) and g+8 ({@code
-   * b0..b2}; words past the unit's are unused): 4-bit h = 0, 1; 2- and 6-bit 0–3.
+   * b0..b2}; words past the unit's are unused): 4-bit h = 0, 1; 2- and 6-bit 0–3. {@code fu} = 1:
+   * bf16 4-bit by {@link QmmMmaFragments#fragA4Fma} (x through {@link #xFragments} with the same
+   * {@code fu}).
    */
   static Int4 fragA(
-      int a0, int a1, int a2, int b0, int b1, int b2, int h, int bits, int dtype, int magic) {
+      int a0,
+      int a1,
+      int a2,
+      int b0,
+      int b1,
+      int b2,
+      int h,
+      int bits,
+      int dtype,
+      int magic,
+      int fu) {
     if (bits == 6) {
       return QmmMmaFragments.fragA6(a0, a1, a2, b0, b1, b2, h, dtype, magic);
     }
     if (bits == 2) {
       return QmmMmaFragments.fragA2(a0, b0, h, dtype, magic);
     }
-    return dtype == Quant.BF16
+    return fmaUnpack(bits, dtype, fu)
         ? QmmMmaFragments.fragA4Fma(a0, b0, h, magic)
         : QmmMmaFragments.fragA4(a0, b0, h, dtype, magic);
   }
 
   /**
-   * A slot's B fragments as {@link #fragA} meets them: bf16 4-bit steps take their register 1 times
-   * 4 ({@link QmmMmaFragments#fourfoldStep1}), every other width and dtype as they are.
+   * A slot's B fragments as {@link #fragA} meets them: with {@code fu} = 1, bf16 4-bit steps take
+   * their register 1 times 4 ({@link QmmMmaFragments#fourfoldStep1}); otherwise as they are.
    */
-  static Int4 xFragments(Int4 f, int bits, int dtype) {
-    return bits == 4 && dtype == Quant.BF16 ? QmmMmaFragments.fourfoldStep1(f) : f;
+  static Int4 xFragments(Int4 f, int bits, int dtype, int fu) {
+    return fmaUnpack(bits, dtype, fu) ? QmmMmaFragments.fourfoldStep1(f) : f;
+  }
+
+  /** Whether {@code fu} = 1 applies: bf16 4-bit codes ({@link QmmMmaFragments#fragA4Fma}). */
+  static boolean fmaUnpack(int bits, int dtype, int fu) {
+    return fu == 1 && bits == 4 && dtype == Quant.BF16;
   }
 }

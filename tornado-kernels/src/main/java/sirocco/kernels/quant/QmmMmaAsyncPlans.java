@@ -36,8 +36,9 @@ final class QmmMmaAsyncPlans {
   }
 
   /**
-   * The plan of {@link QmmMmaAsyncKernel#plan(QmmShape, int, int, int, int, int, int, int)} for a
-   * non-null {@code s}; {@code supported}: the caller has already found that the kernel takes it.
+   * The plan of {@link QmmMmaAsyncKernel#plan(QmmShape, int, int, int, int, int, int, int, int)}
+   * for a non-null {@code s}; {@code supported}: the caller has already found that the kernel takes
+   * it.
    */
   static LaunchPlan build(
       QmmShape s,
@@ -48,7 +49,12 @@ final class QmmMmaAsyncPlans {
       int bps,
       int early,
       int rb,
+      int fu,
       boolean supported) {
+    if (fu != 0 && fu != 1) {
+      throw new IllegalArgumentException(
+          "fu must be 0 (shift-and-mask unpacking) or 1 (bf16 4-bit: fma.bf16x2), got " + fu);
+    }
     if (rb < 1 || rb > 8) {
       throw new IllegalArgumentException("rb must be 1 to 8 batches per reduction, got " + rb);
     }
@@ -73,6 +79,13 @@ final class QmmMmaAsyncPlans {
       if (why != null) {
         throw new IllegalArgumentException("s cannot be computed by this kernel: " + why);
       }
+    }
+    if (fu == 1 && !QmmMmaAsyncLayout.fmaUnpack(s.bits(), s.dtype(), fu)) {
+      throw new IllegalArgumentException(
+          "fu=1 unpacks bf16 4-bit codes only, got "
+              + s.bits()
+              + "-bit "
+              + (s.dtype() == Quant.F16 ? "f16" : "dtype " + s.dtype()));
     }
     int groups = s.k() / s.groupSize();
     if (s.bits() != 4 && ks >= 1 && groups % ks == 0) {
@@ -146,7 +159,9 @@ final class QmmMmaAsyncPlans {
             "early",
             early,
             "rb",
-            rb);
+            rb,
+            "fu",
+            fu);
     // Two blocks always carry the hint: the register kernel's estimate that base uses is not this
     // kernel's count (68 at rt = 1), and 2 x 512 x 68 registers would not launch.
     return p.withMinBlocksPerSm(bps > 1 ? bps : base.minBlocksPerSm());

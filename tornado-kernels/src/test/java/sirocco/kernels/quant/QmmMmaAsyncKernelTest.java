@@ -71,6 +71,54 @@ class QmmMmaAsyncKernelTest {
   }
 
   /**
+   * fu = 1 ({@link QmmMmaFragments#fragA4Fma}: bf16 4-bit half read in place by fma.bf16x2, x of
+   * those slots times 4): groups 32/64/128, one and two row tiles, k = 4096 with 16 warps, an
+   * early-refill and a round plan, the all-positive x of the bias-term case, against the float64
+   * reference; and its refusals for other widths and dtypes, and for values other than 0 and 1.
+   */
+  @Test
+  void fmaUnpackingOfBf16FourBitCodes() {
+    long seed = 900;
+    for (int g : new int[] {32, 64, 128}) {
+      for (int rows : new int[] {1, 8, 12}) {
+        QmmShape s = QmmShape.affine(4, g, Quant.BF16, rows, 40, 512);
+        int rt = QmmMmaAsyncKernel.rowTiles(s);
+        LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, 2, 2, rt, 1, 0, 1, 1);
+        assertEquals(1, p.get("fu"), p.describe());
+        check(s, seed++, p);
+      }
+    }
+    QmmShape big = QmmShape.affine(4, 64, Quant.BF16, 5, 24, 4096);
+    check(big, seed++, QmmMmaAsyncKernel.plan(big, SMS, 16, 2, 1, 1, 0, 1, 1));
+    check(big, seed++, QmmMmaAsyncKernel.plan(big, 1, 16, 3, 1, 1, 1, 1, 1));
+    check(big, seed++, QmmMmaAsyncKernel.plan(big, 1, 16, 2, 1, 1, 0, 3, 1));
+    QmmShape pos = QmmShape.affine(4, 64, Quant.BF16, 12, 40, 1024);
+    check(
+        positiveX(pos, new java.util.SplittableRandom(78)),
+        QmmMmaAsyncKernel.plan(pos, SMS, 4, 2, 2, 1, 0, 1, 1));
+
+    for (QmmShape other :
+        new QmmShape[] {
+          QmmShape.affine(4, 64, Quant.F16, 1, 40, 512),
+          QmmShape.affine(2, 64, Quant.BF16, 1, 40, 512)
+        }) {
+      assertEquals(0, QmmMmaAsyncKernel.plan(other, 2, 2, 2, 1, 1, 0, 1, 0).get("fu"));
+      IllegalArgumentException r =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> QmmMmaAsyncKernel.plan(other, 2, 2, 2, 1, 1, 0, 1, 1));
+      assertTrue(r.getMessage().contains("fu=1"), r.getMessage());
+    }
+    QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 1, 40, 512);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> QmmMmaAsyncKernel.plan(s, 2, 2, 2, 1, 1, 0, 1, 2));
+    assertTrue(e.getMessage().contains("fu"), e.getMessage());
+    assertEquals(QmmMmaAsyncKernel.FMA_UNPACK, QmmMmaAsyncKernel.plan(s, SMS).get("fu"));
+  }
+
+  /**
    * The bias term on the tensor cores ({@code QmmMmaAsyncKernel.biasTerm}: x sums split in three
    * bf16 parts) where it is largest against the result and the sums need all of a float's bits: x
    * all positive, |N(0, 1)| (values from about 2^-8 to 4, so a group's sum X carries about 20
