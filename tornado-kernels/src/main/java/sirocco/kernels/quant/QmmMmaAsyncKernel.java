@@ -117,7 +117,8 @@ import sirocco.api.Vec;
  *
  * <h2>Fewer instructions per batch (run 107)</h2>
  *
- * Counted in the static SASS of the 4-bit g64 bf16 loop (ptxas 13.0, sm_90), per warp and batch.
+ * Counted in the static SASS of the 4-bit g64 bf16 loop (ptxas 13.0, sm_90), per warp and batch;
+ * not yet timed on a GPU (the session of run 107 got no device).
  *
  * <ul>
  *   <li>The reducer's entry is computed once per kernel ({@link QmmMmaReduce#ownSlot}, one row tile
@@ -125,11 +126,12 @@ import sirocco.api.Vec;
  *       after the batch barrier, the 12 warps that reduce nothing included.
  *   <li>The word copies address chunks 2–4 as constant offsets from the first: the full refill went
  *       from 38 instructions to 31.
- *   <li>bf16 4-bit reads half its fragment registers in place with {@code fma.bf16x2} ({@link
- *       QmmMmaFragments#fragA4Fma}, x of those k slots taken times 4 once per kernel). The
- *       compute's shifts drop from 48 to 16, at 32 more packed fmas. The issue count stays, but the
- *       ALU pipe, which takes a warp instruction every two cycles and carried ~124 of the ~260, now
- *       carries ~92.
+ *   <li>With {@code fu = 1} (explicit plans; {@link #FMA_UNPACK} keeps the default at 0 until it
+ *       has run on a GPU) bf16 4-bit reads half its fragment registers in place with {@code
+ *       fma.bf16x2} ({@link QmmMmaFragments#fragA4Fma}, x of those k slots taken times 4 once per
+ *       kernel). The compute's shifts drop from 48 to 16, at 32 more packed fmas. The issue count
+ *       stays, but the ALU pipe, which takes a warp instruction every two cycles and carried ~124
+ *       of the ~260, then carries ~92.
  * </ul>
  *
  * <h2>2- and 6-bit codes (run 106)</h2>
