@@ -398,7 +398,8 @@ final class QuantCases {
     int rt = sp.i("rt");
     int early = sp.i("early");
     int rb = sp.i("rb");
-    LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, stages, rt, 1, early, rb);
+    int fu = sp.i("fu");
+    LaunchPlan p = QmmMmaAsyncKernel.plan(s, 2, ks, stages, rt, 1, early, rb, fu);
     return fromPlan(
         m,
         p,
@@ -412,6 +413,8 @@ final class QuantCases {
             + early
             + ", "
             + rb
+            + ", "
+            + fu
             + ")",
         s,
         List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
