@@ -219,9 +219,9 @@ public final class QmmMmaAsyncFpKernel {
 
     int tid = ctx.localIdx;
     // With a thread per entry of the batch tile, the thread's entry once (QmmMmaReduce).
-    boolean own = 32 * ks >= rt * 128;
+    boolean own = QmmMmaReduce.ownsEntries(ks, rt);
     int eSlot = QmmMmaReduce.ownSlot(tid, rt, mBase, rows);
-    int eOut = (mBase + QmmMmaReduce.entryRow(tid, rt)) * n + QmmMmaReduce.entryFeature(tid, rt);
+    int eOut = QmmMmaReduce.ownOut(tid, rt, mBase, n);
     int buf = 0;
     int slot = 0; // the stage holding batch bt
     while (bt < batches) {

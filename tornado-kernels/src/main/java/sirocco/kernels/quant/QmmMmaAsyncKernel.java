@@ -422,9 +422,9 @@ public final class QmmMmaAsyncKernel {
     // rb = 1, one row tile, a thread per entry of the batch tile: the thread's entry, once
     // (QmmMmaReduce.ownSlot). Two row tiles keep the per-batch form: at their 128-register cap
     // the two registers the hoist holds spilled 24 bytes (g64 bf16, ptxas 13.0).
-    boolean own = rb == 1 && rt == 1 && 32 * ks >= rt * 128;
+    boolean own = rb == 1 && rt == 1 && QmmMmaReduce.ownsEntries(ks, rt);
     int eSlot = QmmMmaReduce.ownSlot(tid, rt, mBase, rows);
-    int eOut = (mBase + QmmMmaReduce.entryRow(tid, rt)) * n + QmmMmaReduce.entryFeature(tid, rt);
+    int eOut = QmmMmaReduce.ownOut(tid, rt, mBase, n);
     while (bt < batches) {
       // Refill the stage read last batch (its readers passed that batch's block barrier) with the
       // batch stages - 1 ahead; one group per iteration, empty past the end, so the wait below

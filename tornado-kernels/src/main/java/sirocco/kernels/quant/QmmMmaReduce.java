@@ -120,6 +120,16 @@ final class QmmMmaReduce {
     return tid < rt * 128 && mBase + entryRow(tid, rt) < rows ? entrySlot(tid, rt) : -1;
   }
 
+  /** Whether a block of {@code ks} warps has a thread per entry of an {@code rt}-tile batch. */
+  static boolean ownsEntries(int ks, int rt) {
+    return 32 * ks >= rt * 128;
+  }
+
+  /** Output index of thread {@code tid}'s entry at batch 0 ({@link #sumOwn}'s {@code o}). */
+  static int ownOut(int tid, int rt, int mBase, int n) {
+    return (mBase + entryRow(tid, rt)) * n + entryFeature(tid, rt);
+  }
+
   /**
    * The own entry's output of batch {@code bt} (16 features), if it has one: {@code slot} from
    * {@link #ownSlot}, {@code o} the output index of its row at its feature ({@link #entryFeature})
