@@ -173,7 +173,7 @@ public final class QmmBench {
                 + " per warp and blocks per SM as qmm-mma-splitk@KSxMTxBPS[xRT] (e.g."
                 + " qmm-mma-splitk@16x2x1, or @16x1x1x2 for two 8-row tiles per warp), qmv-splitk its blocks per SM and batch as"
                 + " qmv-splitk@BPSxFB, qmv-async its whole grid, batch and stages as"
-                + " qmv-async@BLOCKSxFBxSTAGES, qmm-mma-async its k split, stages, row tiles per warp, blocks per SM, early refill, batches per reduction round and bf16 4-bit fma unpacking as qmm-mma-async@KSxSTAGES[xRT[xBPS[xE[xRB[xFU]]]]], and qmv-rows its rows of x per block and features per warp as"
+                + " qmv-async@BLOCKSxFBxSTAGES, qmm-mma-async its k split, stages, row tiles per warp, blocks per SM, early refill, batches per reduction round and bf16 4-/2-bit fma unpacking as qmm-mma-async@KSxSTAGES[xRT[xBPS[xE[xRB[xFU]]]]], and qmv-rows its rows of x per block and features per warp as"
                 + " qmv-rows@RxF, qmm-tiled its block and warp tiles, tile slots and cp.async x"
                 + " tile as qmm-tiled@BMxBNxMTxNT[xS[xA]] (e.g. qmm-tiled@128x192x3x8,"
                 + " qmm-tiled@128x128x4x4x2 or qmm-tiled@128x96x3x4x2x1), and qmm-mma-xshared its"

@@ -131,7 +131,8 @@ import sirocco.api.Vec;
  *       fma.bf16x2} ({@link QmmMmaFragments#fragA4Fma}, x of those k slots taken times 4 once per
  *       kernel). The compute's shifts drop from 48 to 16, at 32 more packed fmas. The issue count
  *       stays, but the ALU pipe, which takes a warp instruction every two cycles and carried ~124
- *       of the ~260, then carries ~92.
+ *       of the ~260, then carries ~92. bf16 2-bit does the same for three of its four registers
+ *       ({@link QmmMmaFragments#fragA2Fma}: one shift per word instead of seven).
  * </ul>
  *
  * <h2>2- and 6-bit codes (run 106)</h2>
@@ -175,9 +176,10 @@ public final class QmmMmaAsyncKernel {
 
   /**
    * The default plans' {@code fu}: 0, shift-and-mask unpacking. 1 ({@link
-   * QmmMmaFragments#fragA4Fma}) moves a third of the bf16 4-bit loop's ALU instructions to the FMA
-   * pipe (static SASS, run 107) but has not run on a GPU yet: explicit plans only ({@code tornado
-   * bench qmm --kernel qmm-mma-async@16x2x1x1x0x1x1}) until it has been checked and timed there.
+   * QmmMmaFragments#fragA4Fma}, {@link QmmMmaFragments#fragA2Fma}) moves a third of the bf16 4-bit
+   * loop's ALU instructions (and 6 of 2-bit's 15 per word) to the FMA pipe (static SASS, run 107)
+   * but has not run on a GPU yet: explicit plans only ({@code tornado bench qmm --kernel
+   * qmm-mma-async@16x2x1x1x0x1x1}) until it has been checked and timed there.
    */
   public static final int FMA_UNPACK = 0;
 
@@ -217,7 +219,9 @@ public final class QmmMmaAsyncKernel {
         "bits=4,groupSize=64,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=1",
         "bits=4,groupSize=128,dtype=0,ks=16,wps=8,stages=2,rt=1,early=0,rb=1,fu=1",
         "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=1",
-        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=3,rt=1,early=1,rb=1,fu=1"
+        "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=3,rt=1,early=1,rb=1,fu=1",
+        "bits=2,groupSize=64,dtype=0,ks=16,wps=4,stages=2,rt=1,early=0,rb=1,fu=1",
+        "bits=2,groupSize=128,dtype=0,ks=16,wps=4,stages=2,rt=2,early=0,rb=1,fu=1"
       })
   public static void qmm(
       KernelContext ctx,
@@ -758,8 +762,9 @@ public final class QmmMmaAsyncKernel {
   /**
    * An explicit plan with {@code fu} (0, 1): with 1, bf16 4-bit codes unpack by {@link
    * QmmMmaFragments#fragA4Fma} (half the fragment registers read in place by {@code fma.bf16x2}, a
-   * third of the shifts; the default is {@link #FMA_UNPACK}); 1 is refused for other widths and
-   * dtypes.
+   * third of the shifts) and bf16 2-bit codes by {@link QmmMmaFragments#fragA2Fma} (three quarters
+   * in place, one shift per word instead of seven); the default is {@link #FMA_UNPACK}. 1 is
+   * refused for other widths and dtypes.
    */
   public static LaunchPlan plan(
       QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early, int rb, int fu) {

@@ -136,8 +136,8 @@ final class QmmMmaAsyncLayout {
   /**
    * The A fragment of step {@code h} of the units of rows g ({@code a0..a2}) and g+8 ({@code
    * b0..b2}; words past the unit's are unused): 4-bit h = 0, 1; 2- and 6-bit 0–3. {@code fu} = 1:
-   * bf16 4-bit by {@link QmmMmaFragments#fragA4Fma} (x through {@link #xFragments} with the same
-   * {@code fu}).
+   * bf16 4- and 2-bit by {@link QmmMmaFragments#fragA4Fma} and {@link QmmMmaFragments#fragA2Fma} (x
+   * through {@link #xFragments} with the same {@code fu}).
    */
   static Int4 fragA(
       int a0,
@@ -155,7 +155,9 @@ final class QmmMmaAsyncLayout {
       return QmmMmaFragments.fragA6(a0, a1, a2, b0, b1, b2, h, dtype, magic);
     }
     if (bits == 2) {
-      return QmmMmaFragments.fragA2(a0, b0, h, dtype, magic);
+      return fmaUnpack(bits, dtype, fu)
+          ? QmmMmaFragments.fragA2Fma(a0, b0, h, magic)
+          : QmmMmaFragments.fragA2(a0, b0, h, dtype, magic);
     }
     return fmaUnpack(bits, dtype, fu)
         ? QmmMmaFragments.fragA4Fma(a0, b0, h, magic)
@@ -164,14 +166,21 @@ final class QmmMmaAsyncLayout {
 
   /**
    * A slot's B fragments as {@link #fragA} meets them: with {@code fu} = 1, bf16 4-bit steps take
-   * their register 1 times 4 ({@link QmmMmaFragments#fourfoldStep1}); otherwise as they are.
+   * their register 1 times 4 ({@link QmmMmaFragments#fourfoldStep1}), bf16 2-bit slots the factors
+   * of {@link QmmMmaFragments#xFactorsTwoBitFma}; otherwise as they are.
    */
   static Int4 xFragments(Int4 f, int bits, int dtype, int fu) {
-    return fmaUnpack(bits, dtype, fu) ? QmmMmaFragments.fourfoldStep1(f) : f;
+    if (!fmaUnpack(bits, dtype, fu)) {
+      return f;
+    }
+    return bits == 2 ? QmmMmaFragments.xFactorsTwoBitFma(f) : QmmMmaFragments.fourfoldStep1(f);
   }
 
-  /** Whether {@code fu} = 1 applies: bf16 4-bit codes ({@link QmmMmaFragments#fragA4Fma}). */
+  /**
+   * Whether {@code fu} = 1 applies: bf16 4-bit ({@link QmmMmaFragments#fragA4Fma}) and 2-bit
+   * ({@link QmmMmaFragments#fragA2Fma}) codes.
+   */
   static boolean fmaUnpack(int bits, int dtype, int fu) {
-    return fu == 1 && bits == 4 && dtype == Quant.BF16;
+    return fu == 1 && (bits == 4 || bits == 2) && dtype == Quant.BF16;
   }
 }

@@ -53,7 +53,8 @@ final class QmmMmaAsyncPlans {
       boolean supported) {
     if (fu != 0 && fu != 1) {
       throw new IllegalArgumentException(
-          "fu must be 0 (shift-and-mask unpacking) or 1 (bf16 4-bit: fma.bf16x2), got " + fu);
+          "fu must be 0 (shift-and-mask unpacking) or 1 (bf16 2- and 4-bit: fma.bf16x2), got "
+              + fu);
     }
     if (rb < 1 || rb > 8) {
       throw new IllegalArgumentException("rb must be 1 to 8 batches per reduction, got " + rb);
@@ -82,7 +83,7 @@ final class QmmMmaAsyncPlans {
     }
     if (fu == 1 && !QmmMmaAsyncLayout.fmaUnpack(s.bits(), s.dtype(), fu)) {
       throw new IllegalArgumentException(
-          "fu=1 unpacks bf16 4-bit codes only, got "
+          "fu=1 unpacks bf16 2- and 4-bit codes only, got "
               + s.bits()
               + "-bit "
               + (s.dtype() == Quant.F16 ? "f16" : "dtype " + s.dtype()));

@@ -187,6 +187,55 @@ final class QmmMmaFragments {
         ((wb >>> (p + 2)) & 0x00030003) | magic);
   }
 
+  /** bf16 8, 16 and 128 in both halves: {@link #fragA2Fma}'s addends and x factor. */
+  static final int BF16X2_8 = 0x41004100;
+
+  static final int BF16X2_16 = 0x41804180;
+
+  static final int BF16X2_128 = 0x43004300;
+
+  /**
+   * {@link #fragA2}'s bf16 fragment with one shift per word instead of seven. Step h's codes lie in
+   * byte h / 2 of each half (one shift by 8 for steps 2 and 3), and a masked bf16 pattern of that
+   * byte is linear in its bits (subnormals and the first binade: value = pattern·2^-133), so a code
+   * at bit b of the byte reads in place as q·2^(b-133). Bit 0 is or-ed with 128's exponent as in
+   * {@link #fragA2}; bits 2, 4 and 6 take one {@code fma.bf16x2} by 2^127 plus 8, 32 or 128, which
+   * gives (128 + q)/16, (128 + q)/4 and 128 + q exactly (each sum has at most 8 significant bits).
+   * The x those k slots meet is taken 16, 4 and 1 times ({@link #xFactorsTwoBitFma}), so every
+   * product is {@link #fragA2}'s. Per word and its four steps: one shift, eight LOP3 and six packed
+   * fmas against seven shifts and eight LOP3, so the ALU pipe carries 9 of 15 where it carried all.
+   */
+  static Int4 fragA2Fma(int wa, int wb, int h, int magic) {
+    int va = h < 2 ? wa : wa >>> 8;
+    int vb = h < 2 ? wb : wb >>> 8;
+    if ((h & 1) == 0) {
+      return new Int4(
+          (va & 0x00030003) | magic,
+          (vb & 0x00030003) | magic,
+          Bf16.fma2(va & 0x000C000C, BF16X2_2P127, BF16X2_8),
+          Bf16.fma2(vb & 0x000C000C, BF16X2_2P127, BF16X2_8));
+    }
+    return new Int4(
+        Bf16.fma2(va & 0x00300030, BF16X2_2P127, BF16X2_32),
+        Bf16.fma2(vb & 0x00300030, BF16X2_2P127, BF16X2_32),
+        Bf16.fma2(va & 0x00C000C0, BF16X2_2P127, BF16X2_128),
+        Bf16.fma2(vb & 0x00C000C0, BF16X2_2P127, BF16X2_128));
+  }
+
+  /**
+   * A 2-bit slot's B fragments (step 2u in x, y; step 2u+1 in z, w) as {@link #fragA2Fma} meets
+   * them: y times 16 (codes at bit 2 of their byte), z times 4 (bit 4), x and w as they are (bits 0
+   * and 6). Exact as {@link #fourfoldStep1} is: a power of two, overflowing only where x ≥ 2^124,
+   * whose products (128 + q)·x overflowed float already.
+   */
+  static Int4 xFactorsTwoBitFma(Int4 f) {
+    return new Int4(
+        f.x(),
+        Bf16.fma2(f.y(), BF16X2_16, BF16X2_NEG0),
+        Bf16.fma2(f.z(), BF16X2_4, BF16X2_NEG0),
+        f.w());
+  }
+
   /**
    * The A fragment of affine 6-bit codes for step {@code h} (0–3) of two 16-code units, rows g
    * ({@code a0..a2}) and g+8 ({@code b0..b2}): three words each, code i in bits 6i..6i+5 of the 96

@@ -74,7 +74,7 @@ class QmmMmaAsyncKernelTest {
    * fu = 1 ({@link QmmMmaFragments#fragA4Fma}: bf16 4-bit half read in place by fma.bf16x2, x of
    * those slots times 4): groups 32/64/128, one and two row tiles, k = 4096 with 16 warps, an
    * early-refill and a round plan, the all-positive x of the bias-term case, against the float64
-   * reference; and its refusals for other widths and dtypes, and for values other than 0 and 1.
+   * reference; and its refusals for f16 and 6-bit, and for values other than 0 and 1.
    */
   @Test
   void fmaUnpackingOfBf16FourBitCodes() {
@@ -100,7 +100,8 @@ class QmmMmaAsyncKernelTest {
     for (QmmShape other :
         new QmmShape[] {
           QmmShape.affine(4, 64, Quant.F16, 1, 40, 512),
-          QmmShape.affine(2, 64, Quant.BF16, 1, 40, 512)
+          QmmShape.affine(2, 64, Quant.F16, 1, 40, 512),
+          QmmShape.affine(6, 64, Quant.BF16, 1, 40, 512)
         }) {
       assertEquals(0, QmmMmaAsyncKernel.plan(other, 2, 2, 2, 1, 1, 0, 1, 0).get("fu"));
       IllegalArgumentException r =
@@ -362,6 +363,33 @@ class QmmMmaAsyncKernelTest {
         }
       }
     }
+  }
+
+  /**
+   * fu = 1 for bf16 2-bit ({@link QmmMmaFragments#fragA2Fma}: codes at bits 2, 4, 6 of each byte
+   * read in place, x of those slots times 16, 4, 1): g64 and g128, one and two row tiles, k = 4096
+   * over 16 warps, few persistent blocks with the stages wrapping, the all-positive x of {@link
+   * #twoBitBiasTermWithLargeXSums}, against the float64 reference.
+   */
+  @Test
+  void fmaUnpackingOfBf16TwoBitCodes() {
+    long seed = 950;
+    for (int g : new int[] {64, 128}) {
+      for (int rows : new int[] {1, 8, 12}) {
+        QmmShape s = QmmShape.affine(2, g, Quant.BF16, rows, 40, 1024);
+        int rt = QmmMmaAsyncKernel.rowTiles(s);
+        LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS, 4, 2, rt, 1, 0, 1, 1);
+        assertEquals(1, p.get("fu"), p.describe());
+        check(s, seed++, p);
+      }
+    }
+    QmmShape big = QmmShape.affine(2, 64, Quant.BF16, 5, 24, 4096);
+    check(big, seed++, QmmMmaAsyncKernel.plan(big, SMS, 16, 2, 1, 1, 0, 1, 1));
+    check(big, seed++, QmmMmaAsyncKernel.plan(big, 1, 16, 3, 1, 1, 0, 1, 1));
+    QmmShape pos = QmmShape.affine(2, 128, Quant.BF16, 12, 40, 1024);
+    check(
+        positiveX(pos, new java.util.SplittableRandom(80)),
+        QmmMmaAsyncKernel.plan(pos, SMS, 4, 2, 2, 1, 0, 1, 1));
   }
 
   /**

@@ -203,6 +203,83 @@ class QmmMmaFragmentsTest {
   }
 
   /**
+   * {@link QmmMmaFragments#fragA2Fma}: for words holding every code at every position and random
+   * words, step h's registers hold {@link #assertUnitPairs}'s codes (2h, 2h+8) and (2h+1, 2h+9) as
+   * (128 + q) divided by the factor of the code's bit within its byte: bit 0 and 6 by 1, bit 2 by
+   * 16, bit 4 by 4 (codes read by the packing's definition, code i in bits 2i, 2i+1).
+   */
+  @Test
+  void twoBitFmaFragmentsHoldOffsetPlusCodeOverTheirXFactor() {
+    Random r = new Random(9);
+    int magic = QmmMmaFragments.magic4(Quant.BF16, 12288);
+    double[] factor = {1, 16, 4, 1}; // by the code's bit within its byte: 0, 2, 4, 6
+    for (int trial = 0; trial < 400; trial++) {
+      int wa = trial < 4 ? 0x55555555 * trial : r.nextInt();
+      int wb = trial < 4 ? 0x55555555 * (3 - trial) : r.nextInt();
+      for (int h = 0; h < 4; h++) {
+        sirocco.api.Int4 f = QmmMmaFragments.fragA2Fma(wa, wb, h, magic);
+        int[] regs = {f.x(), f.y(), f.z(), f.w()};
+        for (int reg = 0; reg < 4; reg++) {
+          int w = (reg & 1) == 0 ? wa : wb;
+          for (int part = 0; part < 2; part++) {
+            int c = 2 * h + (reg >> 1) + 8 * part;
+            double want = (128 + ((w >>> (2 * c)) & 3)) / factor[(2 * c % 8) / 2];
+            double got = half(part == 0 ? regs[reg] & 0xFFFF : regs[reg] >>> 16, Quant.BF16);
+            assertEquals(want, got, 0.0, "h " + h + " reg " + reg + " code " + c);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * {@link QmmMmaFragments#xFactorsTwoBitFma} times each half by the factor {@link
+   * #twoBitFmaFragmentsHoldOffsetPlusCodeOverTheirXFactor} divided its k slot by: register 0 (step
+   * 2u, bit 0) and 3 (step 2u+1, bit 6) by 1, register 1 (bit 2) by 16, register 2 (bit 4) by 4;
+   * exactly, with zeros' signs, subnormals, overflow to infinity and NaN as {@link
+   * #fourfoldStep1QuadruplesRegisters1And3Exactly}.
+   */
+  @Test
+  void twoBitFmaXFactorsAreExact() {
+    Random r = new Random(10);
+    int[] special = {
+      0x0000, 0x8000, 0x0001, 0x807F, 0x0080, 0x3F80, 0xBF80, 0x7D80, 0x7E80, 0x7F7F, 0xFF80, 0x7FC0
+    };
+    double[] factor = {1, 16, 4, 1};
+    for (int trial = 0; trial < 2000; trial++) {
+      int[] halves = new int[8];
+      for (int i = 0; i < 8; i++) {
+        halves[i] =
+            trial < special.length ? special[(trial + i) % special.length] : r.nextInt() & 0xFFFF;
+      }
+      sirocco.api.Int4 out =
+          QmmMmaFragments.xFactorsTwoBitFma(
+              new sirocco.api.Int4(
+                  halves[0] | halves[1] << 16,
+                  halves[2] | halves[3] << 16,
+                  halves[4] | halves[5] << 16,
+                  halves[6] | halves[7] << 16));
+      int[] regs = {out.x(), out.y(), out.z(), out.w()};
+      for (int i = 0; i < 8; i++) {
+        int reg = i / 2;
+        double x = half(halves[i], Quant.BF16);
+        double y = half(i % 2 == 0 ? regs[reg] & 0xFFFF : regs[reg] >>> 16, Quant.BF16);
+        if (Double.isNaN(x)) {
+          assertTrue(Double.isNaN(y), "NaN stays NaN");
+          continue;
+        }
+        double want = factor[reg] * x;
+        if (Math.abs(want) > Float.intBitsToFloat(0x7F7F0000)) {
+          want = Math.copySign(Double.POSITIVE_INFINITY, x);
+        }
+        String at = "reg " + reg + " half 0x" + Integer.toHexString(halves[i]);
+        assertEquals(want, y, 0.0, at);
+        assertEquals(Math.copySign(1.0, x), Math.copySign(1.0, y), "sign, " + at);
+      }
+    }
+  }
+
+  /**
    * {@link QmmMmaFragments#fourfoldStep1}: registers 1 and 3 become exactly 4 times each half
    * (zeros keeping their sign, subnormals, the largest finite values going to infinity, NaN staying
    * NaN), registers 0 and 2 stay as they are.
