@@ -30,6 +30,8 @@ run base /tmp/g-base 40 $A4 --rows 1,2,8,16 --kernel qmm-mma-async
 run new .gpu 40 $A4 --rows 1,2,8,16 --kernel qmm-mma-async
 [ -z "${SHORT:-}" ] && run fu2 .gpu 50 $A4 --rows 1,8 $FU
 run fu16 .gpu 40 $A4 --rows 16 --kernel qmm-mma-async@16x2x2x1x0x1x0,qmm-mma-async@16x2x2x1x0x1x1
+# bf16 2-bit, FU = 0 against 1 (eb0b4b1: fragA2Fma; .gpu's tornado-kernels jar is eb0b4b1's)
+run two .gpu 40 --mode affine --bits 2 --group 64 --dtype bf16 --rows 1,8 --kernel qmm-mma-async@16x2x1x1x0x1x0,qmm-mma-async@16x2x1x1x0x1x1
 [ -z "${SHORT:-}" ] && run base2 /tmp/g-base 30 $A4 --rows 1,8 --kernel qmm-mma-async
 FP="--dtype bf16 --rows 1,8 --kernel qmm-mma-fp-async"
 [ -z "${SHORT:-}" ] && run nv-new .gpu 30 --mode nvfp4 $FP
