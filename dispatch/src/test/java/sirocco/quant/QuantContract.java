@@ -475,7 +475,7 @@ public abstract class QuantContract extends QuantMlxCases {
         eight.startsWith(
             "quantizedMatmul -> qmm-mma (rejected: "
                 + LADDER_HEAD
-                + "; qmm-mma-async: affine 2-, 4- or 6-bit only"),
+                + "; qmm-mma-async: affine 2-, 3-, 4-, 5- or 6-bit only"),
         eight);
     assertTrue(eight.contains("; qmm-mma-splitk: affine 4-bit only"), eight);
     close(a4.q());

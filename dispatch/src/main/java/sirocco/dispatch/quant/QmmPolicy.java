@@ -278,6 +278,24 @@ public final class QmmPolicy {
   /** The system property overriding {@link #ASYNC_6BIT}. */
   public static final String ASYNC_6BIT_PROPERTY = "sirocco.qmm.async6Bit";
 
+  /**
+   * Whether the default policy gives 3- and 5-bit codes to {@value QmmOp#QMM_MMA_ASYNC}, which
+   * takes them (g64, g128) since the session after run 107: not yet, as that kernel has not run
+   * them on a GPU; they stay on {@value QmmOp#QMV_ROWS}. {@code -Dsirocco.qmm.async35Bit=true}
+   * gives them the async kernel at every row count, as 2- and 6-bit codes have ({@link
+   * #MMA_ASYNC_MAX_ROWS_2_6_BIT}).
+   */
+  public static final boolean ASYNC_3_5_BIT = false;
+
+  /** The system property overriding {@link #ASYNC_3_5_BIT}. */
+  public static final String ASYNC_3_5_BIT_PROPERTY = "sirocco.qmm.async35Bit";
+
+  /** Whether {@code s} has 3- or 5-bit codes that the policy keeps off the async kernel. */
+  static boolean async35Off(QmmShape s) {
+    return (s.bits() == 3 || s.bits() == 5)
+        && !BooleanProperty.get(ASYNC_3_5_BIT_PROPERTY, ASYNC_3_5_BIT);
+  }
+
   /** The system property forcing one tensor-core variant (see {@link #MMA_ASYNC_MAX_ROWS}). */
   public static final String MMA_VARIANT_PROPERTY = "sirocco.qmm.mmaVariant";
 
@@ -306,7 +324,10 @@ public final class QmmPolicy {
     if (s.bits() == 6 && !BooleanProperty.get(ASYNC_6BIT_PROPERTY, ASYNC_6BIT)) {
       return 0; // switched off: see ASYNC_6BIT
     }
-    if (s.bits() == 2 || s.bits() == 6) {
+    if (async35Off(s)) {
+      return 0; // not yet timed: see ASYNC_3_5_BIT
+    }
+    if (s.bits() != 4) {
       return MMA_ASYNC_MAX_ROWS_2_6_BIT;
     }
     // Two tiles are planned above 8 rows only: ask at 9 or more rows of the same shape.
@@ -373,6 +394,14 @@ public final class QmmPolicy {
         && System.getProperty(MMA_VARIANT_PROPERTY) == null
         && !BooleanProperty.get(ASYNC_6BIT_PROPERTY, ASYNC_6BIT)) {
       return "policy: 6-bit codes use the vector path (-D" + ASYNC_6BIT_PROPERTY + "=false)";
+    }
+    if (rung.equals(QmmOp.QMM_MMA_ASYNC)
+        && s.mode() == Quant.AFFINE
+        && System.getProperty(MMA_VARIANT_PROPERTY) == null
+        && async35Off(s)) {
+      return "policy: 3- and 5-bit codes use the vector path until timed on a GPU (-D"
+          + ASYNC_3_5_BIT_PROPERTY
+          + "=true)";
     }
     if (!rung.equals(v)) {
       if (rung.equals(QmmOp.QMM_MMA_ASYNC) && System.getProperty(MMA_VARIANT_PROPERTY) == null) {

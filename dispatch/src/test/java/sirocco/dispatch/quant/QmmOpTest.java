@@ -144,6 +144,45 @@ class QmmOpTest {
     }
   }
 
+  /**
+   * 3- and 5-bit codes: qmm-mma-async takes them (g64, g128) but the default keeps them on the
+   * vector path until timed on a GPU ({@link QmmPolicy#ASYNC_3_5_BIT}); the rejection names the
+   * property, and with it on they go to the async kernel at every row count (g32 stays on the
+   * vector path, which the kernel itself refuses).
+   */
+  @Test
+  void threeAndFiveBitAsyncIsAPolicySwitch() {
+    assertEquals(false, QmmPolicy.ASYNC_3_5_BIT);
+    for (int bits : new int[] {3, 5}) {
+      assertEquals(
+          null, sirocco.kernels.quant.QmmMmaAsyncKernel.supports(affine(bits, Quant.BF16, 6)));
+      String why = QmmOp.decide(affine(bits, Quant.BF16, 6)).explain();
+      assertTrue(why.startsWith("quantizedMatmul -> qmv-rows (rejected"), why);
+      assertTrue(
+          why.contains(
+              "qmm-mma-async: policy: 3- and 5-bit codes use the vector path until timed on a GPU"
+                  + " (-Dsirocco.qmm.async35Bit=true)"),
+          why);
+    }
+    try {
+      System.setProperty(QmmPolicy.ASYNC_3_5_BIT_PROPERTY, "true");
+      for (int bits : new int[] {3, 5}) {
+        for (int rows : new int[] {1, 6, 73}) {
+          assertEquals(
+              "qmm-mma-async",
+              QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen(),
+              bits + "-bit, " + rows + " rows");
+          assertEquals("qmm-mma-async", QmmOp.decide(affine(bits, Quant.F16, rows)).chosen());
+        }
+        assertEquals(
+            "qmv-rows",
+            QmmOp.decide(QmmShape.affine(bits, 32, Quant.BF16, 6, 12288, 4096)).chosen());
+      }
+    } finally {
+      System.clearProperty(QmmPolicy.ASYNC_3_5_BIT_PROPERTY);
+    }
+  }
+
   @Test
   void qmvVariantPolicy() {
     assertEquals("qmv-splitk", QmmPolicy.QMV_VARIANT);
@@ -413,14 +452,19 @@ class QmmOpTest {
     assertEquals(
         List.of("qmm-mma-async", "qmv-warp", "qmv-persistent", "qmv-rows", "qmv"),
         QmmOp.candidates(affine(2, Quant.F16, 1)));
-    assertEquals(List.of("qmv-rows", "qmv"), QmmOp.candidates(affine(3, Quant.F16, 1)));
+    assertEquals(
+        List.of("qmm-mma-async", "qmv-rows", "qmv"), QmmOp.candidates(affine(3, Quant.F16, 1)));
     assertEquals(
         List.of("qmm-mma-fp-async", "qmm-mma", "fp-qmv"),
         QmmOp.candidates(QmmShape.fp(Quant.NVFP4, Quant.BF16, 6, 12288, 4096)));
     assertEquals(
         List.of("qmm-mma", "fp-qmv"),
         QmmOp.candidates(QmmShape.fp(Quant.MXFP8, Quant.BF16, 6, 12288, 32)));
-    assertEquals(List.of("qmv-rows", "qmv"), QmmOp.candidates(affine(3, Quant.BF16, 6)));
+    assertEquals(
+        List.of("qmm-mma-async", "qmv-rows", "qmv"), QmmOp.candidates(affine(3, Quant.BF16, 6)));
+    assertEquals(
+        List.of("qmv-rows", "qmv"),
+        QmmOp.candidates(QmmShape.affine(5, 32, Quant.BF16, 6, 12288, 4096)));
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
     assertEquals(
         List.of(

@@ -57,6 +57,15 @@ final class QmmMmaAsyncCopies {
   }
 
   /**
+   * Whether {@link #requestFullWords} covers a slice of {@code wps} chunks per row with the lane's
+   * precomputed offsets: 2, 4, 6, 8, 12 or 16. Others (3- and 5-bit slices: 3, 5, 10, 20 ...) take
+   * {@link #request}'s general loop for every batch.
+   */
+  static boolean fullCopies(int wps) {
+    return wps == 2 || wps == 4 || wps == 6 || wps == 8 || wps == 12 || wps == 16;
+  }
+
+  /**
    * One refill of stage {@code stage} with batch {@code batch}, committed as one group (empty past
    * the last batch, so that every wait counts the same groups): {@link #requestFull} where the
    * batch's 16 rows all exist, else {@link #request}.
@@ -84,7 +93,7 @@ final class QmmMmaAsyncCopies {
       int sso,
       Int4 so, // srcOffsets
       Int4 dso) { // dstOffsets
-    if (batch * 16 + 16 <= n) {
+    if (batch * 16 + 16 <= n && fullCopies(wps)) {
       requestFull(
           wq, scales, biases, wsh, ssh, batch, stage, ks, wps, cpw, rs, lane, warp, wpr, groups,
           sso, so, dso);

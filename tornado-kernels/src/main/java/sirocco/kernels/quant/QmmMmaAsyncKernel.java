@@ -4,7 +4,6 @@ import static sirocco.kernels.quant.QmmMmaAsyncLayout.copyableGroups;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.defaultKs;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.fragA;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.layoutTwin;
-import static sirocco.kernels.quant.QmmMmaAsyncLayout.loadXWord;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.rowWords;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.sharedBytes;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.sliceWords;
@@ -12,6 +11,7 @@ import static sirocco.kernels.quant.QmmMmaAsyncLayout.slotsPerUnit;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.unitsPerLane;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.wordsPerLane;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.wordsPerUnit;
+import static sirocco.kernels.quant.QmmMmaAsyncLayout.xSlot;
 
 import sirocco.api.Float4;
 import sirocco.api.Int2;
@@ -221,7 +221,13 @@ public final class QmmMmaAsyncKernel {
         "bits=4,groupSize=32,dtype=0,ks=16,wps=8,stages=2,rt=2,early=0,rb=1,fu=1",
         "bits=4,groupSize=64,dtype=0,ks=8,wps=4,stages=3,rt=1,early=1,rb=1,fu=1",
         "bits=2,groupSize=64,dtype=0,ks=16,wps=4,stages=2,rt=1,early=0,rb=1,fu=1",
-        "bits=2,groupSize=128,dtype=0,ks=16,wps=4,stages=2,rt=2,early=0,rb=1,fu=1"
+        "bits=2,groupSize=128,dtype=0,ks=16,wps=4,stages=2,rt=2,early=0,rb=1,fu=1",
+        "bits=3,groupSize=64,dtype=0,ks=16,wps=6,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=3,groupSize=64,dtype=1,ks=16,wps=6,stages=2,rt=2,early=0,rb=1,fu=0",
+        "bits=3,groupSize=128,dtype=0,ks=16,wps=6,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=3,groupSize=64,dtype=0,ks=8,wps=3,stages=3,rt=1,early=0,rb=1,fu=0",
+        "bits=5,groupSize=64,dtype=0,ks=16,wps=10,stages=2,rt=1,early=0,rb=1,fu=0",
+        "bits=5,groupSize=128,dtype=1,ks=16,wps=10,stages=2,rt=2,early=0,rb=1,fu=0"
       })
   public static void qmm(
       KernelContext ctx,
@@ -255,10 +261,17 @@ public final class QmmMmaAsyncKernel {
     int upl = unitsPerLane(groupSize, bits); // units (QmmMmaAsyncLayout) per lane and group
     int wpu = wordsPerUnit(bits);
     int spu = slotsPerUnit(bits); // x fragment slots (pairs of k steps) per unit
-    int cpw = wps / wpl; // groups per warp slice
+    int cpw = QmmMmaAsyncLayout.groupsPerSlice(wps, groupSize, bits); // groups per warp slice
     int rs = rowWords(bits, wps, wpl); // padded words per staged row
     int batches = (n + 15) / 16;
-    int wpr = bits == 4 ? k / 8 : bits == 2 ? k / 16 : k / 16 * 3; // words per weight row
+    // words per weight row
+    int wpr = bits == 4 ? k / 8 : bits == 2 ? k / 16 : bits == 6 ? k / 16 * 3 : k / 32 * bits;
+    // 3 and 5 bits (QmmMmaAsyncLayout.halfWordUnits): a group's row segment and the lane's first
+    // word and half-word in it (g64: unit t starts at half-word bits·t; g128: units 2t, 2t+1).
+    boolean hw = QmmMmaAsyncLayout.halfWordUnits(bits);
+    int gwords = hw ? QmmMmaAsyncLayout.groupWords(groupSize, bits) : 4 * wpl;
+    int laneWord = hw ? (bits * upl * t) >> 1 : t * wpl;
+    int laneOdd = hw && upl == 1 ? t & 1 : 0;
     int groups = k / groupSize;
     int lw = warp * 4 * wps; // the warp's first word of a row
     int gw = warp * cpw; // the warp's first group of a row
@@ -281,14 +294,16 @@ public final class QmmMmaAsyncKernel {
     int mBase = ctx.groupIdy * 8 * rt;
     int xr = mBase + g < rows ? (mBase + g) * k : -1;
     int lanew = lw + t * wpl; // the lane's first word of a row; group c adds 4*wpl*c
-    Int4 xf0 = loadXWord(x, xr, lanew, 0, wpl, wps, bits);
-    Int4 xf1 = loadXWord(x, xr, lanew, 1, wpl, wps, bits);
-    Int4 xf2 = loadXWord(x, xr, lanew, 2, wpl, wps, bits);
-    Int4 xf3 = loadXWord(x, xr, lanew, 3, wpl, wps, bits);
-    Int4 xf4 = loadXWord(x, xr, lanew, 4, wpl, wps, bits);
-    Int4 xf5 = loadXWord(x, xr, lanew, 5, wpl, wps, bits);
-    Int4 xf6 = loadXWord(x, xr, lanew, 6, wpl, wps, bits);
-    Int4 xf7 = loadXWord(x, xr, lanew, 7, wpl, wps, bits);
+    // The lane's first code of a row (the unit widths' x slots).
+    int lanek = hw ? warp * cpw * groupSize + 16 * upl * t : lanew * 32 / bits;
+    Int4 xf0 = xSlot(x, xr, lanew, lanek, 0, wpl, wps, groupSize, bits);
+    Int4 xf1 = xSlot(x, xr, lanew, lanek, 1, wpl, wps, groupSize, bits);
+    Int4 xf2 = xSlot(x, xr, lanew, lanek, 2, wpl, wps, groupSize, bits);
+    Int4 xf3 = xSlot(x, xr, lanew, lanek, 3, wpl, wps, groupSize, bits);
+    Int4 xf4 = xSlot(x, xr, lanew, lanek, 4, wpl, wps, groupSize, bits);
+    Int4 xf5 = xSlot(x, xr, lanew, lanek, 5, wpl, wps, groupSize, bits);
+    Int4 xf6 = xSlot(x, xr, lanew, lanek, 6, wpl, wps, groupSize, bits);
+    Int4 xf7 = xSlot(x, xr, lanew, lanek, 7, wpl, wps, groupSize, bits);
     // Row tile 1 (rt = 2: rows mBase + 8..15): the same A fragments feed both tiles' mmas.
     int yr = rt > 1 && mBase + 8 + g < rows ? (mBase + 8 + g) * k : -1;
     Int4 zx = new Int4(0, 0, 0, 0);
@@ -301,14 +316,14 @@ public final class QmmMmaAsyncKernel {
     Int4 yf6 = zx;
     Int4 yf7 = zx;
     if (rt > 1) {
-      yf0 = loadXWord(x, yr, lanew, 0, wpl, wps, bits);
-      yf1 = loadXWord(x, yr, lanew, 1, wpl, wps, bits);
-      yf2 = loadXWord(x, yr, lanew, 2, wpl, wps, bits);
-      yf3 = loadXWord(x, yr, lanew, 3, wpl, wps, bits);
-      yf4 = loadXWord(x, yr, lanew, 4, wpl, wps, bits);
-      yf5 = loadXWord(x, yr, lanew, 5, wpl, wps, bits);
-      yf6 = loadXWord(x, yr, lanew, 6, wpl, wps, bits);
-      yf7 = loadXWord(x, yr, lanew, 7, wpl, wps, bits);
+      yf0 = xSlot(x, yr, lanew, lanek, 0, wpl, wps, groupSize, bits);
+      yf1 = xSlot(x, yr, lanew, lanek, 1, wpl, wps, groupSize, bits);
+      yf2 = xSlot(x, yr, lanew, lanek, 2, wpl, wps, groupSize, bits);
+      yf3 = xSlot(x, yr, lanew, lanek, 3, wpl, wps, groupSize, bits);
+      yf4 = xSlot(x, yr, lanew, lanek, 4, wpl, wps, groupSize, bits);
+      yf5 = xSlot(x, yr, lanew, lanek, 5, wpl, wps, groupSize, bits);
+      yf6 = xSlot(x, yr, lanew, lanek, 6, wpl, wps, groupSize, bits);
+      yf7 = xSlot(x, yr, lanew, lanek, 7, wpl, wps, groupSize, bits);
     }
 
     // The first stages - 1 batches (early = 1: all stages, before x is waited for below).
@@ -467,7 +482,7 @@ public final class QmmMmaAsyncKernel {
       Vec.waitAsync(stages - 1);
       ctx.warpBarrier();
 
-      int rowA = ((slot * ks + warp) * 16 + g) * rs + t * wpl; // the lane's words of row g
+      int rowA = ((slot * ks + warp) * 16 + g) * rs + laneWord; // the lane's words of row g
       int rowB = rowA + 8 * rs; // and of row g + 8
       int sc = ((slot * ks + warp) * 32 + g) * cpw; // scales of row g; +8·cpw row g+8
       int bi = sc + 16 * cpw; // biases
@@ -493,12 +508,26 @@ public final class QmmMmaAsyncKernel {
         Float4 e = zf;
         for (int i = 0; i < upl; i++) {
           // The unit's words in the lane's rows (written out so that 4-bit's PTX stays as it was).
-          int wa = wsh[rowA + 4 * wpl * c + i * wpu];
-          int wb = wsh[rowB + 4 * wpl * c + i * wpu];
-          int wa1 = wpu > 1 ? wsh[rowA + 4 * wpl * c + i * wpu + 1] : 0;
-          int wb1 = wpu > 1 ? wsh[rowB + 4 * wpl * c + i * wpu + 1] : 0;
-          int wa2 = wpu > 2 ? wsh[rowA + 4 * wpl * c + i * wpu + 2] : 0;
-          int wb2 = wpu > 2 ? wsh[rowB + 4 * wpl * c + i * wpu + 2] : 0;
+          // 3/5 bits: the words the unit touches, from its start word, moved down to bit 0.
+          int at = hw ? gwords * c + ((bits * i) >> 1) : 4 * wpl * c + i * wpu;
+          int wn = hw ? (bits + 1) / 2 : wpu; // words read: 3-bit 2, 5-bit 3
+          int wa = wsh[rowA + at];
+          int wb = wsh[rowB + at];
+          int wa1 = wn > 1 ? wsh[rowA + at + 1] : 0;
+          int wb1 = wn > 1 ? wsh[rowB + at + 1] : 0;
+          int wa2 = wn > 2 ? wsh[rowA + at + 2] : 0;
+          int wb2 = wn > 2 ? wsh[rowB + at + 2] : 0;
+          if (hw) {
+            int odd = laneOdd ^ ((bits * i) & 1);
+            Int4 ua = QmmMmaAsyncLayout.unitWords(wa, wa1, wa2, odd);
+            Int4 ub = QmmMmaAsyncLayout.unitWords(wb, wb1, wb2, odd);
+            wa = ua.x();
+            wa1 = ua.y();
+            wa2 = ua.z();
+            wb = ub.x();
+            wb1 = ub.y();
+            wb2 = ub.z();
+          }
           for (int u = 0; u < spu; u++) {
             int j = (c * upl + i) * spu + u;
             Int4 xf = QmmMmaSplitKKernel.pick(xf0, xf1, xf2, xf3, xf4, xf5, xf6, xf7, j);
@@ -631,8 +660,8 @@ public final class QmmMmaAsyncKernel {
     }
     String bad =
         s.affineHalfRejection(
-            s.bits() == 2 || s.bits() == 4 || s.bits() == 6,
-            "2-, 4- or 6-bit",
+            s.bits() >= 2 && s.bits() <= 6,
+            "2-, 3-, 4-, 5- or 6-bit",
             "a lane's codes of a group unpacked in pairs into the A fragments",
             "qmm-mma or the vector path");
     if (bad != null) {
@@ -659,13 +688,13 @@ public final class QmmMmaAsyncKernel {
           + s.groupSize()
           + " have no such split";
     }
-    int wpl = wordsPerLane(s.groupSize(), s.bits());
     int wps = sliceWords(s, ks);
-    if (!copyableGroups(wps / wpl)) {
+    int cpw = QmmMmaAsyncLayout.groupsPerSlice(wps, s.groupSize(), s.bits());
+    if (!copyableGroups(cpw)) {
       return "2, 4 or 8 groups per warp slice (each row's scales are one 4/8/16-byte copy), got "
-          + wps / wpl;
+          + cpw;
     }
-    int shared = sharedBytes(s.bits(), ks, wps, wps / wpl, 2, 1);
+    int shared = sharedBytes(s.bits(), ks, wps, cpw, 2, 1);
     if (shared > SHARED_LIMIT) {
       return "two stages need " + shared + " B of shared memory";
     }
@@ -686,7 +715,7 @@ public final class QmmMmaAsyncKernel {
     int wps = sliceWords(s, ks);
     int rt = QmmMmaAsyncPlans.rowTiles(s);
     int stages = STAGES;
-    int cpw = wps / wordsPerLane(s.groupSize(), s.bits());
+    int cpw = QmmMmaAsyncLayout.groupsPerSlice(wps, s.groupSize(), s.bits());
     while (stages > 2 && sharedBytes(s.bits(), ks, wps, cpw, stages, rt) > SHARED_LIMIT) {
       stages--;
     }

@@ -16,9 +16,41 @@ import sirocco.api.Vec;
 final class QmmMmaAsyncLayout {
   private QmmMmaAsyncLayout() {}
 
-  /** Words of a unit: 3 at 6 bits, else 1. */
+  /** Words of a unit: 3 at 6 bits, else 1 (3 and 5 bits: see {@link #halfWordUnits}). */
   static int wordsPerUnit(int bits) {
     return bits == 6 ? 3 : 1;
+  }
+
+  /**
+   * Whether a 16-code unit is no whole number of words: 3 and 5 bits (48 and 80 bits), where every
+   * other unit of a row starts at bit 16 of a word. Such a unit is read as the two or three words
+   * it touches and moved down to bit 0 ({@link #unitWords}).
+   */
+  static boolean halfWordUnits(int bits) {
+    return bits == 3 || bits == 5;
+  }
+
+  /** Words of one group's row segment: {@code groupSize·bits/32} (3-bit g64: 6, 5-bit g64: 10). */
+  static int groupWords(int groupSize, int bits) {
+    return groupSize * bits / 32;
+  }
+
+  /** Groups per warp slice of {@code wps} words per lane (the slice's row is {@code 4·wps}). */
+  static int groupsPerSlice(int wps, int groupSize, int bits) {
+    return 4 * wps / groupWords(groupSize, bits);
+  }
+
+  /**
+   * Unit {@code i} of a lane at 3 or 5 bits from the words {@code w0..w2} that hold it, the first
+   * of them the unit's start word: moved down by 16 bits where the unit starts mid-word ({@code
+   * odd} = 1), so code c of the unit sits at bit {@code bits·c} of {@code w2:w1:w0} as {@link
+   * QmmMmaFragments#fragAUnit} reads it.
+   */
+  static Int4 unitWords(int w0, int w1, int w2, int odd) {
+    if (odd == 0) {
+      return new Int4(w0, w1, w2, 0);
+    }
+    return new Int4((w0 >>> 16) | (w1 << 16), (w1 >>> 16) | (w2 << 16), w2 >>> 16, 0);
   }
 
   /** x fragment slots of a unit (one per two k steps): 1 at 4 bits (8 codes), else 2 (16). */
@@ -26,14 +58,14 @@ final class QmmMmaAsyncLayout {
     return bits == 4 ? 1 : 2;
   }
 
-  /** Units per lane of one group's row segment. */
+  /** Units per lane of one group's row segment: a quarter of the group's units. */
   static int unitsPerLane(int groupSize, int bits) {
-    return wordsPerLane(groupSize, bits) / wordsPerUnit(bits);
+    return bits == 4 ? groupSize / 32 : groupSize / 64;
   }
 
-  /** x slots per lane of a slice of {@code wps} words. */
+  /** x slots per lane (8 codes' x each) of a slice of {@code wps} words per lane. */
   static int slots(int wps, int bits) {
-    return wps / wordsPerUnit(bits) * slotsPerUnit(bits);
+    return 4 * wps / bits;
   }
 
   /** Words per lane of one group's row segment (a group's row is 4 lanes' worth). */
@@ -51,6 +83,12 @@ final class QmmMmaAsyncLayout {
    * multiple of 4). 2-bit g64: 20 words, 6-bit g64: 52.
    */
   static int rowWords(int bits, int wps, int wpl) {
+    if (halfWordUnits(bits)) {
+      // Lane (g, t) reads words from (bits·t)/2 (g64) or bits·t (g128) of a group's segment: with
+      // rows 4 (mod 8) apart those hit distinct banks at 5 bits and at g128, and at most two
+      // lanes a bank at 3-bit g64, whose offsets 0, 1, 3, 4 cannot tile the 32 banks.
+      return 4 * wps + (wps % 2 == 0 ? 4 : 8);
+    }
     if (bits == 4 || wpl % 2 == 0) {
       return 4 * wps + 8;
     }
@@ -95,7 +133,7 @@ final class QmmMmaAsyncLayout {
 
   /** Words per lane of a warp slice at {@code ks} warps. */
   static int sliceWords(QmmShape s, int ks) {
-    return s.k() / s.groupSize() / ks * wordsPerLane(s.groupSize(), s.bits());
+    return s.k() / s.groupSize() / ks * groupWords(s.groupSize(), s.bits()) / 4;
   }
 
   /**
@@ -121,13 +159,49 @@ final class QmmMmaAsyncLayout {
     if (bits == 4) {
       return QmmMmaKernel.loadX(x, xr, (lanew + 4 * wpl * (j / wpl) + j % wpl) * 8, bits);
     }
-    if (xr < 0) {
+    // The lane's first code (lanew is a whole number of units).
+    return loadXUnitSlot(x, xr, lanew * 32 / bits, j, wpl * 128 / bits, wps, bits);
+  }
+
+  /**
+   * The affine kernel's slot {@code j}: {@link #loadXWord} at 4 bits, else {@link #loadXUnitSlot}
+   * from {@code lanek}, the lane's first code of the row.
+   */
+  static Int4 xSlot(
+      short[] x, // [rows, k] bf16/f16 bits
+      int xr,
+      int lanew,
+      int lanek,
+      int j,
+      int wpl,
+      int wps,
+      int groupSize,
+      int bits) {
+    if (bits == 4) {
+      return loadXWord(x, xr, lanew, j, wpl, wps, bits);
+    }
+    return loadXUnitSlot(x, xr, lanek, j, groupSize, wps, bits);
+  }
+
+  /**
+   * Slot {@code j} of a lane whose codes come in 16-code units (2, 3, 5, 6 bits), {@code lanek} the
+   * lane's first code of the row: half {@code j % 2} of unit {@code j / 2}, its group and place in
+   * it from {@code groupSize}. See {@link #loadXWord}.
+   */
+  static Int4 loadXUnitSlot(
+      short[] x, // [rows, k] bf16/f16 bits
+      int xr,
+      int lanek,
+      int j,
+      int groupSize,
+      int wps,
+      int bits) {
+    if (j >= slots(wps, bits) || xr < 0) {
       return new Int4(0, 0, 0, 0);
     }
-    // The lane's first code (lanew is a whole number of units), then unit u's group and place.
     int u = j / 2;
-    int upl = unitsPerLane(wpl * 128 / bits, bits);
-    int kw = lanew * 32 / bits + u / upl * (wpl * 128 / bits) + 16 * (u % upl) + 4 * (j % 2);
+    int upl = unitsPerLane(groupSize, bits);
+    int kw = lanek + u / upl * groupSize + 16 * (u % upl) + 4 * (j % 2);
     Int2 lo = Vec.ldg2(x, xr + kw);
     Int2 hi = Vec.ldg2(x, xr + kw + 8);
     return new Int4(lo.x(), lo.y(), hi.x(), hi.y());
@@ -153,6 +227,9 @@ final class QmmMmaAsyncLayout {
       int fu) {
     if (bits == 6) {
       return QmmMmaFragments.fragA6(a0, a1, a2, b0, b1, b2, h, dtype, magic);
+    }
+    if (halfWordUnits(bits)) {
+      return QmmMmaFragments.fragAUnit(a0, a1, a2, b0, b1, b2, h, bits, dtype, magic);
     }
     if (bits == 2) {
       return fmaUnpack(bits, dtype, fu)

@@ -6,9 +6,6 @@ import static sirocco.kernels.quant.QmmMmaAsyncLayout.layoutTwin;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.sharedBytes;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.sliceWords;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.slots;
-import static sirocco.kernels.quant.QmmMmaAsyncLayout.slotsPerUnit;
-import static sirocco.kernels.quant.QmmMmaAsyncLayout.wordsPerLane;
-import static sirocco.kernels.quant.QmmMmaAsyncLayout.wordsPerUnit;
 
 /**
  * The launch plans of {@link QmmMmaAsyncKernel}: its public {@code plan} and {@code rowTiles} check
@@ -31,7 +28,7 @@ final class QmmMmaAsyncPlans {
       return 1;
     }
     int wps = sliceWords(s, ks);
-    int cpw = wps / wordsPerLane(s.groupSize(), s.bits());
+    int cpw = QmmMmaAsyncLayout.groupsPerSlice(wps, s.groupSize(), s.bits());
     return sharedBytes(s.bits(), ks, wps, cpw, 2, 2) <= QmmMmaAsyncKernel.SHARED_LIMIT ? 2 : 1;
   }
 
@@ -97,8 +94,8 @@ final class QmmMmaAsyncPlans {
             "ks must leave at most "
                 + QmmMmaSplitKKernel.MAX_WPS
                 + " x slots per lane ("
-                + QmmMmaSplitKKernel.MAX_WPS / slotsPerUnit(s.bits()) * wordsPerUnit(s.bits())
-                + " words of "
+                + QmmMmaSplitKKernel.MAX_WPS * 8
+                + " "
                 + s.bits()
                 + "-bit codes), got "
                 + slots(wps, s.bits())
@@ -110,7 +107,7 @@ final class QmmMmaAsyncPlans {
     // for two row tiles.
     LaunchPlan base = QmmMmaSplitKKernel.plan(layoutTwin(s), smCount, ks, 1, bps, rt);
     int wps = sliceWords(s, ks);
-    int cpw = wps / wordsPerLane(s.groupSize(), s.bits());
+    int cpw = QmmMmaAsyncLayout.groupsPerSlice(wps, s.groupSize(), s.bits());
     if (!copyableGroups(cpw)) {
       throw new IllegalArgumentException(
           "ks must leave 2, 4 or 8 groups per warp slice, got " + cpw + " at ks=" + ks);

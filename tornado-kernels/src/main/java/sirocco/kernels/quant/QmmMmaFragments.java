@@ -252,6 +252,49 @@ final class QmmMmaFragments {
         pair6(b0, b1, b2, 2 * h + 1, dtype, magic));
   }
 
+  /**
+   * {@link #fragA6} for a 16-code unit of {@code bits} (3, 5; 6 as {@link #fragA6}) at bit 0 of
+   * {@code a2:a1:a0} and {@code b2:b1:b0} (code c at bit {@code bits·c}; {@code
+   * QmmMmaAsyncLayout.unitWords}): the same pairs, each half its own shift (two where the code
+   * straddles a word).
+   */
+  static Int4 fragAUnit(
+      int a0, int a1, int a2, int b0, int b1, int b2, int h, int bits, int dtype, int magic) {
+    return new Int4(
+        pairUnit(a0, a1, a2, 2 * h, bits, dtype, magic),
+        pairUnit(b0, b1, b2, 2 * h, bits, dtype, magic),
+        pairUnit(a0, a1, a2, 2 * h + 1, bits, dtype, magic),
+        pairUnit(b0, b1, b2, 2 * h + 1, bits, dtype, magic));
+  }
+
+  /** Codes i and i+8 of a unit of {@code bits} as one fragment register ({@link #fragAUnit}). */
+  static int pairUnit(int w0, int w1, int w2, int i, int bits, int dtype, int magic) {
+    int at = dtype == Quant.F16 ? 4 : 0; // the code's bit in its half
+    int m = (1 << bits) - 1;
+    int lo = unitField(w0, w1, w2, bits * i, at, bits);
+    int hi = unitField(w0, w1, w2, bits * (i + 8), at + 16, bits);
+    return (lo & (m << at)) | (hi & (m << (at + 16))) | magic;
+  }
+
+  /**
+   * The {@code bits}-wide field at bit {@code p} (0–95) of {@code w2:w1:w0} moved to bit {@code at}
+   * (other bits unspecified); {@code p}, {@code at}, {@code bits} are constants after inlining.
+   */
+  static int unitField(int w0, int w1, int w2, int p, int at, int bits) {
+    if (p >= 64) {
+      return shiftTo(w2, p - 64, at);
+    }
+    if (p >= 32) {
+      return p + bits <= 64 ? shiftTo(w1, p - 32, at) : straddle(w1, w2, p - 32, at);
+    }
+    return p + bits <= 32 ? shiftTo(w0, p, at) : straddle(w0, w1, p, at);
+  }
+
+  /** A field at bit {@code p} of {@code lo} that runs into {@code hi}, moved to bit {@code at}. */
+  static int straddle(int lo, int hi, int p, int at) {
+    return (lo >>> (p - at)) | (hi << (32 - p + at));
+  }
+
   /** Codes i and i+8 of a 6-bit unit as one fragment register ({@link #fragA6}). */
   static int pair6(int w0, int w1, int w2, int i, int dtype, int magic) {
     int at = dtype == Quant.F16 ? 4 : 0; // the code's bit in its half

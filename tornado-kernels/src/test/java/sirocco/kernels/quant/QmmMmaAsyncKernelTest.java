@@ -419,6 +419,40 @@ class QmmMmaAsyncKernelTest {
   }
 
   /**
+   * 3- and 5-bit codes (16-code units of 48 and 80 bits, every other one starting mid-word:
+   * QmmMmaAsyncLayout.unitWords, QmmMmaFragments.fragAUnit): g64 and g128, bf16 and f16, rows 1, 5
+   * and 12 at k = 512 over 2 warps (6 and 10 words per lane); the benchmarked k at 1 and 8 rows;
+   * few persistent blocks with the stages wrapping; slices of 2 groups per warp (3 and 5 words per
+   * lane, copied by the general loop) with a partial last batch; all-positive x for the offset's
+   * cancellation.
+   */
+  @Test
+  void threeAndFiveBitCodes() {
+    long seed = 1000;
+    for (int[] c : new int[][] {{3, 6}, {5, 10}}) {
+      int bits = c[0];
+      seed = unitWidthK512(bits, c[1], seed);
+      seed = unitWidthK4096(bits, c[1], seed);
+      unitWidthStagesWrap(bits, seed);
+      seed += 10;
+      for (int g : new int[] {64, 128}) {
+        for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+          // k = 4·g over 2 warps: 2 groups per warp slice.
+          QmmShape s = QmmShape.affine(bits, g, dtype, 6, 67, 4 * g);
+          LaunchPlan p = QmmMmaAsyncKernel.plan(s, SMS, 2, 2);
+          assertEquals(2 * g * bits / 128, p.get("wps"), p.describe());
+          check(s, seed++, p);
+        }
+      }
+      java.util.SplittableRandom rnd = new java.util.SplittableRandom(81 + bits);
+      for (int g : new int[] {64, 128}) {
+        QmmShape s = QmmShape.affine(bits, g, Quant.BF16, 12, 40, 1024);
+        check(positiveX(s, rnd), QmmMmaAsyncKernel.plan(s, SMS));
+      }
+    }
+  }
+
+  /**
    * The pad of {@code QmmMmaAsyncLayout.rowWords} where lanes read one word at a time (odd words
    * per lane and group: 2-bit and 6-bit g64): for each of a lane's words, the 32 lanes (row g =
    * lane / 4, t = lane % 4, reading word {@code t·wpl + i} of row g) hit 32 distinct banks; and the
@@ -444,13 +478,55 @@ class QmmMmaAsyncKernelTest {
     }
   }
 
+  /**
+   * The pad of {@code QmmMmaAsyncLayout.rowWords} at 3 and 5 bits, where lane (g, t) reads the
+   * words from {@code (bits·(upl·t + i)) / 2} of each group's segment (i = the lane's unit): for
+   * every word a lane reads at once, the 32 lanes of rows g = 0..7 meet at most two to a bank at
+   * 3-bit g64 (offsets 0, 1, 3, 4 cannot tile 32 banks) and none at 5 bits or g128. Counted
+   * directly, for every slice the k splits give (2, 4, 8 groups per warp).
+   */
+  @Test
+  void halfWordUnitRowsReadWithFewConflicts() {
+    for (int bits : new int[] {3, 5}) {
+      for (int g : new int[] {64, 128}) {
+        int gw = g * bits / 32;
+        int upl = g / 64;
+        for (int cpw : new int[] {2, 4, 8}) {
+          int wps = cpw * gw / 4;
+          int rs = QmmMmaAsyncLayout.rowWords(bits, wps, Math.max(1, wps / cpw));
+          assertEquals(0, rs % 4, "rows of whole 16-byte chunks: " + rs);
+          int allowed = bits == 3 && g == 64 ? 2 : 1;
+          for (int c = 0; c < cpw; c++) {
+            for (int i = 0; i < upl; i++) {
+              for (int r = 0; r < (bits + 1) / 2; r++) {
+                int[] perBank = new int[32];
+                int worst = 0;
+                for (int lane = 0; lane < 32; lane++) {
+                  int word = (lane >> 2) * rs + gw * c + (bits * (upl * (lane & 3) + i)) / 2 + r;
+                  worst = Math.max(worst, ++perBank[word % 32]);
+                }
+                assertTrue(
+                    worst <= allowed,
+                    bits + "-bit g" + g + " cpw " + cpw + ": " + worst + " lanes on a bank");
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   /** Widths, groups and slices the 2-bit path cannot take are refused with the reason. */
   @Test
   void twoBitRejections() {
     String why = QmmMmaAsyncKernel.supports(QmmShape.affine(2, 32, Quant.BF16, 1, 24, 512));
     assertTrue(why != null && why.startsWith("2-bit groups of 64 or 128 only"), why);
-    why = QmmMmaAsyncKernel.supports(QmmShape.affine(3, 64, Quant.BF16, 1, 24, 512));
-    assertTrue(why != null && why.startsWith("affine 2-, 4- or 6-bit only"), why);
+    why = QmmMmaAsyncKernel.supports(QmmShape.affine(8, 64, Quant.BF16, 1, 24, 512));
+    assertTrue(why != null && why.startsWith("affine 2-, 3-, 4-, 5- or 6-bit only"), why);
+    why = QmmMmaAsyncKernel.supports(QmmShape.affine(3, 32, Quant.BF16, 1, 24, 512));
+    assertTrue(why != null && why.startsWith("3-bit groups of 64 or 128 only"), why);
+    why = QmmMmaAsyncKernel.supports(QmmShape.affine(5, 32, Quant.BF16, 1, 24, 512));
+    assertTrue(why != null && why.startsWith("5-bit groups of 64 or 128 only"), why);
     why = QmmMmaAsyncKernel.supports(QmmShape.affine(6, 32, Quant.BF16, 1, 24, 512));
     assertTrue(why != null && why.startsWith("6-bit groups of 64 or 128 only"), why);
     why = QmmMmaAsyncKernel.supports(QmmShape.affine(2, 64, Quant.F32, 1, 24, 512));
@@ -460,12 +536,12 @@ class QmmMmaAsyncKernelTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s, 1, 1, 2));
     assertTrue(
-        e.getMessage().startsWith("ks must leave at most 8 x slots per lane (4 words of 2-bit"),
+        e.getMessage().startsWith("ks must leave at most 8 x slots per lane (64 2-bit codes)"),
         e.getMessage());
     QmmShape s6 = QmmShape.affine(6, 64, Quant.BF16, 1, 24, 512);
     e = assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.plan(s6, 1, 1, 2));
     assertTrue(
-        e.getMessage().startsWith("ks must leave at most 8 x slots per lane (12 words of 6-bit"),
+        e.getMessage().startsWith("ks must leave at most 8 x slots per lane (64 6-bit codes)"),
         e.getMessage());
     e =
         assertThrows(

@@ -173,6 +173,67 @@ class QmmMmaFragmentsTest {
   }
 
   /**
+   * 3- and 5-bit units: a row of random words holding codes at bit {@code bits·c}, each 16-code
+   * unit read from the word it starts in and the next ones by {@code QmmMmaAsyncLayout.unitWords}
+   * (moved down 16 bits where it starts mid-word), then {@link QmmMmaFragments#fragAUnit}: every
+   * step's registers hold the offset plus {@link #assertUnitPairs}'s codes, read from the row by
+   * the packing's definition (code c of the row in bits {@code bits·c} onwards, least significant
+   * first across words). 6-bit through {@link QmmMmaFragments#fragAUnit} the same.
+   */
+  @Test
+  void halfWordUnitFragmentsHoldOffsetPlusCode() {
+    Random r = new Random(11);
+    for (int bits : new int[] {3, 5, 6}) {
+      for (int dtype : new int[] {Quant.BF16, Quant.F16}) {
+        int magic = QmmMmaFragments.magic4(dtype, 12288);
+        double offset = QmmMmaFragments.affineOffset(bits, dtype);
+        for (int trial = 0; trial < 100; trial++) {
+          // Two rows (g and g+8) of 8 units each, plus a word so the last unit's reads stay inside.
+          int words = 8 * 16 * bits / 32 + 1;
+          int[] ra = new int[words];
+          int[] rb = new int[words];
+          for (int w = 0; w < words; w++) {
+            ra[w] = r.nextInt();
+            rb[w] = r.nextInt();
+          }
+          for (int unit = 0; unit < 8; unit++) {
+            int hw = bits * unit; // the unit's first half-word
+            int at = hw / 2;
+            int odd = hw % 2;
+            sirocco.api.Int4 ua =
+                QmmMmaAsyncLayout.unitWords(
+                    ra[at], ra[at + 1], ra[at + 2 < words ? at + 2 : at], odd);
+            sirocco.api.Int4 ub =
+                QmmMmaAsyncLayout.unitWords(
+                    rb[at], rb[at + 1], rb[at + 2 < words ? at + 2 : at], odd);
+            if (bits == 6) {
+              // 6-bit units are word-aligned: three whole words.
+              ua = new sirocco.api.Int4(ra[at], ra[at + 1], ra[at + 2], 0);
+              ub = new sirocco.api.Int4(rb[at], rb[at + 1], rb[at + 2], 0);
+            }
+            int first = 16 * unit;
+            for (int h = 0; h < 4; h++) {
+              sirocco.api.Int4 f =
+                  QmmMmaFragments.fragAUnit(
+                      ua.x(), ua.y(), ua.z(), ub.x(), ub.y(), ub.z(), h, bits, dtype, magic);
+              assertUnitPairs(
+                  f, h, dtype, offset, (row, c) -> rowCode(row == 0 ? ra : rb, first + c, bits));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Code {@code c} of a row of {@code bits}-wide codes packed least significant first. */
+  private static int rowCode(int[] w, int c, int bits) {
+    long bit = (long) bits * c;
+    int at = (int) (bit / 32);
+    long window = (w[at] & 0xFFFFFFFFL) | (at + 1 < w.length ? (long) w[at + 1] << 32 : 0);
+    return (int) ((window >>> (bit % 32)) & ((1 << bits) - 1));
+  }
+
+  /**
    * {@link QmmMmaFragments#fragA4Fma}: for random words and every code value in the in-place
    * positions, registers 0/1 (rows g, g+8) hold 128 + codes (2h, 2h+4) and registers 2/3 hold (128
    * + codes (2h+1, 2h+5)) / 4, each code read by the packing's definition (code i in bits
