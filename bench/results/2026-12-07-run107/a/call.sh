@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (2026-12-07 session 2: .gpu carries eb0b4b1's 2-bit FU = 1 and 99fe388's 3/5-bit kernels and dispatch jars)
 # run 107, call 1 — prepared, NOT RUN: no device machine could be started in the session of 2026-12-07
 # (15 attempts). For the next session:
 #   new  = the bundle (.gpu), HEAD: the reducer's entry hoisted out of qmm-mma-async's batch loop and copy
@@ -28,11 +29,11 @@ FU="--kernel qmm-mma-async@16x2x1x1x0x1x0,qmm-mma-async@16x2x1x1x0x1x1"
 run fu .gpu 50 $A4 --rows 1,2,8 $FU
 run base /tmp/g-base 40 $A4 --rows 1,2,8,16 --kernel qmm-mma-async
 run new .gpu 40 $A4 --rows 1,2,8,16 --kernel qmm-mma-async
-[ -z "${SHORT:-}" ] && run fu2 .gpu 50 $A4 --rows 1,8 $FU
 run fu16 .gpu 40 $A4 --rows 16 --kernel qmm-mma-async@16x2x2x1x0x1x0,qmm-mma-async@16x2x2x1x0x1x1
 # bf16 2-bit, FU = 0 against 1 (eb0b4b1: fragA2Fma; .gpu's tornado-kernels jar is eb0b4b1's)
 run two .gpu 40 --mode affine --bits 2 --group 64 --dtype bf16 --rows 1,8 --kernel qmm-mma-async@16x2x1x1x0x1x0,qmm-mma-async@16x2x1x1x0x1x1
-[ -z "${SHORT:-}" ] && run base2 /tmp/g-base 30 $A4 --rows 1,8 --kernel qmm-mma-async
+# 3- and 5-bit on qmm-mma-async (99fe388, explicit: the policy keeps them on qmv-rows until timed)
+for b in 3 5; do run b$b .gpu 35 --mode affine --bits $b --group 64 --dtype bf16 --rows 1,6,32 --kernel qmm-mma-async,qmv-rows; done
 FP="--dtype bf16 --rows 1,8 --kernel qmm-mma-fp-async"
 [ -z "${SHORT:-}" ] && run nv-new .gpu 30 --mode nvfp4 $FP
 [ -z "${SHORT:-}" ] && run nv-base /tmp/g-base 30 --mode nvfp4 $FP
