@@ -54,9 +54,10 @@ import sirocco.runtime.KernelLaunch;
  *       holds two row tiles per warp (runs 76–77, 102).
  *   <li>{@value #QMM_MMA_ASYNC}: {@link QmmMmaAsyncKernel} (the split-K tensor-core kernel with its
  *       weights streamed through a cp.async pipeline in shared memory) — the shapes {@value
- *       #QMM_MMA_SPLITK} takes with 2, 4 or 8 groups per warp slice, and 2- and 6-bit codes with
- *       groups of 64 or 128 (run 106: at every row count, {@link
- *       QmmPolicy#MMA_ASYNC_MAX_ROWS_2_6_BIT}; 6-bit where {@link QmmPolicy#ASYNC_6BIT}); then the
+ *       #QMM_MMA_SPLITK} takes with 2, 4 or 8 groups per warp slice, and 2-, 3-, 5- and 6-bit codes
+ *       with groups of 64 or 128 (run 106: at every row count, {@link
+ *       QmmPolicy#MMA_ASYNC_MAX_ROWS_2_6_BIT}; 6-bit where {@link QmmPolicy#ASYNC_6BIT}; 3- and
+ *       5-bit only where {@link QmmPolicy#ASYNC_3_5_BIT}, off until timed on a GPU); then the
  *       policy: the default tensor-core variant up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} (8) rows
  *       (run 89), up to {@link QmmPolicy#MMA_ASYNC_TWO_TILES_MAX_ROWS} (72) where its plan holds
  *       two row tiles per warp (g32/g64/g128, runs 100, 102 and 103), from {@link

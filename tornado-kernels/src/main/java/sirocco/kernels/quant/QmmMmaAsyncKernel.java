@@ -135,7 +135,7 @@ import sirocco.api.Vec;
  *       ({@link QmmMmaFragments#fragA2Fma}: one shift per word instead of seven).
  * </ul>
  *
- * <h2>2- and 6-bit codes (run 106)</h2>
+ * <h2>2-, 3-, 5- and 6-bit codes (run 106; 3 and 5 bits the session after run 107)</h2>
  *
  * A lane's codes of a group come in units of 16 ({@link QmmMmaAsyncLayout}): one 2-bit word or
  * three 6-bit words. Code i and code i+8 of a unit go to one fragment register: at 2 bits they sit
@@ -154,13 +154,24 @@ import sirocco.api.Vec;
  * at 1–8 rows against 18.67–60.20, 89.25 against 655.89 at 96 (79%; its PTX is 30% longer than
  * 4-bit's for 1.5 times the bytes).
  *
+ * <p>3- and 5-bit units are 48 and 80 bits, so at g64 the odd lanes' units, and at g128 every
+ * lane's second, start at bit 16 of a word: a lane reads the two (3-bit) or three (5-bit) words
+ * from the unit's start word and moves them down 16 bits where it starts mid-word ({@link
+ * QmmMmaAsyncLayout#unitWords}: a select at g64, where the lane decides it, and nothing or two
+ * instructions per word at g128, where the unit does), then pairs codes as at 6 bits ({@link
+ * QmmMmaFragments#fragAUnit}). Rows 4 (mod 8) banks apart keep those reads conflict-free except
+ * 3-bit g64 (two lanes a bank: its lanes start at words 0, 1, 3, 4 of a group). Slices of 3, 5 or
+ * 10 chunks a row are copied by {@link QmmMmaAsyncCopies#request}'s general loop. Registers (ptxas
+ * 13.0, sm_90, k = 4096): 91–95 with one row tile, 125–128 with two, no spills. Run on the Java
+ * backend only so far; the policy keeps these widths on {@code qmv-rows} until timed.
+ *
  * <h2>Limits</h2>
  *
  * As {@link QmmMmaSplitKKernel} (affine, bf16/f16, transposed, the same k splits) for 4-bit codes
- * and 2- and 6-bit ones with groups of 64 or 128, one 16-feature tile per warp, and 2, 4 or 8
- * groups per warp slice (a row's scales are one copy of 4, 8 or 16 bytes); two row tiles at at most
- * 128 registers, which 4-bit g32 exceeds by 80 bytes of spill ({@link #plan(QmmShape, int, int,
- * int, int)}).
+ * and 2-, 3-, 5- and 6-bit ones with groups of 64 or 128, one 16-feature tile per warp, and 2, 4 or
+ * 8 groups per warp slice (a row's scales are one copy of 4, 8 or 16 bytes); two row tiles at at
+ * most 128 registers, which 4-bit g32 exceeds by 80 bytes of spill ({@link #plan(QmmShape, int,
+ * int, int, int)}).
  */
 public final class QmmMmaAsyncKernel {
   private QmmMmaAsyncKernel() {}
