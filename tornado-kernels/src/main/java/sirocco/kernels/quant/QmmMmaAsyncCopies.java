@@ -58,11 +58,11 @@ final class QmmMmaAsyncCopies {
 
   /**
    * Whether {@link #requestFullWords} covers a slice of {@code wps} chunks per row with the lane's
-   * precomputed offsets: 2, 4, 6, 8, 12 or 16. Others (3- and 5-bit slices: 3, 5, 10, 20 ...) take
-   * {@link #request}'s general loop for every batch.
+   * precomputed offsets: 2, 3, 4, 5, 6, 8, 10, 12 or 16. Others (3- and 5-bit slices of 8 groups:
+   * 12 at 3-bit g64 aside, 20, 24, 40) take {@link #request}'s general loop for every batch.
    */
   static boolean fullCopies(int wps) {
-    return wps == 2 || wps == 4 || wps == 6 || wps == 8 || wps == 12 || wps == 16;
+    return wps <= 6 || wps == 8 || wps == 10 || wps == 12 || wps == 16;
   }
 
   /**
@@ -131,13 +131,13 @@ final class QmmMmaAsyncCopies {
       int sso,
       Int4 so, // srcOffsets
       Int4 dso) { // dstOffsets
-    requestFullWords(wq, wsh, batch, stage, ks, wps, rs, warp, wpr, 0, so, dso);
+    requestFullWords(wq, wsh, batch, stage, ks, wps, rs, lane, warp, wpr, 0, so, dso);
     requestGroups(scales, biases, ssh, stage, ks, cpw, lane, warp, batch * 16 * groups + sso);
   }
 
   /**
    * The weight words of {@link #requestFull}: the lane's {@code wps / 2} chunks ({@code wps} = 2,
-   * 4, 6, 8, 12 or 16 chunks of a row slice).
+   * 3, 4, 5, 6, 8, 10, 12 or 16 chunks of a row slice).
    */
   static void requestFullWords(
       int[] wq, // [n, wpr] packed u32
@@ -147,6 +147,7 @@ final class QmmMmaAsyncCopies {
       int ks,
       int wps,
       int rs,
+      int lane,
       int warp,
       int wpr,
       int swz, // 1: chunks swizzled (dstOffset)
@@ -163,6 +164,25 @@ final class QmmMmaAsyncCopies {
         Vec.copyAsync(wsh, dr + dso.x(), wq, sr + so.x(), 16);
         Vec.copyAsync(wsh, dr + dso.y(), wq, sr + so.y(), 16);
         Vec.copyAsync(wsh, dr + dso.z(), wq, sr + so.z(), 16);
+      }
+      return;
+    }
+    if (wps == 3 || wps == 5 || wps == 10) {
+      // 3- and 5-bit slices: rows 0–7 hold 8·wps chunks (24, 40, 80), chunks q = lane + 32u of
+      // them (u = 0..2) at the lane's offsets; rows 8–15 the same 8 rows down.
+      int half = 8 * wps;
+      for (int h = 0; h < 2; h++) {
+        int sr = rowW + 8 * h * wpr;
+        int dr = wBase + 8 * h * rs;
+        if (lane < half) {
+          Vec.copyAsync(wsh, dr + dso.x(), wq, sr + so.x(), 16);
+        }
+        if (lane + 32 < half) {
+          Vec.copyAsync(wsh, dr + dso.y(), wq, sr + so.y(), 16);
+        }
+        if (lane + 64 < half) {
+          Vec.copyAsync(wsh, dr + dso.z(), wq, sr + so.z(), 16);
+        }
       }
       return;
     }
@@ -320,7 +340,7 @@ final class QmmMmaAsyncCopies {
       Int4 dso) { // dstOffsets (with the same swz)
     int dst = ((stage * ks + warp) * 16 + (lane & 15)) * cpb;
     if (batch * 16 + 16 <= n) {
-      requestFullWords(wq, wsh, batch, stage, ks, wps, rs, warp, wpr, swz, so, dso);
+      requestFullWords(wq, wsh, batch, stage, ks, wps, rs, lane, warp, wpr, swz, so, dso);
       if (lane < 16) {
         Vec.copyAsync(ssh, dst, scales, batch * 16 * groups + sso, cpb);
       }
