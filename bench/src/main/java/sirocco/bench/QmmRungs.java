@@ -127,7 +127,7 @@ final class QmmRungs {
           t.length > 3 ? t[3] : 1,
           t.length > 4 ? t[4] : 0,
           t.length > 5 ? t[5] : 1,
-          t.length > 6 ? t[6] : QmmMmaAsyncKernel.FMA_UNPACK);
+          t.length > 6 ? t[6] : QmmMmaAsyncKernel.fmaUnpack(s, t.length > 2 ? t[2] : 1));
     }
     if (base.equals(QmmOp.QMM_MMA_FP_ASYNC)) {
       // Checks the shape, KS, STAGES and RT.

@@ -77,7 +77,8 @@ final class BenchQmmCommand implements Callable<Integer> {
               + " tensor-core kernel with KS warps along k, STAGES batches in shared memory, RT"
               + " 8-row tiles per warp (1-2), BPS blocks per SM (1-2), E = 1 to refill each stage"
               + " right after its barrier, RB batches (1-8) per cross-warp reduction and FU = 1 to"
-              + " unpack bf16 4- and 2-bit codes partly by fma.bf16x2,"
+              + " unpack bf16 4- and 2-bit codes partly by fma.bf16x2 (the default with one row"
+              + " tile) or 0 not to,"
               + " qmm-mma-fp-async@KSxSTAGES[xRT] the same pipeline for mxfp4/nvfp4 weights,"
               + " and qmv-rows@RxF the multi-row vector kernel with R rows of x per block"
               + " (1-8) and F features per warp (1 or 2) (default: auto).")

@@ -115,10 +115,13 @@ import sirocco.api.Vec;
  * 80–96 SMs (an H200's bytes per SM), 4–9% at 12–72 rows, even at 1–8 rows on the whole H100
  * (bench/RESULTS.md, run 103).
  *
- * <h2>Fewer instructions per batch (run 107)</h2>
+ * <h2>Fewer instructions per batch (prepared in run 107, timed in run 108)</h2>
  *
- * Counted in the static SASS of the 4-bit g64 bf16 loop (ptxas 13.0, sm_90), per warp and batch;
- * not yet timed on a GPU (the session of run 107 got no device).
+ * Counted in the static SASS of the 4-bit g64 bf16 loop (ptxas 13.0, sm_90), per warp and batch.
+ * H200, 12288×4096 g64 bf16, graph replay (run 108): the first two items took 1 / 2 / 8 / 16 rows
+ * from 9.85 / 9.90 / 9.99 / 12.52 µs to 9.71 / 9.79 / 9.93 / 12.39; {@code fu = 1} then 9.53 / 9.48
+ * / 9.60 at 1 / 2 / 8 rows (and 2-bit 9.34 → 9.04 at 1 row), the default for one row tile since
+ * ({@link #fmaUnpack}).
  *
  * <ul>
  *   <li>The reducer's entry is computed once per kernel ({@link QmmMmaReduce#ownSlot}, one row tile
@@ -126,13 +129,13 @@ import sirocco.api.Vec;
  *       after the batch barrier, the 12 warps that reduce nothing included.
  *   <li>The word copies address chunks 2–4 as constant offsets from the first: the full refill went
  *       from 38 instructions to 31.
- *   <li>With {@code fu = 1} (explicit plans; {@link #FMA_UNPACK} keeps the default at 0 until it
- *       has run on a GPU) bf16 4-bit reads half its fragment registers in place with {@code
- *       fma.bf16x2} ({@link QmmMmaFragments#fragA4Fma}, x of those k slots taken times 4 once per
- *       kernel). The compute's shifts drop from 48 to 16, at 32 more packed fmas. The issue count
- *       stays, but the ALU pipe, which takes a warp instruction every two cycles and carried ~124
- *       of the ~260, then carries ~92. bf16 2-bit does the same for three of its four registers
- *       ({@link QmmMmaFragments#fragA2Fma}: one shift per word instead of seven).
+ *   <li>With {@code fu = 1} ({@link #fmaUnpack}: bf16, one row tile) 4-bit reads half its fragment
+ *       registers in place with {@code fma.bf16x2} ({@link QmmMmaFragments#fragA4Fma}, x of those k
+ *       slots taken times 4 once per kernel). The compute's shifts drop from 48 to 16, at 32 more
+ *       packed fmas. The issue count stays, but the ALU pipe, which takes a warp instruction every
+ *       two cycles and carried ~124 of the ~260, then carries ~92. bf16 2-bit does the same for
+ *       three of its four registers ({@link QmmMmaFragments#fragA2Fma}: one shift per word instead
+ *       of seven).
  * </ul>
  *
  * <h2>2-, 3-, 5- and 6-bit codes (run 106; 3 and 5 bits the session after run 107)</h2>
@@ -186,13 +189,19 @@ public final class QmmMmaAsyncKernel {
   public static final int STAGES = 2;
 
   /**
-   * The default plans' {@code fu}: 0, shift-and-mask unpacking. 1 ({@link
-   * QmmMmaFragments#fragA4Fma}, {@link QmmMmaFragments#fragA2Fma}) moves a third of the bf16 4-bit
-   * loop's ALU instructions (and 6 of 2-bit's 15 per word) to the FMA pipe (static SASS, run 107)
-   * but has not run on a GPU yet: explicit plans only ({@code tornado bench qmm --kernel
-   * qmm-mma-async@16x2x1x1x0x1x1}) until it has been checked and timed there.
+   * The default plans' {@code fu} for {@code s} at {@code rt} row tiles: 1 ({@link
+   * QmmMmaFragments#fragA4Fma}, {@link QmmMmaFragments#fragA2Fma}: part of the unpacking on the FMA
+   * pipe) for bf16 4- and 2-bit codes with one row tile, else 0. Run 108 (H200, 12288×4096 g64
+   * bf16, graph replay, µs, fu 0 against 1): 4-bit 1 / 2 / 8 rows 9.77 / 9.76 / 9.92 against 9.53 /
+   * 9.48 / 9.60, 2-bit 1 / 8 rows 9.34 / 9.98 against 9.04 / 9.72; with two row tiles (16 rows)
+   * 12.30 against 12.54, so two tiles keep 0.
    */
-  public static final int FMA_UNPACK = 0;
+  public static int fmaUnpack(QmmShape s, int rt) {
+    if (s == null) {
+      throw new IllegalArgumentException("s must be a QmmShape, got null");
+    }
+    return rt == 1 && QmmMmaAsyncLayout.fmaUnpack(s.bits(), s.dtype(), 1) ? 1 : 0;
+  }
 
   /** Shared memory one block may use on sm_90 (227 KiB opt-in); sm_80 allows 163 KiB. */
   static final int SHARED_LIMIT = 227 * 1024;
@@ -730,7 +739,7 @@ public final class QmmMmaAsyncKernel {
     while (stages > 2 && sharedBytes(s.bits(), ks, wps, cpw, stages, rt) > SHARED_LIMIT) {
       stages--;
     }
-    return QmmMmaAsyncPlans.build(s, smCount, ks, stages, rt, 1, 0, 1, FMA_UNPACK, true);
+    return QmmMmaAsyncPlans.build(s, smCount, ks, stages, rt, 1, 0, 1, fmaUnpack(s, rt), true);
   }
 
   /**
@@ -796,15 +805,18 @@ public final class QmmMmaAsyncKernel {
    */
   public static LaunchPlan plan(
       QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early, int rb) {
-    return plan(s, smCount, ks, stages, rt, bps, early, rb, FMA_UNPACK);
+    if (s == null) {
+      throw new IllegalArgumentException("s must be a QmmShape, got null");
+    }
+    return plan(s, smCount, ks, stages, rt, bps, early, rb, fmaUnpack(s, rt));
   }
 
   /**
    * An explicit plan with {@code fu} (0, 1): with 1, bf16 4-bit codes unpack by {@link
    * QmmMmaFragments#fragA4Fma} (half the fragment registers read in place by {@code fma.bf16x2}, a
    * third of the shifts) and bf16 2-bit codes by {@link QmmMmaFragments#fragA2Fma} (three quarters
-   * in place, one shift per word instead of seven); the default is {@link #FMA_UNPACK}. 1 is
-   * refused for other widths and dtypes.
+   * in place, one shift per word instead of seven); the default is {@link #fmaUnpack}. 1 is refused
+   * for other widths and dtypes.
    */
   public static LaunchPlan plan(
       QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early, int rb, int fu) {

@@ -116,7 +116,19 @@ class QmmMmaAsyncKernelTest {
             IllegalArgumentException.class,
             () -> QmmMmaAsyncKernel.plan(s, 2, 2, 2, 1, 1, 0, 1, 2));
     assertTrue(e.getMessage().contains("fu"), e.getMessage());
-    assertEquals(QmmMmaAsyncKernel.FMA_UNPACK, QmmMmaAsyncKernel.plan(s, SMS).get("fu"));
+    // The default: 1 for bf16 4- and 2-bit with one row tile, 0 with two tiles and elsewhere.
+    assertEquals(1, QmmMmaAsyncKernel.plan(s, SMS).get("fu"));
+    assertEquals(
+        1, QmmMmaAsyncKernel.plan(QmmShape.affine(2, 64, Quant.BF16, 8, 40, 512), SMS).get("fu"));
+    assertEquals(
+        0, QmmMmaAsyncKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 12, 40, 512), SMS).get("fu"));
+    assertEquals(
+        0, QmmMmaAsyncKernel.plan(QmmShape.affine(4, 64, Quant.F16, 1, 40, 512), SMS).get("fu"));
+    assertEquals(
+        0, QmmMmaAsyncKernel.plan(QmmShape.affine(6, 64, Quant.BF16, 1, 40, 512), SMS).get("fu"));
+    assertEquals(1, QmmMmaAsyncKernel.plan(s, SMS, 2, 2, 1, 1, 0, 1).get("fu"));
+    assertEquals(0, QmmMmaAsyncKernel.plan(s, SMS, 2, 2, 2, 1, 0, 1).get("fu"));
+    assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.fmaUnpack(null, 1));
   }
 
   /**
