@@ -289,13 +289,13 @@ public final class QTest {
    * with groups of 64 or 128, else {@link QmmPolicy#AFFINE_MMA_MIN_ROWS}.
    */
   static int affineTensorCoreMinRows(int bits, DType t, long k, int group) {
-    if ((bits == 4 || bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT)
-        && t != DType.F32
-        && group >= 64) {
+    if (asyncWidth(bits) && t != DType.F32 && group >= 64) {
       int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
       QmmShape s = QmmShape.affine(bits, group, dtype, 1, 64, (int) k);
       if (QmmMmaAsyncKernel.supports(s) == null) {
-        return QmmPolicy.AFFINE_ASYNC_MIN_ROWS;
+        return bits == 3 || bits == 5
+            ? QmmPolicy.ASYNC_3_5_BIT_MIN_ROWS
+            : QmmPolicy.AFFINE_ASYNC_MIN_ROWS;
       }
     }
     return QmmPolicy.AFFINE_MMA_MIN_ROWS;
@@ -309,11 +309,12 @@ public final class QTest {
    * per warp, else the split-K kernel where it takes the shape (4-bit, k splitting evenly over its
    * warps, at most {@link QmmPolicy#MMA_SPLITK_MAX_ROWS} rows, or {@link
    * QmmPolicy#MMA_SPLITK_MAX_ROWS_TWO_TILES} where its plan holds two row tiles per warp), else
-   * qmm-mma. 2-bit codes (and 6-bit ones where {@link QmmPolicy#ASYNC_6BIT}) go to the async kernel
-   * at any row count where it takes them, else to qmv-rows.
+   * qmm-mma. 2-bit codes (and 6-, 3- and 5-bit ones where {@link QmmPolicy#ASYNC_6BIT} and {@link
+   * QmmPolicy#ASYNC_3_5_BIT}) go to the async kernel at any row count where it takes them, else to
+   * qmv-rows.
    */
   static String affineTensorCore(int bits, DType t, long rows, long k, int group) {
-    if ((bits == 4 || bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT) && t != DType.F32) {
+    if (asyncWidth(bits) && t != DType.F32) {
       int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
       QmmShape s = QmmShape.affine(bits, group, dtype, (int) rows, 64, (int) k);
       if (QmmMmaAsyncKernel.supports(s) == null
@@ -331,7 +332,18 @@ public final class QTest {
         return "qmm-mma-splitk";
       }
     }
-    // 2- and 6-bit codes have no other tensor-core kernel: the rows kernel takes them.
-    return bits == 2 || bits == 6 ? "qmv-rows" : "qmm-mma";
+    // 2-, 3-, 5- and 6-bit codes have no other tensor-core kernel: the rows kernel takes them.
+    return bits == 4 || bits == 8 ? "qmm-mma" : "qmv-rows";
+  }
+
+  /**
+   * Widths the default gives the async kernel: 4 and 2 bits, 6 where {@link QmmPolicy#ASYNC_6BIT},
+   * 3 and 5 where {@link QmmPolicy#ASYNC_3_5_BIT} (run 108).
+   */
+  static boolean asyncWidth(int bits) {
+    return bits == 4
+        || bits == 2
+        || bits == 6 && QmmPolicy.ASYNC_6BIT
+        || (bits == 3 || bits == 5) && QmmPolicy.ASYNC_3_5_BIT;
   }
 }

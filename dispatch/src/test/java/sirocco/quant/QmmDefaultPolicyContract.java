@@ -93,10 +93,12 @@ public abstract class QmmDefaultPolicyContract {
     boolean half = t == DType.BF16 || t == DType.F16;
     boolean affine = mode == QuantMode.AFFINE;
     if (affine
-        && (bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT)
+        && bits != 4
+        && QTest.asyncWidth(bits)
         && half
         && rows >= QTest.affineTensorCoreMinRows(bits, t, k, group)) {
-      // 2- and 6-bit codes: only qmm-mma-async on tensor cores (run 106), where it takes them.
+      // 2-, 3-, 5- and 6-bit codes: only qmm-mma-async on tensor cores (runs 106, 108), where it
+      // takes them.
       String tc = QTest.affineTensorCore(bits, t, rows, k, group);
       if (tc.equals("qmm-mma-async")) {
         return tc;

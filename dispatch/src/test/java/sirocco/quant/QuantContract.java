@@ -63,12 +63,7 @@ public abstract class QuantContract extends QuantMlxCases {
             boolean oddWidth = bits == 2 || bits == 3 || bits == 5 || bits == 6;
             assertEquals(List.of(affine ? (oddWidth ? "qmv-rows" : "qmv") : "fp-qmv"), c1, what);
             assertEquals(
-                List.of(
-                    affine
-                        ? (bits == 2 || bits == 4 || bits == 6 || bits == 8
-                            ? QTest.affineTensorCore(bits, DType.BF16, 6, k, 64)
-                            : "qmv-rows")
-                        : "fp-qmv"),
+                List.of(affine ? QTest.affineTensorCore(bits, DType.BF16, 6, k, 64) : "fp-qmv"),
                 c6,
                 what);
             close(w.q());

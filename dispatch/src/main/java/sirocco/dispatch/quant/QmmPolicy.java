@@ -279,13 +279,21 @@ public final class QmmPolicy {
   public static final String ASYNC_6BIT_PROPERTY = "sirocco.qmm.async6Bit";
 
   /**
-   * Whether the default policy gives 3- and 5-bit codes to {@value QmmOp#QMM_MMA_ASYNC}, which
-   * takes them (g64, g128) since the session after run 107: not yet, as that kernel has not run
-   * them on a GPU; they stay on {@value QmmOp#QMV_ROWS}. {@code -Dsirocco.qmm.async35Bit=true}
-   * gives them the async kernel at every row count, as 2- and 6-bit codes have ({@link
-   * #MMA_ASYNC_MAX_ROWS_2_6_BIT}).
+   * Whether the default policy gives 3- and 5-bit codes to {@value QmmOp#QMM_MMA_ASYNC} (g64, g128,
+   * bf16/f16; run 108): yes, from {@link #ASYNC_3_5_BIT_MIN_ROWS} rows at every row count, as 2-
+   * and 6-bit codes ({@link #MMA_ASYNC_MAX_ROWS_2_6_BIT}). H200, 12288x4096 g64 bf16, graph replay,
+   * µs, async against {@value QmmOp#QMV_ROWS}: 3-bit 1 / 6 / 32 rows 14.84 / 15.05 / 31.16 against
+   * 14.47 / 44.69 / 230.43; 5-bit 16.76 / 16.69 / 33.39 against 16.43 / 45.94 / 237.86. {@code
+   * -Dsirocco.qmm.async35Bit=false} keeps them on the vector path.
    */
-  public static final boolean ASYNC_3_5_BIT = false;
+  public static final boolean ASYNC_3_5_BIT = true;
+
+  /**
+   * Fewest rows at which 3- and 5-bit codes go to {@value QmmOp#QMM_MMA_ASYNC}: 2, since at 1 row
+   * {@value QmmOp#QMV_ROWS} was 2–3% ahead (run 108, {@link #ASYNC_3_5_BIT}). {@code
+   * -Dsirocco.qmm.mmaMinRows.affine=N} overrides it as it does {@link #AFFINE_ASYNC_MIN_ROWS}.
+   */
+  public static final int ASYNC_3_5_BIT_MIN_ROWS = 2;
 
   /** The system property overriding {@link #ASYNC_3_5_BIT}. */
   public static final String ASYNC_3_5_BIT_PROPERTY = "sirocco.qmm.async35Bit";
@@ -325,7 +333,7 @@ public final class QmmPolicy {
       return 0; // switched off: see ASYNC_6BIT
     }
     if (async35Off(s)) {
-      return 0; // not yet timed: see ASYNC_3_5_BIT
+      return 0; // switched off: see ASYNC_3_5_BIT
     }
     if (s.bits() != 4) {
       return MMA_ASYNC_MAX_ROWS_2_6_BIT;
@@ -399,9 +407,9 @@ public final class QmmPolicy {
         && s.mode() == Quant.AFFINE
         && System.getProperty(MMA_VARIANT_PROPERTY) == null
         && async35Off(s)) {
-      return "policy: 3- and 5-bit codes use the vector path until timed on a GPU (-D"
+      return "policy: 3- and 5-bit codes use the vector path (-D"
           + ASYNC_3_5_BIT_PROPERTY
-          + "=true)";
+          + "=false)";
     }
     if (!rung.equals(v)) {
       if (rung.equals(QmmOp.QMM_MMA_ASYNC) && System.getProperty(MMA_VARIANT_PROPERTY) == null) {
@@ -651,8 +659,9 @@ public final class QmmPolicy {
 
   /**
    * The row threshold in force for tensor-core rung {@code rung} at {@code s}: {@link
-   * #AFFINE_ASYNC_MIN_ROWS} for {@value QmmOp#QMM_MMA_ASYNC} with affine groups of 64 or 128, else
-   * {@link #mmaMinRows(int)}; the affine property overrides both.
+   * #AFFINE_ASYNC_MIN_ROWS} for {@value QmmOp#QMM_MMA_ASYNC} with affine groups of 64 or 128
+   * ({@link #ASYNC_3_5_BIT_MIN_ROWS} for 3- and 5-bit codes), else {@link #mmaMinRows(int)}; the
+   * affine property overrides all.
    */
   public static int mmaMinRows(QmmShape s, String rung) {
     requireShape(s);
@@ -662,9 +671,12 @@ public final class QmmPolicy {
     }
     boolean asyncWide =
         rung.equals(QmmOp.QMM_MMA_ASYNC) && s.mode() == Quant.AFFINE && s.groupSize() >= 64;
-    return asyncWide
-        ? Integer.getInteger(AFFINE_PROPERTY, AFFINE_ASYNC_MIN_ROWS)
-        : mmaMinRows(s.mode());
+    if (!asyncWide) {
+      return mmaMinRows(s.mode());
+    }
+    boolean odd = s.bits() == 3 || s.bits() == 5;
+    return Integer.getInteger(
+        AFFINE_PROPERTY, odd ? ASYNC_3_5_BIT_MIN_ROWS : AFFINE_ASYNC_MIN_ROWS);
   }
 
   /**

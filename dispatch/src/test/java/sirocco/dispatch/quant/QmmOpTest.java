@@ -78,8 +78,14 @@ class QmmOpTest {
     for (int bits : new int[] {2, 3, 5, 6}) {
       assertEquals("qmv", QmmOp.decide(affine(bits, Quant.F32, 1)).chosen());
       for (int rows : new int[] {1, 2, 6, 8, 9, 72, 73, 65535}) {
+        boolean async =
+            bits == 2
+                || bits == 6 && QmmPolicy.ASYNC_6BIT
+                || (bits == 3 || bits == 5)
+                    && QmmPolicy.ASYNC_3_5_BIT
+                    && rows >= QmmPolicy.ASYNC_3_5_BIT_MIN_ROWS;
         assertEquals(
-            bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT ? "qmm-mma-async" : "qmv-rows",
+            async ? "qmm-mma-async" : "qmv-rows",
             QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen(),
             bits + "-bit, rows " + rows);
       }
@@ -145,39 +151,43 @@ class QmmOpTest {
   }
 
   /**
-   * 3- and 5-bit codes: qmm-mma-async takes them (g64, g128) but the default keeps them on the
-   * vector path until timed on a GPU ({@link QmmPolicy#ASYNC_3_5_BIT}); the rejection names the
-   * property, and with it on they go to the async kernel at every row count (g32 stays on the
-   * vector path, which the kernel itself refuses).
+   * 3- and 5-bit codes go to qmm-mma-async from 2 rows at every row count ({@link
+   * QmmPolicy#ASYNC_3_5_BIT}, run 108) and stay on qmv-rows at 1 row ({@link
+   * QmmPolicy#ASYNC_3_5_BIT_MIN_ROWS}) and at g32 (which the kernel refuses); with the property off
+   * they stay there at every row count and the rejection names it.
    */
   @Test
   void threeAndFiveBitAsyncIsAPolicySwitch() {
-    assertEquals(false, QmmPolicy.ASYNC_3_5_BIT);
+    assertEquals(true, QmmPolicy.ASYNC_3_5_BIT);
+    assertEquals(2, QmmPolicy.ASYNC_3_5_BIT_MIN_ROWS);
     for (int bits : new int[] {3, 5}) {
-      assertEquals(
-          null, sirocco.kernels.quant.QmmMmaAsyncKernel.supports(affine(bits, Quant.BF16, 6)));
-      String why = QmmOp.decide(affine(bits, Quant.BF16, 6)).explain();
-      assertTrue(why.startsWith("quantizedMatmul -> qmv-rows (rejected"), why);
+      for (int rows : new int[] {2, 6, 73, 256}) {
+        assertEquals(
+            "qmm-mma-async",
+            QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen(),
+            bits + "-bit, " + rows + " rows");
+        assertEquals("qmm-mma-async", QmmOp.decide(affine(bits, Quant.F16, rows)).chosen());
+      }
+      String one = QmmOp.decide(affine(bits, Quant.BF16, 1)).explain();
+      assertTrue(one.startsWith("quantizedMatmul -> qmv-rows (rejected"), one);
       assertTrue(
-          why.contains(
-              "qmm-mma-async: policy: 3- and 5-bit codes use the vector path until timed on a GPU"
-                  + " (-Dsirocco.qmm.async35Bit=true)"),
-          why);
+          one.contains("qmm-mma-async: policy: affine weights use the vector path below 2 rows"),
+          one);
+      assertEquals(
+          "qmv-rows", QmmOp.decide(QmmShape.affine(bits, 32, Quant.BF16, 6, 12288, 4096)).chosen());
     }
     try {
-      System.setProperty(QmmPolicy.ASYNC_3_5_BIT_PROPERTY, "true");
+      System.setProperty(QmmPolicy.ASYNC_3_5_BIT_PROPERTY, "false");
       for (int bits : new int[] {3, 5}) {
-        for (int rows : new int[] {1, 6, 73}) {
-          assertEquals(
-              "qmm-mma-async",
-              QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen(),
-              bits + "-bit, " + rows + " rows");
-          assertEquals("qmm-mma-async", QmmOp.decide(affine(bits, Quant.F16, rows)).chosen());
-        }
-        assertEquals(
-            "qmv-rows",
-            QmmOp.decide(QmmShape.affine(bits, 32, Quant.BF16, 6, 12288, 4096)).chosen());
+        String why = QmmOp.decide(affine(bits, Quant.BF16, 6)).explain();
+        assertTrue(why.startsWith("quantizedMatmul -> qmv-rows (rejected"), why);
+        assertTrue(
+            why.contains(
+                "qmm-mma-async: policy: 3- and 5-bit codes use the vector path"
+                    + " (-Dsirocco.qmm.async35Bit=false)"),
+            why);
       }
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(2, Quant.BF16, 6)).chosen(), "2-bit");
     } finally {
       System.clearProperty(QmmPolicy.ASYNC_3_5_BIT_PROPERTY);
     }
@@ -230,6 +240,8 @@ class QmmOpTest {
     assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 1)).chosen());
     assertEquals("qmv-rows", QmmOp.decide(affine(4, Quant.F32, 2)).chosen());
     try {
+      // 5-bit on the vector path at every row count, so qmv-rows' own bounds decide.
+      System.setProperty(QmmPolicy.ASYNC_3_5_BIT_PROPERTY, "false");
       System.setProperty(QmmPolicy.QMV_ROWS_MIN_PROPERTY, "3");
       assertEquals("qmv", QmmOp.decide(affine(5, Quant.BF16, 2)).chosen());
       assertEquals("qmv-rows", QmmOp.decide(affine(5, Quant.BF16, 3)).chosen());
@@ -239,6 +251,7 @@ class QmmOpTest {
       assertTrue(why.startsWith("quantizedMatmul -> qmv (rejected"), why);
       assertTrue(why.contains("qmv-rows: policy: at most 8 rows (rows=9;"), why);
     } finally {
+      System.clearProperty(QmmPolicy.ASYNC_3_5_BIT_PROPERTY);
       System.clearProperty(QmmPolicy.QMV_ROWS_MIN_PROPERTY);
       System.clearProperty(QmmPolicy.QMV_ROWS_MAX_PROPERTY);
     }
