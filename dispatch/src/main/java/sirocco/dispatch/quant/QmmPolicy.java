@@ -26,16 +26,17 @@ import sirocco.kernels.quant.Quant;
  * mxfp4, 34.4 against 34.1 for nvfp4, 42.3 against 39.4 for mxfp8. Since run 104 (E2M1 fragments
  * built in place) tensor cores from 2 rows: see {@link #FP_MMA_MIN_ROWS}.
  *
- * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (3/5 bits, 2/6 bits
- * with groups of 32, and float32 x at every width; 2- and 6-bit g64/g128 bf16/f16 run on {@value
- * QmmOp#QMM_MMA_ASYNC} since run 106, {@link #MMA_ASYNC_MAX_ROWS_2_6_BIT} and {@link #ASYNC_6BIT})
- * go to {@value QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for 2/3/5/6 bits with bf16/f16
- * x, 2 otherwise) and to the one-row-at-a-time {@value QmmOp#QMV} below. Measured on the H200
- * (RESULTS run 19, n 12288, k 4096, g64): with bf16 x, 2 rows take 21.6–24.4 µs against {@value
- * QmmOp#QMV}'s 29.8–34.6 and 6 rows 45.6–50.1 against 78.1–90.7 at every width; with f32 x
- * 55.0–58.1 against 58.0–63.8 at 2 rows (except 3-bit: 60.5 against 58.9, left to the rung) and
- * 156.9–161.3 against 160.4–176.0 at 6. No upper bound: above 8 rows it runs ⌈rows/8⌉ row blocks,
- * still a fraction of {@value QmmOp#QMV}'s one pass per row.
+ * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (2/3/5/6 bits with
+ * groups of 32, 3/5 bits at 1 row, and float32 x at every width; 2- and 6-bit g64/g128 bf16/f16 run
+ * on {@value QmmOp#QMM_MMA_ASYNC} since run 106, {@link #MMA_ASYNC_MAX_ROWS_2_6_BIT} and {@link
+ * #ASYNC_6BIT}, 3- and 5-bit from 2 rows since run 108, {@link #ASYNC_3_5_BIT}) go to {@value
+ * QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for 2/3/5/6 bits with bf16/f16 x, 2
+ * otherwise) and to the one-row-at-a-time {@value QmmOp#QMV} below. Measured on the H200 (RESULTS
+ * run 19, n 12288, k 4096, g64): with bf16 x, 2 rows take 21.6–24.4 µs against {@value QmmOp#QMV}'s
+ * 29.8–34.6 and 6 rows 45.6–50.1 against 78.1–90.7 at every width; with f32 x 55.0–58.1 against
+ * 58.0–63.8 at 2 rows (except 3-bit: 60.5 against 58.9, left to the rung) and 156.9–161.3 against
+ * 160.4–176.0 at 6. No upper bound: above 8 rows it runs ⌈rows/8⌉ row blocks, still a fraction of
+ * {@value QmmOp#QMV}'s one pass per row.
  *
  * <p>To try another policy without rebuilding: {@code -Dsirocco.qmm.mmaVariant=qmm-mma-splitk} (see
  * {@link #MMA_ASYNC_MAX_ROWS}), {@code -Dsirocco.qmm.mmaMinRows.affine=N}, {@code
