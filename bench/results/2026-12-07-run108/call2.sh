@@ -24,6 +24,7 @@ for b in 3 5; do
   run op$b 60 bench qmm $S --mode affine --bits $b --group 64 --dtype bf16 --rows 1,2,6,8,16,32,64 --kernel qmm-mma-async,qmv-rows
 done
 run g128 40 bench qmm $S --mode affine --bits 3 --group 128 --dtype f16 --rows 1,6,16 --kernel qmm-mma-async,qmv-rows
+run sweep 60 bench qmm $S --sweep-formats
 for g in 128 32; do
   run fu$g 40 bench qmm $S --mode affine --bits 4 --group $g --dtype bf16 --rows 1,2,8 --kernel qmm-mma-async@16x2x1x1x0x1x0,qmm-mma-async@16x2x1x1x0x1x1
 done
