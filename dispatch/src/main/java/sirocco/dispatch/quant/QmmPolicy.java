@@ -290,11 +290,19 @@ public final class QmmPolicy {
   public static final boolean ASYNC_3_5_BIT = true;
 
   /**
-   * Fewest rows at which 3- and 5-bit codes go to {@value QmmOp#QMM_MMA_ASYNC}: 2, since at 1 row
-   * {@value QmmOp#QMV_ROWS} was 2–3% ahead (run 108, {@link #ASYNC_3_5_BIT}). {@code
-   * -Dsirocco.qmm.mmaMinRows.affine=N} overrides it as it does {@link #AFFINE_ASYNC_MIN_ROWS}.
+   * Fewest rows at which 3- and 5-bit codes with bf16 x go to {@value QmmOp#QMM_MMA_ASYNC}: 2,
+   * since at 1 row {@value QmmOp#QMV_ROWS} was 2–3% ahead on the H200 (run 108, {@link
+   * #ASYNC_3_5_BIT}; H100 call 2: 3-bit 14.30 against 14.55, 5-bit 17.30 against 17.33). With f16 x
+   * the async kernel takes them from 1 row: {@value QmmOp#QMV_ROWS} is slower with f16 (run 108
+   * call 2, H100, 3-bit g128 f16: 14.70 against 21.19 µs at 1 row). {@code
+   * -Dsirocco.qmm.mmaMinRows.affine=N} overrides both as it does {@link #AFFINE_ASYNC_MIN_ROWS}.
    */
   public static final int ASYNC_3_5_BIT_MIN_ROWS = 2;
+
+  /** {@link #ASYNC_3_5_BIT_MIN_ROWS} for {@code s}: 2 with bf16 x, 1 with f16. */
+  static int async35MinRows(QmmShape s) {
+    return s.dtype() == Quant.F16 ? AFFINE_ASYNC_MIN_ROWS : ASYNC_3_5_BIT_MIN_ROWS;
+  }
 
   /** The system property overriding {@link #ASYNC_3_5_BIT}. */
   public static final String ASYNC_3_5_BIT_PROPERTY = "sirocco.qmm.async35Bit";
@@ -661,8 +669,8 @@ public final class QmmPolicy {
   /**
    * The row threshold in force for tensor-core rung {@code rung} at {@code s}: {@link
    * #AFFINE_ASYNC_MIN_ROWS} for {@value QmmOp#QMM_MMA_ASYNC} with affine groups of 64 or 128
-   * ({@link #ASYNC_3_5_BIT_MIN_ROWS} for 3- and 5-bit codes), else {@link #mmaMinRows(int)}; the
-   * affine property overrides all.
+   * ({@link #ASYNC_3_5_BIT_MIN_ROWS} for 3- and 5-bit codes with bf16 x), else {@link
+   * #mmaMinRows(int)}; the affine property overrides all.
    */
   public static int mmaMinRows(QmmShape s, String rung) {
     requireShape(s);
@@ -676,8 +684,7 @@ public final class QmmPolicy {
       return mmaMinRows(s.mode());
     }
     boolean odd = s.bits() == 3 || s.bits() == 5;
-    return Integer.getInteger(
-        AFFINE_PROPERTY, odd ? ASYNC_3_5_BIT_MIN_ROWS : AFFINE_ASYNC_MIN_ROWS);
+    return Integer.getInteger(AFFINE_PROPERTY, odd ? async35MinRows(s) : AFFINE_ASYNC_MIN_ROWS);
   }
 
   /**

@@ -152,9 +152,9 @@ class QmmOpTest {
 
   /**
    * 3- and 5-bit codes go to qmm-mma-async from 2 rows at every row count ({@link
-   * QmmPolicy#ASYNC_3_5_BIT}, run 108) and stay on qmv-rows at 1 row ({@link
-   * QmmPolicy#ASYNC_3_5_BIT_MIN_ROWS}) and at g32 (which the kernel refuses); with the property off
-   * they stay there at every row count and the rejection names it.
+   * QmmPolicy#ASYNC_3_5_BIT}, run 108; from 1 row with f16 x) and stay on qmv-rows at 1 row of bf16
+   * x ({@link QmmPolicy#ASYNC_3_5_BIT_MIN_ROWS}) and at g32 (which the kernel refuses); with the
+   * property off they stay there at every row count and the rejection names it.
    */
   @Test
   void threeAndFiveBitAsyncIsAPolicySwitch() {
@@ -168,6 +168,8 @@ class QmmOpTest {
             bits + "-bit, " + rows + " rows");
         assertEquals("qmm-mma-async", QmmOp.decide(affine(bits, Quant.F16, rows)).chosen());
       }
+      // f16 x from 1 row (qmv-rows is slower with f16).
+      assertEquals("qmm-mma-async", QmmOp.decide(affine(bits, Quant.F16, 1)).chosen());
       String one = QmmOp.decide(affine(bits, Quant.BF16, 1)).explain();
       assertTrue(one.startsWith("quantizedMatmul -> qmv-rows (rejected"), one);
       assertTrue(
@@ -228,7 +230,10 @@ class QmmOpTest {
     for (int bits : new int[] {2, 3, 5, 6}) {
       String half = bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT ? "qmm-mma-async" : "qmv-rows";
       assertEquals(half, QmmOp.decide(affine(bits, Quant.BF16, 1)).chosen());
-      assertEquals(half, QmmOp.decide(affine(bits, Quant.F16, 1)).chosen());
+      // f16 3/5-bit: the async kernel from 1 row (QmmPolicy.ASYNC_3_5_BIT_MIN_ROWS).
+      boolean f16Async = half.equals("qmm-mma-async") || QmmPolicy.ASYNC_3_5_BIT;
+      assertEquals(
+          f16Async ? "qmm-mma-async" : half, QmmOp.decide(affine(bits, Quant.F16, 1)).chosen());
       assertEquals("qmv", QmmOp.decide(affine(bits, Quant.F32, 1)).chosen());
     }
     for (int bits : new int[] {2, 6}) {
