@@ -138,7 +138,7 @@ import sirocco.api.Vec;
  *       of seven).
  * </ul>
  *
- * <h2>2-, 3-, 5- and 6-bit codes (run 106; 3 and 5 bits the session after run 107)</h2>
+ * <h2>2-, 3-, 5- and 6-bit codes (runs 106 and 108)</h2>
  *
  * A lane's codes of a group come in units of 16 ({@link QmmMmaAsyncLayout}): one 2-bit word or
  * three 6-bit words. Code i and code i+8 of a unit go to one fragment register: at 2 bits they sit
@@ -164,9 +164,13 @@ import sirocco.api.Vec;
  * instructions per word at g128, where the unit does), then pairs codes as at 6 bits ({@link
  * QmmMmaFragments#fragAUnit}). Rows 4 (mod 8) banks apart keep those reads conflict-free except
  * 3-bit g64 (two lanes a bank: its lanes start at words 0, 1, 3, 4 of a group). Slices of 3, 5 or
- * 10 chunks a row are copied by {@link QmmMmaAsyncCopies#request}'s general loop. Registers (ptxas
- * 13.0, sm_90, k = 4096): 91–95 with one row tile, 125–128 with two, no spills. Run on the Java
- * backend only so far; the policy keeps these widths on {@code qmv-rows} until timed.
+ * 10 chunks a row are copied from the lane's precomputed offsets ({@link
+ * QmmMmaAsyncCopies#requestFullWords}), wider ones by {@link QmmMmaAsyncCopies#request}'s general
+ * loop. Registers (ptxas 13.0, sm_90, k = 4096): 91–96 with one row tile, 125–128 with two, no
+ * spills. H200, 12288×4096 g64 bf16 (run 108): 3-bit 14.84 / 15.05 / 31.16 µs at 1 / 6 / 32 rows
+ * against {@code qmv-rows}' 14.47 / 44.69 / 230.43, 5-bit 16.76 / 16.69 / 33.39 against 16.43 /
+ * 45.94 / 237.86 (42% and 54% of the read-only time at 1 row: ~5 ALU instructions per fragment
+ * register against 4-bit's ~1.5).
  *
  * <h2>Limits</h2>
  *
