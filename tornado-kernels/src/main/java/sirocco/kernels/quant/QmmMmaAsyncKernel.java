@@ -1,12 +1,7 @@
 package sirocco.kernels.quant;
 
-import static sirocco.kernels.quant.QmmMmaAsyncLayout.copyableGroups;
-import static sirocco.kernels.quant.QmmMmaAsyncLayout.defaultKs;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.fragA;
-import static sirocco.kernels.quant.QmmMmaAsyncLayout.layoutTwin;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.rowWords;
-import static sirocco.kernels.quant.QmmMmaAsyncLayout.sharedBytes;
-import static sirocco.kernels.quant.QmmMmaAsyncLayout.sliceWords;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.slotsPerUnit;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.unitsPerLane;
 import static sirocco.kernels.quant.QmmMmaAsyncLayout.wordsPerLane;
@@ -145,13 +140,13 @@ import sirocco.api.Vec;
  * 16 bits apart, so {@link QmmMmaFragments#fragA2} needs one shift and one LOP3, as at 4 bits; at 6
  * bits 48 bits apart, so {@link QmmMmaFragments#fragA6} shifts each (twice where one straddles two
  * words) and merges them with two LOP3. A unit feeds four k steps, two x slots each holding the x
- * of codes 4s..4s+3 and 4s+8..4s+11 (two 8-byte loads, {@link QmmMmaAsyncLayout#loadXWord}), in the
- * order the 4-bit {@link QmmMmaFragments#fragB} pairs. A slice holds at most 8 slots per lane, as
- * at 4 bits, so the k split, grid and register hint are those of the 4-bit shape of the same size
- * ({@link QmmMmaAsyncLayout#layoutTwin}; 16 warps at k = 4096: 4 words per lane at 2 bits, 12 at
- * 6). Odd words per lane and group (2-bit and 6-bit g64) are read one at a time, so those rows are
- * padded to 4 (mod 8) banks ({@link QmmMmaAsyncLayout#rowWords}); groups of 32 are refused (a unit
- * would span two groups). H100, 12288×4096 g64 bf16, 2-bit: 9.56–10.11 µs at 1–8 rows against
+ * of codes 4s..4s+3 and 4s+8..4s+11 (two 8-byte loads, {@link QmmMmaAsyncLayout#loadXUnitSlot}), in
+ * the order the 4-bit {@link QmmMmaFragments#fragB} pairs. A slice holds at most 8 slots per lane,
+ * as at 4 bits, so the k split, grid and register hint are those of the 4-bit shape of the same
+ * size ({@link QmmMmaAsyncLayout#layoutTwin}; 16 warps at k = 4096: 4 words per lane at 2 bits, 12
+ * at 6). Odd words per lane and group (2-bit and 6-bit g64) are read one at a time, so those rows
+ * are padded to 4 (mod 8) banks ({@link QmmMmaAsyncLayout#rowWords}); groups of 32 are refused (a
+ * unit would span two groups). H100, 12288×4096 g64 bf16, 2-bit: 9.56–10.11 µs at 1–8 rows against
  * {@code qmv-rows}' 13.40–58.31, and 54.0 against 651 at 96 rows (69% of the read-only time at 1
  * row, against 4-bit's 91%: twice the codes per byte for an issue-bound kernel); 6-bit: 18.35–18.60
  * at 1–8 rows against 18.67–60.20, 89.25 against 655.89 at 96 (79%; its PTX is 30% longer than
@@ -204,7 +199,10 @@ public final class QmmMmaAsyncKernel {
     if (s == null) {
       throw new IllegalArgumentException("s must be a QmmShape, got null");
     }
-    return rt == 1 && QmmMmaAsyncLayout.fmaUnpack(s.bits(), s.dtype(), 1) ? 1 : 0;
+    if (rt != 1 && rt != 2) {
+      throw new IllegalArgumentException("rt must be 1 or 2 (row tiles of 8 per warp), got " + rt);
+    }
+    return QmmMmaAsyncPlans.fmaUnpack(s, rt);
   }
 
   /** Shared memory one block may use on sm_90 (227 KiB opt-in); sm_80 allows 163 KiB. */
@@ -682,47 +680,7 @@ public final class QmmMmaAsyncKernel {
     if (s == null) {
       throw new IllegalArgumentException("s must be a QmmShape, got null");
     }
-    String bad =
-        s.affineHalfRejection(
-            s.bits() >= 2 && s.bits() <= 6,
-            "2-, 3-, 4-, 5- or 6-bit",
-            "a lane's codes of a group unpacked in pairs into the A fragments",
-            "qmm-mma or the vector path");
-    if (bad != null) {
-      return bad;
-    }
-    if (s.bits() != 4 && s.groupSize() < 64) {
-      return s.bits()
-          + "-bit groups of 64 or 128 only (a lane's unit of 16 codes lies in one group), got "
-          + s.groupSize();
-    }
-    bad = QmmMmaSplitKKernel.supports(layoutTwin(s));
-    if (bad != null) {
-      return bad;
-    }
-    int ks = defaultKs(s);
-    if (ks == 0) {
-      return "k must split evenly over at most "
-          + QmmMmaSplitKKernel.MAX_KS
-          + " warps with at most "
-          + QmmMmaSplitKKernel.MAX_WPS
-          + " x slots per lane (x held in registers): "
-          + s.k() / s.groupSize()
-          + " groups of "
-          + s.groupSize()
-          + " have no such split";
-    }
-    int wps = sliceWords(s, ks);
-    int cpw = QmmMmaAsyncLayout.groupsPerSlice(wps, s.groupSize(), s.bits());
-    if (!copyableGroups(cpw)) {
-      return "2, 4 or 8 groups per warp slice (each row's scales are one 4/8/16-byte copy), got "
-          + cpw;
-    }
-    int shared = sharedBytes(s.bits(), ks, wps, cpw, 2, 1);
-    if (shared > SHARED_LIMIT) {
-      return "two stages need " + shared + " B of shared memory";
-    }
-    return null;
+    return QmmMmaAsyncPlans.supports(s);
   }
 
   /**
@@ -734,16 +692,7 @@ public final class QmmMmaAsyncKernel {
     if (why != null) {
       throw new IllegalArgumentException("s cannot be computed by this kernel: " + why);
     }
-    // Checked once here; the row tiles and the plan below take the shape as supported.
-    int ks = defaultKs(s);
-    int wps = sliceWords(s, ks);
-    int rt = QmmMmaAsyncPlans.rowTiles(s);
-    int stages = STAGES;
-    int cpw = QmmMmaAsyncLayout.groupsPerSlice(wps, s.groupSize(), s.bits());
-    while (stages > 2 && sharedBytes(s.bits(), ks, wps, cpw, stages, rt) > SHARED_LIMIT) {
-      stages--;
-    }
-    return QmmMmaAsyncPlans.build(s, smCount, ks, stages, rt, 1, 0, 1, fmaUnpack(s, rt), true);
+    return QmmMmaAsyncPlans.defaultPlan(s, smCount);
   }
 
   /**
@@ -809,9 +758,6 @@ public final class QmmMmaAsyncKernel {
    */
   public static LaunchPlan plan(
       QmmShape s, int smCount, int ks, int stages, int rt, int bps, int early, int rb) {
-    if (s == null) {
-      throw new IllegalArgumentException("s must be a QmmShape, got null");
-    }
     return plan(s, smCount, ks, stages, rt, bps, early, rb, fmaUnpack(s, rt));
   }
 

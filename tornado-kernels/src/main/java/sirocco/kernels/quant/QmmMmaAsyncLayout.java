@@ -137,13 +137,10 @@ final class QmmMmaAsyncLayout {
   }
 
   /**
-   * Slot {@code j} of the lane's slice of x row {@code xr} (zeros past the slice's {@code wps}
-   * words, or for a row past the end, {@code xr < 0}), always in 4-bit order (8 halves, which
-   * {@link QmmMmaFragments#fragB} pairs as (0, 4), (1, 5), (2, 6), (3, 7)). 4-bit: slot j is word
-   * {@code j} (group {@code j / wpl}, word {@code j % wpl}), its 8 codes' x. 2-bit: slot j is half
-   * {@code s = j % 2} of word {@code j / 2}, the x of codes 4s..4s+3 and 4s+8..4s+11 (two 8-byte
-   * loads), which {@link QmmMmaFragments#fragA2}'s steps 2s and 2s+1 pair that way. 6-bit: the same
-   * for unit {@code j / 2}, 16 codes of three words ({@link QmmMmaFragments#fragA6}).
+   * Slot {@code j} of the lane's slice of 4-bit x row {@code xr} (zeros past the slice's {@code
+   * wps} words, or for a row past the end, {@code xr < 0}), in 4-bit order (8 halves, which {@link
+   * QmmMmaFragments#fragB} pairs as (0, 4), (1, 5), (2, 6), (3, 7)): word {@code j} (group {@code j
+   * / wpl}, word {@code j % wpl}), its 8 codes' x. The unit widths: {@link #loadXUnitSlot}.
    */
   static Int4 loadXWord(
       short[] x, // [rows, k] bf16/f16 bits
@@ -156,11 +153,7 @@ final class QmmMmaAsyncLayout {
     if (j >= slots(wps, bits)) {
       return new Int4(0, 0, 0, 0);
     }
-    if (bits == 4) {
-      return QmmMmaKernel.loadX(x, xr, (lanew + 4 * wpl * (j / wpl) + j % wpl) * 8, bits);
-    }
-    // The lane's first code (lanew is a whole number of units).
-    return loadXUnitSlot(x, xr, lanew * 32 / bits, j, wpl * 128 / bits, wps, bits);
+    return QmmMmaKernel.loadX(x, xr, (lanew + 4 * wpl * (j / wpl) + j % wpl) * 8, bits);
   }
 
   /**
@@ -185,8 +178,11 @@ final class QmmMmaAsyncLayout {
 
   /**
    * Slot {@code j} of a lane whose codes come in 16-code units (2, 3, 5, 6 bits), {@code lanek} the
-   * lane's first code of the row: half {@code j % 2} of unit {@code j / 2}, its group and place in
-   * it from {@code groupSize}. See {@link #loadXWord}.
+   * lane's first code of the row, in {@link #loadXWord}'s 4-bit order: half {@code s = j % 2} of
+   * unit {@code j / 2} (its group and place in it from {@code groupSize}), the x of its codes
+   * 4s..4s+3 and 4s+8..4s+11 (two 8-byte loads), which the unit's steps 2s and 2s+1 pair that way
+   * ({@link QmmMmaFragments#fragA2}, {@link QmmMmaFragments#fragA6}, {@link
+   * QmmMmaFragments#fragAUnit}).
    */
   static Int4 loadXUnitSlot(
       short[] x, // [rows, k] bf16/f16 bits

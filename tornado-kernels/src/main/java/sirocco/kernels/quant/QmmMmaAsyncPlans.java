@@ -33,6 +33,73 @@ final class QmmMmaAsyncPlans {
   }
 
   /**
+   * {@link QmmMmaAsyncKernel#plan(QmmShape, int)} for a shape the kernel takes (checked once by the
+   * caller; the row tiles and the build below take it as supported).
+   */
+  static LaunchPlan defaultPlan(QmmShape s, int smCount) {
+    int ks = defaultKs(s);
+    int wps = sliceWords(s, ks);
+    int rt = rowTiles(s);
+    int stages = QmmMmaAsyncKernel.STAGES;
+    int cpw = QmmMmaAsyncLayout.groupsPerSlice(wps, s.groupSize(), s.bits());
+    while (stages > 2
+        && sharedBytes(s.bits(), ks, wps, cpw, stages, rt) > QmmMmaAsyncKernel.SHARED_LIMIT) {
+      stages--;
+    }
+    return build(s, smCount, ks, stages, rt, 1, 0, 1, fmaUnpack(s, rt), true);
+  }
+
+  /** {@link QmmMmaAsyncKernel#fmaUnpack} for a non-null {@code s} and {@code rt} of 1 or 2. */
+  static int fmaUnpack(QmmShape s, int rt) {
+    return rt == 1 && QmmMmaAsyncLayout.fmaUnpack(s.bits(), s.dtype(), 1) ? 1 : 0;
+  }
+
+  /** {@link QmmMmaAsyncKernel#supports} for a non-null {@code s}. */
+  static String supports(QmmShape s) {
+    String bad =
+        s.affineHalfRejection(
+            s.bits() >= 2 && s.bits() <= 6,
+            "2-, 3-, 4-, 5- or 6-bit",
+            "a lane's codes of a group unpacked in pairs into the A fragments",
+            "qmm-mma or the vector path");
+    if (bad != null) {
+      return bad;
+    }
+    if (s.bits() != 4 && s.groupSize() < 64) {
+      return s.bits()
+          + "-bit groups of 64 or 128 only (a lane's unit of 16 codes lies in one group), got "
+          + s.groupSize();
+    }
+    bad = QmmMmaSplitKKernel.supports(layoutTwin(s));
+    if (bad != null) {
+      return bad;
+    }
+    int ks = defaultKs(s);
+    if (ks == 0) {
+      return "k must split evenly over at most "
+          + QmmMmaSplitKKernel.MAX_KS
+          + " warps with at most "
+          + QmmMmaSplitKKernel.MAX_WPS
+          + " x slots per lane (x held in registers): "
+          + s.k() / s.groupSize()
+          + " groups of "
+          + s.groupSize()
+          + " have no such split";
+    }
+    int wps = sliceWords(s, ks);
+    int cpw = QmmMmaAsyncLayout.groupsPerSlice(wps, s.groupSize(), s.bits());
+    if (!copyableGroups(cpw)) {
+      return "2, 4 or 8 groups per warp slice (each row's scales are one 4/8/16-byte copy), got "
+          + cpw;
+    }
+    int shared = sharedBytes(s.bits(), ks, wps, cpw, 2, 1);
+    if (shared > QmmMmaAsyncKernel.SHARED_LIMIT) {
+      return "two stages need " + shared + " B of shared memory";
+    }
+    return null;
+  }
+
+  /**
    * The plan of {@link QmmMmaAsyncKernel#plan(QmmShape, int, int, int, int, int, int, int, int)}
    * for a non-null {@code s}; {@code supported}: the caller has already found that the kernel takes
    * it.

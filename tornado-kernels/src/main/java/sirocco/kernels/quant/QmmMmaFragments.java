@@ -145,8 +145,8 @@ final class QmmMmaFragments {
     return new Int4(
         (va & 0x000F000F) | magic,
         (vb & 0x000F000F) | magic,
-        Bf16.fma2(va & 0x00F000F0, BF16X2_2P127, BF16X2_32),
-        Bf16.fma2(vb & 0x00F000F0, BF16X2_2P127, BF16X2_32));
+        inPlace(va, 0x00F000F0, BF16X2_32),
+        inPlace(vb, 0x00F000F0, BF16X2_32));
   }
 
   /**
@@ -169,7 +169,7 @@ final class QmmMmaFragments {
    * and one LOP3, as {@link #fragA4} does. The halves are {@code magic}'s power of two + q (bf16
    * 128 + q, f16 64 + q: for f16 the codes go to bits 4 and 5 as {@link #fragA4}'s go to 4..7,
    * keeping the offset small). {@link #fragB} with 4-bit order pairs x the same way from a slot
-   * holding x of codes 4s..4s+3 and 4s+8..4s+11 ({@code QmmMmaAsyncKernel.loadXWord}).
+   * holding x of codes 4s..4s+3 and 4s+8..4s+11 ({@code QmmMmaAsyncLayout.loadXUnitSlot}).
    */
   static Int4 fragA2(int wa, int wb, int h, int dtype, int magic) {
     int p = 4 * h; // the bit of code 2h
@@ -185,6 +185,16 @@ final class QmmMmaFragments {
         ((wb >>> p) & 0x00030003) | magic,
         ((wa >>> (p + 2)) & 0x00030003) | magic,
         ((wb >>> (p + 2)) & 0x00030003) | magic);
+  }
+
+  /**
+   * Codes {@code mask} picks out of the low byte of each half of {@code v}, read in place: as a
+   * bf16 pattern such a half is pattern·2^-133 (subnormals and the first binade are linear in their
+   * bits), so one {@code fma.bf16x2} by 2^127 plus {@code addend} makes it q·2^(b-6) + addend for a
+   * code q at bit b ({@link #fragA4Fma}, {@link #fragA2Fma}).
+   */
+  static int inPlace(int v, int mask, int addend) {
+    return Bf16.fma2(v & mask, BF16X2_2P127, addend);
   }
 
   /** bf16 8, 16 and 128 in both halves: {@link #fragA2Fma}'s addends and x factor. */
@@ -212,14 +222,14 @@ final class QmmMmaFragments {
       return new Int4(
           (va & 0x00030003) | magic,
           (vb & 0x00030003) | magic,
-          Bf16.fma2(va & 0x000C000C, BF16X2_2P127, BF16X2_8),
-          Bf16.fma2(vb & 0x000C000C, BF16X2_2P127, BF16X2_8));
+          inPlace(va, 0x000C000C, BF16X2_8),
+          inPlace(vb, 0x000C000C, BF16X2_8));
     }
     return new Int4(
-        Bf16.fma2(va & 0x00300030, BF16X2_2P127, BF16X2_32),
-        Bf16.fma2(vb & 0x00300030, BF16X2_2P127, BF16X2_32),
-        Bf16.fma2(va & 0x00C000C0, BF16X2_2P127, BF16X2_128),
-        Bf16.fma2(vb & 0x00C000C0, BF16X2_2P127, BF16X2_128));
+        inPlace(va, 0x00300030, BF16X2_32),
+        inPlace(vb, 0x00300030, BF16X2_32),
+        inPlace(va, 0x00C000C0, BF16X2_128),
+        inPlace(vb, 0x00C000C0, BF16X2_128));
   }
 
   /**

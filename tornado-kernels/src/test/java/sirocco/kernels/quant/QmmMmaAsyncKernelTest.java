@@ -129,6 +129,9 @@ class QmmMmaAsyncKernelTest {
     assertEquals(1, QmmMmaAsyncKernel.plan(s, SMS, 2, 2, 1, 1, 0, 1).get("fu"));
     assertEquals(0, QmmMmaAsyncKernel.plan(s, SMS, 2, 2, 2, 1, 0, 1).get("fu"));
     assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.fmaUnpack(null, 1));
+    IllegalArgumentException badRt =
+        assertThrows(IllegalArgumentException.class, () -> QmmMmaAsyncKernel.fmaUnpack(s, 3));
+    assertTrue(badRt.getMessage().startsWith("rt must be 1 or 2"), badRt.getMessage());
   }
 
   /**
