@@ -117,17 +117,14 @@ final class QmmRungs {
       return QmmMmaXSharedKernel.plan(s, t[0], t[1], t[2], t[3], t.length > 4 ? t[4] : 0);
     }
     if (base.equals(QmmOp.QMM_MMA_ASYNC)) {
-      // Checks KS, STAGES, RT, BPS, E, RB and FU.
-      return QmmMmaAsyncKernel.plan(
-          s,
-          smCount,
-          t[0],
-          t[1],
-          t.length > 2 ? t[2] : 1,
-          t.length > 3 ? t[3] : 1,
-          t.length > 4 ? t[4] : 0,
-          t.length > 5 ? t[5] : 1,
-          t.length > 6 ? t[6] : QmmMmaAsyncKernel.fmaUnpack(s, t.length > 2 ? t[2] : 1));
+      // Checks KS, STAGES, RT, BPS, E, RB and FU; without FU the plan takes its default.
+      int rt = t.length > 2 ? t[2] : 1;
+      int bps = t.length > 3 ? t[3] : 1;
+      int early = t.length > 4 ? t[4] : 0;
+      int rb = t.length > 5 ? t[5] : 1;
+      return t.length > 6
+          ? QmmMmaAsyncKernel.plan(s, smCount, t[0], t[1], rt, bps, early, rb, t[6])
+          : QmmMmaAsyncKernel.plan(s, smCount, t[0], t[1], rt, bps, early, rb);
     }
     if (base.equals(QmmOp.QMM_MMA_FP_ASYNC)) {
       // Checks the shape, KS, STAGES and RT.

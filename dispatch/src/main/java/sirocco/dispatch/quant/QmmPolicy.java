@@ -255,12 +255,13 @@ public final class QmmPolicy {
   /**
    * Most rows of x {@value QmmOp#QMM_MMA_ASYNC} takes with 2- and 6-bit codes: no limit, since no
    * other tensor-core kernel takes those widths and {@value QmmOp#QMV_ROWS}, which did, grows by a
-   * pass over the weights per 8 rows (6-bit: see {@link #ASYNC_6BIT}). 2-bit, run 106 (H100,
-   * 12288x4096 g64 bf16, graph replay, µs, async against {@value QmmOp#QMV_ROWS}): 1 / 2 / 6 / 8 /
-   * 16 / 32 rows 9.56 / 9.58 / 9.94 / 10.11 / 12.70 / 21.20 against 13.40 / 19.24 / 43.94 / 58.31 /
-   * 113.89 / 224.59; 48 / 64 / 72 / 96 rows 29.96 / 38.18 / 47.09 / 54.00 against 325.04 / 436.14 /
-   * 491.38 / 651.24; f16 1 / 6 / 16 rows 11.37 / 11.53 / 14.24 against 22.57 / 91.11 / 238.01; g128
-   * 9.48 / 10.04 / 13.51 against 13.32 / 43.87 / 114.54.
+   * pass over the weights per 8 rows (6-bit: see {@link #ASYNC_6BIT}; the same for 3- and 5-bit
+   * codes since run 108, {@link #ASYNC_3_5_BIT}). 2-bit, run 106 (H100, 12288x4096 g64 bf16, graph
+   * replay, µs, async against {@value QmmOp#QMV_ROWS}): 1 / 2 / 6 / 8 / 16 / 32 rows 9.56 / 9.58 /
+   * 9.94 / 10.11 / 12.70 / 21.20 against 13.40 / 19.24 / 43.94 / 58.31 / 113.89 / 224.59; 48 / 64 /
+   * 72 / 96 rows 29.96 / 38.18 / 47.09 / 54.00 against 325.04 / 436.14 / 491.38 / 651.24; f16 1 / 6
+   * / 16 rows 11.37 / 11.53 / 14.24 against 22.57 / 91.11 / 238.01; g128 9.48 / 10.04 / 13.51
+   * against 13.32 / 43.87 / 114.54.
    */
   public static final int MMA_ASYNC_MAX_ROWS_2_6_BIT = Integer.MAX_VALUE;
 
@@ -299,9 +300,14 @@ public final class QmmPolicy {
    */
   public static final int ASYNC_3_5_BIT_MIN_ROWS = 2;
 
-  /** {@link #ASYNC_3_5_BIT_MIN_ROWS} for {@code s}: 2 with bf16 x, 1 with f16. */
-  static int async35MinRows(QmmShape s) {
-    return s.dtype() == Quant.F16 ? AFFINE_ASYNC_MIN_ROWS : ASYNC_3_5_BIT_MIN_ROWS;
+  /**
+   * The async kernel's row threshold for {@code s} (groups of 64 or 128): {@link
+   * #ASYNC_3_5_BIT_MIN_ROWS} for 3- and 5-bit codes with bf16 x, else {@link
+   * #AFFINE_ASYNC_MIN_ROWS}.
+   */
+  static int asyncMinRows(QmmShape s) {
+    boolean odd = s.bits() == 3 || s.bits() == 5;
+    return odd && s.dtype() != Quant.F16 ? ASYNC_3_5_BIT_MIN_ROWS : AFFINE_ASYNC_MIN_ROWS;
   }
 
   /** The system property overriding {@link #ASYNC_3_5_BIT}. */
@@ -683,8 +689,7 @@ public final class QmmPolicy {
     if (!asyncWide) {
       return mmaMinRows(s.mode());
     }
-    boolean odd = s.bits() == 3 || s.bits() == 5;
-    return Integer.getInteger(AFFINE_PROPERTY, odd ? async35MinRows(s) : AFFINE_ASYNC_MIN_ROWS);
+    return Integer.getInteger(AFFINE_PROPERTY, asyncMinRows(s));
   }
 
   /**
