@@ -228,7 +228,11 @@ final class QmmMmaAsyncPlans {
             "fu",
             fu);
     // Two blocks always carry the hint: the register kernel's estimate that base uses is not this
-    // kernel's count (68 at rt = 1), and 2 x 512 x 68 registers would not launch.
-    return p.withMinBlocksPerSm(bps > 1 ? bps : base.minBlocksPerSm());
+    // kernel's count (68 at rt = 1), and 2 x 512 x 68 registers would not launch. Nor would one
+    // block of 32 warps (ks = 32) at more than 64 registers: 4-bit g64 bf16 with fu = 1 took 67
+    // unhinted (ptxas 13.0) and failed with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES in run 109; hinted,
+    // 64 and no spills.
+    int hint = bps > 1 ? bps : ks * 32 > 512 ? 1 : base.minBlocksPerSm();
+    return p.withMinBlocksPerSm(hint);
   }
 }

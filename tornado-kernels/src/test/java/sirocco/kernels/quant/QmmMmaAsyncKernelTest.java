@@ -199,6 +199,13 @@ class QmmMmaAsyncKernelTest {
     assertEquals(1, p.minBlocksPerSm(), p.describe());
     assertEquals(0, QmmMmaAsyncKernel.plan(s, SMS, 16, 2, 1).minBlocksPerSm());
     check(s, seed, p);
+    // 32 warps always carry the one-block hint (64 registers), whatever the register kernel's
+    // estimate says: unhinted, ptxas took 67 and the launch failed (run 109).
+    QmmShape one = QmmShape.affine(4, 64, Quant.BF16, 1, 24, 4096);
+    LaunchPlan p32w = QmmMmaAsyncKernel.plan(one, SMS, 32, 2, 1);
+    assertEquals(1024, p32w.block().x(), p32w.describe());
+    assertEquals(1, p32w.minBlocksPerSm(), p32w.describe());
+    check(one, seed + 2, p32w);
     // g32 with two row tiles (the default plan above 8 rows since run 103; under the one-block
     // hint its 128 registers spill 80 bytes, ptxas 13.0).
     QmmShape g32 = QmmShape.affine(4, 32, Quant.BF16, 16, 24, 4096);
