@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run 109 (session 3 of 2026-12-07): run 108's call 3 (issue #7's rows through the op with FU = 1 the default, FU = 1
+# run 109 (session 3 of 2026-12-07), on the word-wise bundle (callB.sh compares it with the base jar): run 108's call 3 (issue #7's rows through the op with FU = 1 the default, FU = 1
 # plan variants at 1 and 8 rows), then the SASS, registers and an Nsight profile of qmm-tiled's 256-row plan
 # (256x96x3x8x2x1) for the 256-row miss.
 set -u
@@ -25,5 +25,6 @@ NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/
 echo "ncu=$NCU"
 timeout 150 $NCU --clock-control none --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section Occupancy --section InstructionStats --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_lsu.sum,smsp__inst_executed.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum -k regex:QmmTiled --launch-skip 2 --launch-count 1 .gpu/bin/tornado --backend cuda bench qmm --n 12288 --k 4096 --mode affine --bits 4 --group 64 --dtype bf16 --copies 8 --repeats 2 --rows 256 --kernel qmm-tiled > $o/ncu-tall.txt 2>&1; echo "ncu rc=$?"
 grep -E "Duration|Registers|Issue Slots Busy|No Eligible|stalled_[a-z_]*_per_issue_active.ratio +[a-z]* +[0-9.]*[1-9]|hmma|inst_executed" $o/ncu-tall.txt | head -60
-gzip $o/tall.sass $o/tall.ptx
-echo "end $(( $(date +%s) - t0 )) s"
+gzip $o/tall.sass $o/tall.ptx; tar -C $OUT -czf $OUT/r109.tgz r109 && rm -rf $o
+echo "end A $(( $(date +%s) - t0 )) s"
+bash bench/results/2026-12-07-run109/callB.sh
