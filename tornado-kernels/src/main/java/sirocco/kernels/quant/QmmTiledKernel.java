@@ -119,6 +119,13 @@ import sirocco.api.Vec;
  * bytes of fragments per mma at 48 x 32 warp tiles against 128 B/clock/SM, i.e. ~1.7 clocks per mma
  * before any store), which larger warp tiles cut only at registers that cost occupancy, and bf16
  * 8-bit codes without the float detour (8-bit is 1.6x the 4-bit time).
+ *
+ * <p>Run 109 (H100, SASS of the 256x96 loop): a step is ~110 instructions of copy addressing, the
+ * 96 mmas with their 28 ldmatrix, then ~130 of dequantization that only 6 of the 8 warps take (192
+ * chunks, 256 threads), the tensor pipe idle in the first and last parts (41% busy, two warps per
+ * scheduler). Spreading the dequantization over every thread, a word per k16 iteration between the
+ * mmas, removed the last part from the SASS but was 6-12% slower at 192-512 rows (2.5% faster at
+ * 128, two blocks per SM), so it was reverted.
  */
 public final class QmmTiledKernel {
   private QmmTiledKernel() {}
