@@ -54,6 +54,7 @@ class DifferentialIrTest {
           "MathKernels.bits",
           "MathKernels.approx",
           "MathKernels.halfPairFma",
+          "MathKernels.bytePermute",
           "SpecializeKernels.unpack",
           "SpecializeKernels.scaled",
           "ScalarParamKernels.scalars",

@@ -66,6 +66,13 @@ class GoldenPtxTest {
   }
 
   @Test
+  void bytePermuteIsOnePrmt() {
+    String p = body(ptx(MathKernels.class, "bytePermute"));
+    assertEquals(2, count(p, "prmt.b32 %r"), p);
+    assertTrue(p.contains(", 37184;"), "the constant selector 0x9140 as an immediate: " + p);
+  }
+
+  @Test
   void floatMaxMinPropagateNaN() {
     String p = body(ptx(GoldenKernels.class, "maxMin"));
     assertTrue(p.contains("max.NaN.f32"), p);

@@ -49,6 +49,26 @@ public final class Intrinsics {
   }
 
   /**
+   * Byte permute: byte {@code i} (0–3, least significant first) of the result is chosen by nibble
+   * {@code i} of {@code selector} from the eight bytes of {@code b:a} (bytes 0–3 of {@code a}, 4–7
+   * of {@code b}) by the nibble's low 3 bits; where the nibble's bit 3 is set, the byte is instead
+   * the chosen byte's top bit replicated (0x00 or 0xFF). Bits 16–31 of {@code selector} are
+   * ignored. Exact; GPU: one {@code prmt.b32} (its default mode), which dequantization uses to
+   * place two codes into the halves of a packed pair in one instruction.
+   */
+  public static int bytePermute(int a, int b, int selector) {
+    long source = (a & 0xFFFFFFFFL) | ((long) b << 32);
+    int result = 0;
+    for (int i = 0; i < 4; i++) {
+      int nibble = (selector >>> (4 * i)) & 0xF;
+      int chosen = (int) (source >>> (8 * (nibble & 7))) & 0xFF;
+      int value = (nibble & 8) == 0 ? chosen : (chosen & 0x80) != 0 ? 0xFF : 0;
+      result |= value << (8 * i);
+    }
+    return result;
+  }
+
+  /**
    * Nanoseconds from a free-running clock, for timeouts in kernels that wait on a flag (only
    * differences are meaningful). GPU: {@code %globaltimer} (updated about every microsecond); CPU:
    * {@link System#nanoTime()}.

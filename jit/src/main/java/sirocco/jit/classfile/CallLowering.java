@@ -121,6 +121,7 @@ final class CallLowering {
     JDK.put(x + "rsqrt(F)F", MathFn.RSQRT_APPROX);
     JDK.put(x + "fastDivide(FF)F", MathFn.DIV_APPROX);
     JDK.put(x + "fma(FFF)F", MathFn.FMA_F);
+    JDK.put(x + "bytePermute(III)I", MathFn.BYTE_PERM);
     JDK.put("sirocco/api/Bf16.fma2(III)I", MathFn.FMA_BF16X2);
     JDK.put("sirocco/api/F16.fma2(III)I", MathFn.FMA_F16X2);
   }

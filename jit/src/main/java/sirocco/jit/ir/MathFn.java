@@ -68,6 +68,8 @@ public enum MathFn {
    */
   FMA_BF16X2(INT, true, INT, INT, INT),
   FMA_F16X2(INT, true, INT, INT, INT),
+  /** {@code Intrinsics.bytePermute}: one {@code prmt.b32} (default mode). */
+  BYTE_PERM(INT, true, INT, INT, INT),
   DIVU_I(INT, true, INT, INT),
   REMU_I(INT, true, INT, INT);
 

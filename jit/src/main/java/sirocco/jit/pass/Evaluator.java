@@ -2,6 +2,7 @@ package sirocco.jit.pass;
 
 import sirocco.api.Bf16;
 import sirocco.api.F16;
+import sirocco.api.Intrinsics;
 import sirocco.jit.ir.Cmp;
 import sirocco.jit.ir.Cmp3;
 import sirocco.jit.ir.Const;
@@ -194,6 +195,8 @@ public final class Evaluator {
       case FMA_D -> Const.ofDouble(Math.fma(a[0].asDouble(), a[1].asDouble(), a[2].asDouble()));
       case FMA_BF16X2 -> Const.ofInt(Bf16.fma2(a[0].asInt(), a[1].asInt(), a[2].asInt()));
       case FMA_F16X2 -> Const.ofInt(F16.fma2(a[0].asInt(), a[1].asInt(), a[2].asInt()));
+      case BYTE_PERM ->
+          Const.ofInt(Intrinsics.bytePermute(a[0].asInt(), a[1].asInt(), a[2].asInt()));
       case MAX_I -> Const.ofInt(Math.max(a[0].asInt(), a[1].asInt()));
       case MIN_I -> Const.ofInt(Math.min(a[0].asInt(), a[1].asInt()));
       case MAX_L -> Const.ofLong(Math.max(a[0].asLong(), a[1].asLong()));

@@ -63,6 +63,8 @@ final class PtxMath {
           em.line("fma.rn.bf16x2 ", d, ", ", em.reg(a[0]), ", ", em.reg(a[1]), ", ", em.reg(a[2]));
       case FMA_F16X2 ->
           em.line("fma.rn.f16x2 ", d, ", ", em.reg(a[0]), ", ", em.reg(a[1]), ", ", em.reg(a[2]));
+      case BYTE_PERM ->
+          em.line("prmt.b32 ", d, ", ", em.reg(a[0]), ", ", em.reg(a[1]), ", ", em.op(a[2]));
       case FLOAT_TO_RAW_INT_BITS, INT_BITS_TO_FLOAT -> em.line("mov.b32 ", d, ", ", em.op(a[0]));
       case DOUBLE_TO_RAW_LONG_BITS, LONG_BITS_TO_DOUBLE ->
           em.line("mov.b64 ", d, ", ", em.op(a[0]));

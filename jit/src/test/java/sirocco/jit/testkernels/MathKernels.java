@@ -85,6 +85,20 @@ public final class MathKernels {
     }
   }
 
+  /**
+   * out[2i], out[2i+1]: {@link Intrinsics#bytePermute} of a[i], b[i] with the selector c[i]
+   * (random: both modes, ignored high bits) and with a constant one (an immediate operand).
+   */
+  @Kernel
+  public static void bytePermute(KernelContext ctx, int[] a, int[] b, int[] c, int[] out, int n) {
+    int i = ctx.globalIdx;
+    if (i >= n) {
+      return;
+    }
+    out[2 * i] = Intrinsics.bytePermute(a[i], b[i], c[i]);
+    out[2 * i + 1] = Intrinsics.bytePermute(a[i], b[i], 0x9140);
+  }
+
   /** out[i*16..]: int and long bit functions. */
   @Kernel
   public static void bits(
