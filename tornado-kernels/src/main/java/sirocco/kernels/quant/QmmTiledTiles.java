@@ -3,6 +3,7 @@ package sirocco.kernels.quant;
 import sirocco.api.Bf16;
 import sirocco.api.F16;
 import sirocco.api.Int4;
+import sirocco.api.Intrinsics;
 import sirocco.api.Vec;
 
 /**
@@ -150,17 +151,21 @@ final class QmmTiledTiles {
 
   /**
    * The 8 nibbles of a word (LSB first) dequantized to 4 pairs of halves; {@code s2}, {@code b2}:
-   * the scale and the bias in both halves. Pair p holds nibbles 2p (low half) and 2p + 1: the even
-   * nibbles sit in the bytes of {@code e}, the odd ones in the bytes of {@code o}.
+   * the scale and the bias in both halves. Pair p holds nibbles 2p (low half) and 2p + 1.
    */
   static Int4 deq4(int w, int s2, int b2, int dtype) {
-    int e = w & 0x0F0F0F0F;
-    int o = (w >>> 4) & 0x0F0F0F0F;
+    // Byte p of w into the low half and byte p of w >>> 4 into the high one (one prmt each), the
+    // mask keeping nibble 2p below and 2p + 1 above: two instructions a pair, where shifting and
+    // masking each byte into place took about four. The 256-row loop's dequantization went from
+    // 137 to 113 SASS instructions; H100 (run 109, call F, g64 bf16): 128 / 256 / 512 rows
+    // 63.1–63.5
+    // / 93.0–93.5 / 184.3–185.3 µs to 62.0–62.4 / 92.0–92.3 / 180.4–181.7.
+    int o = w >>> 4;
     return new Int4(
-        pairFma((e & 0xFF) | ((o & 0xFF) << 16), s2, b2, dtype),
-        pairFma(((e >>> 8) & 0xFF) | ((o & 0xFF00) << 8), s2, b2, dtype),
-        pairFma(((e >>> 16) & 0xFF) | (o & 0xFF0000), s2, b2, dtype),
-        pairFma((e >>> 24) | ((o >>> 8) & 0xFF0000), s2, b2, dtype));
+        pairFma(Intrinsics.bytePermute(w, o, 0x4400) & 0x000F000F, s2, b2, dtype),
+        pairFma(Intrinsics.bytePermute(w, o, 0x5511) & 0x000F000F, s2, b2, dtype),
+        pairFma(Intrinsics.bytePermute(w, o, 0x6622) & 0x000F000F, s2, b2, dtype),
+        pairFma(Intrinsics.bytePermute(w, o, 0x7733) & 0x000F000F, s2, b2, dtype));
   }
 
   /**
