@@ -11,8 +11,14 @@ usage: sasstool.py learn LISTING[.gz] ...     add a cuobjdump -sass listing's op
        sasstool.py hist CUBIN [START END]     opcode histogram (instruction index range optional)
        sasstool.py list CUBIN                 one mnemonic per line with its index
 """
-import sys, re, json, struct, collections, gzip
-MAP=__import__('os').path.join(__import__('os').path.dirname(__import__('os').path.abspath(__file__)),'sm90-opcodes.json')
+import collections
+import gzip
+import json
+import os
+import re
+import struct
+import sys
+MAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'sm90-opcodes.json')
 def op12(lo): return lo & 0xfff
 def learn(files):
     m={}
