@@ -165,9 +165,9 @@ import sirocco.api.Vec;
  * spills. H200, 12288×4096 g64 bf16 (run 108): 3-bit 14.84 / 15.05 / 31.16 µs at 1 / 6 / 32 rows
  * against {@code qmv-rows}' 14.47 / 44.69 / 230.43, 5-bit 16.76 / 16.69 / 33.39 against 16.43 /
  * 45.94 / 237.86 (42% and 54% of the read-only time at 1 row: ~5 ALU instructions per fragment
- * register against 4-bit's ~1.5). Run 109 builds each 3-bit pair with one byte permute and one
- * shift ({@link QmmMmaFragments#pairUnit}): H100, g64 bf16, 1 / 6 / 32 rows 14.53 / 14.81 / 30.68
- * µs to 11.23 / 11.51 / 24.44, g128 14.00 to 10.64 at 1 row.
+ * register against 4-bit's ~1.5). Run 109 builds each 3- and 5-bit pair with one byte permute and
+ * one shift ({@link QmmMmaFragments#pairUnit}): H100, g64 bf16, 1 / 6 / 32 rows, 3-bit 14.53 /
+ * 14.81 / 30.68 µs to 11.23 / 11.51 / 24.44, 5-bit 17.09 / 16.98 / 32.66 to 14.80 / 14.86 / 29.08.
  *
  * <h2>Limits</h2>
  *

@@ -267,9 +267,9 @@ final class QmmMmaFragments {
    * {@link #fragA6} for a 16-code unit of {@code bits} (3, 5; 6 as {@link #fragA6}) at bit 0 of
    * {@code a2:a1:a0} and {@code b2:b1:b0} (code c at bit {@code bits·c}; {@code
    * QmmMmaAsyncLayout.unitWords}): the same pairs, each half its own shift (two where the code
-   * straddles a word); 3-bit pairs one byte permute and one shift (run 109: 14.53 → 11.23 µs at 1
-   * row, 30.68 → 24.44 at 32, H100, 12288x4096 g64 bf16). Doing the same for the 5-bit pairs whose
-   * bytes fit one word pair took the unrolled unit loop past the JIT's budget and was slower.
+   * straddles a word); 3- and 5-bit pairs one byte permute and one shift (run 109, H100, 12288x4096
+   * g64 bf16, 1 / 32 rows: 3-bit 14.53 / 30.68 → 11.23 / 24.44 µs, 5-bit 17.09 / 32.66 → 14.80 /
+   * 29.08).
    */
   static Int4 fragAUnit(
       int a0, int a1, int a2, int b0, int b1, int b2, int h, int bits, int dtype, int magic) {
@@ -291,6 +291,22 @@ final class QmmMmaFragments {
       int j = 3 * i >> 3;
       int s = 3 * i & 7;
       int x = Intrinsics.bytePermute(w0, w1, j | (j + 1) << 4 | (j + 3) << 8 | (j + 4) << 12);
+      x = s >= at ? x >>> (s - at) : x << (at - s);
+      return (x & (m << at | m << (at + 16))) | magic;
+    }
+    if (bits == 5) {
+      // The same 5 bytes apart; the four bytes a pair needs lie in bytes 0-7 (w1:w0), 2-9 (the
+      // two words moved down 16 bits) or 4-11 (w2:w1). Every pair takes this path, so which
+      // window folds once the unit loop is unrolled (choosing per pair between this and the
+      // shifts below took that loop past the JIT's unroll budget, run 109 call G).
+      int j = 5 * i >> 3;
+      int s = 5 * i & 7;
+      int last = j + 5 + (s + 5 > 8 ? 1 : 0);
+      int base = last <= 7 ? 0 : j >= 4 ? 4 : 2;
+      int lo = base == 0 ? w0 : base == 4 ? w1 : (w0 >>> 16) | (w1 << 16);
+      int hi = base == 0 ? w1 : base == 4 ? w2 : (w1 >>> 16) | (w2 << 16);
+      int b = j - base;
+      int x = Intrinsics.bytePermute(lo, hi, b | (b + 1) << 4 | (b + 5) << 8 | (b + 6) << 12);
       x = s >= at ? x >>> (s - at) : x << (at - s);
       return (x & (m << at | m << (at + 16))) | magic;
     }
