@@ -293,9 +293,7 @@ public final class QTest {
       int dtype = t == DType.F16 ? Quant.F16 : Quant.BF16;
       QmmShape s = QmmShape.affine(bits, group, dtype, 1, 64, (int) k);
       if (QmmMmaAsyncKernel.supports(s) == null) {
-        return bits == 5 && t == DType.BF16
-            ? QmmPolicy.ASYNC_5_BIT_MIN_ROWS
-            : QmmPolicy.AFFINE_ASYNC_MIN_ROWS;
+        return QmmPolicy.AFFINE_ASYNC_MIN_ROWS;
       }
     }
     return QmmPolicy.AFFINE_MMA_MIN_ROWS;

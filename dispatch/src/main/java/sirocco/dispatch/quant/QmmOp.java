@@ -57,12 +57,12 @@ import sirocco.runtime.KernelLaunch;
  *       #QMM_MMA_SPLITK} takes with 2, 4 or 8 groups per warp slice, and 2-, 3-, 5- and 6-bit codes
  *       with groups of 64 or 128 (run 106: at every row count, {@link
  *       QmmPolicy#MMA_ASYNC_MAX_ROWS_2_6_BIT}; 6-bit where {@link QmmPolicy#ASYNC_6BIT}; 3- and
- *       5-bit where {@link QmmPolicy#ASYNC_3_5_BIT}, run 108, 5-bit with bf16 x from {@link
- *       QmmPolicy#ASYNC_5_BIT_MIN_ROWS} rows, run 109); then the policy: the default tensor-core
- *       variant up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} (8) rows (run 89), up to {@link
- *       QmmPolicy#MMA_ASYNC_TWO_TILES_MAX_ROWS} (72) where its plan holds two row tiles per warp
- *       (g32/g64/g128, runs 100, 102 and 103), from {@link QmmPolicy#AFFINE_ASYNC_MIN_ROWS} (1) row
- *       with groups of 64 or 128 (run 98), else the row threshold of {@value #QMM_MMA}.
+ *       5-bit where {@link QmmPolicy#ASYNC_3_5_BIT}, run 108, from 1 row since run 109); then the
+ *       policy: the default tensor-core variant up to {@link QmmPolicy#MMA_ASYNC_MAX_ROWS} (8) rows
+ *       (run 89), up to {@link QmmPolicy#MMA_ASYNC_TWO_TILES_MAX_ROWS} (72) where its plan holds
+ *       two row tiles per warp (g32/g64/g128, runs 100, 102 and 103), from {@link
+ *       QmmPolicy#AFFINE_ASYNC_MIN_ROWS} (1) row with groups of 64 or 128 (run 98), else the row
+ *       threshold of {@value #QMM_MMA}.
  *   <li>{@value #QMM_MMA_SPLITK}: {@link QmmMmaSplitKKernel} (tensor cores, k split across a
  *       block's warps with x held in registers, persistent blocks) — transposed affine 4-bit,
  *       bf16/f16, k splitting evenly into slices of at most 256; then the policy: the tensor-core

@@ -282,33 +282,23 @@ public final class QmmPolicy {
 
   /**
    * Whether the default policy gives 3- and 5-bit codes to {@value QmmOp#QMM_MMA_ASYNC} (g64, g128,
-   * bf16/f16; run 108): yes, from {@link #ASYNC_5_BIT_MIN_ROWS} rows (5-bit, bf16 x) or 1 at every
-   * row count, as 2- and 6-bit codes ({@link #MMA_ASYNC_MAX_ROWS_2_6_BIT}). H200, 12288x4096 g64
-   * bf16, graph replay, µs, async against {@value QmmOp#QMV_ROWS}: 3-bit 1 / 6 / 32 rows 14.84 /
-   * 15.05 / 31.16 against 14.47 / 44.69 / 230.43; 5-bit 16.76 / 16.69 / 33.39 against 16.43 / 45.94
-   * / 237.86. {@code -Dsirocco.qmm.async35Bit=false} keeps them on the vector path.
+   * bf16/f16; run 108): yes, from {@link #AFFINE_ASYNC_MIN_ROWS} (1) row at every row count, as 2-
+   * and 6-bit codes ({@link #MMA_ASYNC_MAX_ROWS_2_6_BIT}). H200, 12288x4096 g64 bf16, graph replay,
+   * µs, async against {@value QmmOp#QMV_ROWS} (run 108): 3-bit 1 / 6 / 32 rows 14.84 / 15.05 /
+   * 31.16 against 14.47 / 44.69 / 230.43; 5-bit 16.76 / 16.69 / 33.39 against 16.43 / 45.94 /
+   * 237.86, so bf16 x kept {@value QmmOp#QMV_ROWS} at 1 row until run 109 built the pairs by byte
+   * permute: H100, 1 row, 3-bit 11.23 µs against 14.37, 5-bit 14.80 against 17.15 (with f16 x the
+   * async kernel already won at 1 row: 14.67–18.87 against 21.29–22.54). {@code
+   * -Dsirocco.qmm.async35Bit=false} keeps them on the vector path.
    */
   public static final boolean ASYNC_3_5_BIT = true;
 
   /**
-   * Fewest rows at which 5-bit codes with bf16 x go to {@value QmmOp#QMM_MMA_ASYNC}: 2, since at 1
-   * row {@value QmmOp#QMV_ROWS} was 2% ahead on the H200 (run 108, {@link #ASYNC_3_5_BIT}: 16.43
-   * against 16.76 µs; H100: 17.30 against 17.33 in call 2, 17.18 against 16.92 in run 109). 3-bit
-   * codes went the same way until run 109 built their pairs by byte permute: H100, 12288x4096 bf16,
-   * 1 row, g64 11.23 µs against {@value QmmOp#QMV_ROWS}' 14.37 (g128 10.64), so they take the async
-   * kernel from {@link #AFFINE_ASYNC_MIN_ROWS} (1) row, as every width does with f16 x ({@value
-   * QmmOp#QMV_ROWS} is slower with f16: run 109 call D, 3/5-bit g64/g128, 14.67–18.87 against
-   * 21.29–22.54 at 1 row). {@code -Dsirocco.qmm.mmaMinRows.affine=N} overrides this as it does
-   * {@link #AFFINE_ASYNC_MIN_ROWS}.
-   */
-  public static final int ASYNC_5_BIT_MIN_ROWS = 2;
-
-  /**
    * The async kernel's row threshold for {@code s} (groups of 64 or 128): {@link
-   * #ASYNC_5_BIT_MIN_ROWS} for 5-bit codes with bf16 x, else {@link #AFFINE_ASYNC_MIN_ROWS}.
+   * #AFFINE_ASYNC_MIN_ROWS} at every width since run 109 (3- and 5-bit bf16 had 2 before).
    */
   static int asyncMinRows(QmmShape s) {
-    return s.bits() == 5 && s.dtype() != Quant.F16 ? ASYNC_5_BIT_MIN_ROWS : AFFINE_ASYNC_MIN_ROWS;
+    return AFFINE_ASYNC_MIN_ROWS;
   }
 
   /** The system property overriding {@link #ASYNC_3_5_BIT}. */
@@ -676,8 +666,7 @@ public final class QmmPolicy {
   /**
    * The row threshold in force for tensor-core rung {@code rung} at {@code s}: {@link
    * #AFFINE_ASYNC_MIN_ROWS} for {@value QmmOp#QMM_MMA_ASYNC} with affine groups of 64 or 128
-   * ({@link #ASYNC_5_BIT_MIN_ROWS} for 5-bit codes with bf16 x), else {@link #mmaMinRows(int)}; the
-   * affine property overrides all.
+   * ({@link #asyncMinRows}), else {@link #mmaMinRows(int)}; the affine property overrides all.
    */
   public static int mmaMinRows(QmmShape s, String rung) {
     requireShape(s);

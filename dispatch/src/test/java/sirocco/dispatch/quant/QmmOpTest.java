@@ -81,8 +81,7 @@ class QmmOpTest {
         boolean async =
             bits == 2
                 || bits == 6 && QmmPolicy.ASYNC_6BIT
-                || bits == 3 && QmmPolicy.ASYNC_3_5_BIT
-                || bits == 5 && QmmPolicy.ASYNC_3_5_BIT && rows >= QmmPolicy.ASYNC_5_BIT_MIN_ROWS;
+                || (bits == 3 || bits == 5) && QmmPolicy.ASYNC_3_5_BIT;
         assertEquals(
             async ? "qmm-mma-async" : "qmv-rows",
             QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen(),
@@ -150,19 +149,15 @@ class QmmOpTest {
   }
 
   /**
-   * 3- and 5-bit codes go to qmm-mma-async at every row count ({@link QmmPolicy#ASYNC_3_5_BIT}, run
-   * 108) from 1 row, except 5-bit with bf16 x, which stays on qmv-rows at 1 row ({@link
-   * QmmPolicy#ASYNC_5_BIT_MIN_ROWS}); both stay on qmv-rows at g32 (which the kernel refuses); with
-   * the property off they stay there at every row count and the rejection names it.
+   * 3- and 5-bit codes go to qmm-mma-async at every row count from 1 row ({@link
+   * QmmPolicy#ASYNC_3_5_BIT}, runs 108-109) and stay on qmv-rows at g32 (which the kernel refuses);
+   * with the property off they stay there at every row count and the rejection names it.
    */
   @Test
   void threeAndFiveBitAsyncIsAPolicySwitch() {
     assertEquals(true, QmmPolicy.ASYNC_3_5_BIT);
-    assertEquals(2, QmmPolicy.ASYNC_5_BIT_MIN_ROWS);
-    // 3-bit pairs by byte permute (run 109): bf16 x from 1 row too.
-    assertEquals("qmm-mma-async", QmmOp.decide(affine(3, Quant.BF16, 1)).chosen());
     for (int bits : new int[] {3, 5}) {
-      for (int rows : new int[] {2, 6, 73, 256}) {
+      for (int rows : new int[] {1, 2, 6, 73, 256}) {
         assertEquals(
             "qmm-mma-async",
             QmmOp.decide(affine(bits, Quant.BF16, rows)).chosen(),
@@ -171,13 +166,6 @@ class QmmOpTest {
       }
       // f16 x from 1 row (qmv-rows is slower with f16).
       assertEquals("qmm-mma-async", QmmOp.decide(affine(bits, Quant.F16, 1)).chosen());
-      if (bits == 5) {
-        String one = QmmOp.decide(affine(bits, Quant.BF16, 1)).explain();
-        assertTrue(one.startsWith("quantizedMatmul -> qmv-rows (rejected"), one);
-        assertTrue(
-            one.contains("qmm-mma-async: policy: affine weights use the vector path below 2 rows"),
-            one);
-      }
       assertEquals(
           "qmv-rows", QmmOp.decide(QmmShape.affine(bits, 32, Quant.BF16, 6, 12288, 4096)).chosen());
     }
@@ -209,11 +197,16 @@ class QmmOpTest {
         assertEquals(v, QmmOp.decide(affine(8, Quant.BF16, 1)).chosen());
         assertEquals("qmm-mma-async", QmmOp.decide(affine(4, Quant.BF16, 3)).chosen());
         assertEquals(
-            "qmv-rows", QmmOp.decide(affine(5, Quant.BF16, 1)).chosen(), "5-bit falls through");
+            "qmv-rows",
+            QmmOp.decide(QmmShape.affine(5, 32, Quant.BF16, 1, 12288, 4096)).chosen(),
+            "5-bit g32 falls through");
         assertEquals("qmv", QmmOp.decide(affine(4, Quant.F32, 1)).chosen(), "f32 falls through");
       }
       System.setProperty(QmmPolicy.QMV_VARIANT_PROPERTY, "qmv-splitk");
-      assertEquals("qmv-rows", QmmOp.decide(affine(5, Quant.BF16, 1)).chosen(), "split-K: 4/8-bit");
+      assertEquals(
+          "qmv-rows",
+          QmmOp.decide(QmmShape.affine(5, 32, Quant.BF16, 1, 12288, 4096)).chosen(),
+          "split-K: 4/8-bit");
     } finally {
       System.clearProperty(QmmPolicy.QMV_VARIANT_PROPERTY);
     }
@@ -231,9 +224,11 @@ class QmmOpTest {
     // 3/5 bits with bf16/f16 x from 1 row (run 89); f32 x keeps one row to qmv. 2- and 6-bit
     // bf16/f16 go to tensor cores (run 106) unless their group is 32.
     for (int bits : new int[] {2, 3, 5, 6}) {
-      // 3-bit bf16 too since run 109 (pairs by byte permute).
+      // 3- and 5-bit bf16 too since run 109 (pairs by byte permute).
       boolean tc =
-          bits == 2 || bits == 6 && QmmPolicy.ASYNC_6BIT || bits == 3 && QmmPolicy.ASYNC_3_5_BIT;
+          bits == 2
+              || bits == 6 && QmmPolicy.ASYNC_6BIT
+              || (bits == 3 || bits == 5) && QmmPolicy.ASYNC_3_5_BIT;
       String half = tc ? "qmm-mma-async" : "qmv-rows";
       assertEquals(half, QmmOp.decide(affine(bits, Quant.BF16, 1)).chosen());
       // f16 3/5-bit: the async kernel from 1 row (QmmPolicy.asyncMinRows).
