@@ -293,14 +293,6 @@ public final class QmmPolicy {
    */
   public static final boolean ASYNC_3_5_BIT = true;
 
-  /**
-   * The async kernel's row threshold for {@code s} (groups of 64 or 128): {@link
-   * #AFFINE_ASYNC_MIN_ROWS} at every width since run 109 (3- and 5-bit bf16 had 2 before).
-   */
-  static int asyncMinRows(QmmShape s) {
-    return AFFINE_ASYNC_MIN_ROWS;
-  }
-
   /** The system property overriding {@link #ASYNC_3_5_BIT}. */
   public static final String ASYNC_3_5_BIT_PROPERTY = "sirocco.qmm.async35Bit";
 
@@ -665,8 +657,9 @@ public final class QmmPolicy {
 
   /**
    * The row threshold in force for tensor-core rung {@code rung} at {@code s}: {@link
-   * #AFFINE_ASYNC_MIN_ROWS} for {@value QmmOp#QMM_MMA_ASYNC} with affine groups of 64 or 128
-   * ({@link #asyncMinRows}), else {@link #mmaMinRows(int)}; the affine property overrides all.
+   * #AFFINE_ASYNC_MIN_ROWS} for {@value QmmOp#QMM_MMA_ASYNC} with affine groups of 64 or 128 (every
+   * width since run 109, when 3- and 5-bit bf16 had 2), else {@link #mmaMinRows(int)}; the affine
+   * property overrides all.
    */
   public static int mmaMinRows(QmmShape s, String rung) {
     requireShape(s);
@@ -679,7 +672,7 @@ public final class QmmPolicy {
     if (!asyncWide) {
       return mmaMinRows(s.mode());
     }
-    return Integer.getInteger(AFFINE_PROPERTY, asyncMinRows(s));
+    return Integer.getInteger(AFFINE_PROPERTY, AFFINE_ASYNC_MIN_ROWS);
   }
 
   /**

@@ -231,7 +231,7 @@ class QmmOpTest {
               || (bits == 3 || bits == 5) && QmmPolicy.ASYNC_3_5_BIT;
       String half = tc ? "qmm-mma-async" : "qmv-rows";
       assertEquals(half, QmmOp.decide(affine(bits, Quant.BF16, 1)).chosen());
-      // f16 3/5-bit: the async kernel from 1 row (QmmPolicy.asyncMinRows).
+      // f16 3/5-bit: the async kernel from 1 row.
       boolean f16Async = half.equals("qmm-mma-async") || QmmPolicy.ASYNC_3_5_BIT;
       assertEquals(
           f16Async ? "qmm-mma-async" : half, QmmOp.decide(affine(bits, Quant.F16, 1)).chosen());
