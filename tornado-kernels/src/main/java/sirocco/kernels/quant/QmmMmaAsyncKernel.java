@@ -167,7 +167,9 @@ import sirocco.api.Vec;
  * 45.94 / 237.86 (42% and 54% of the read-only time at 1 row: ~5 ALU instructions per fragment
  * register against 4-bit's ~1.5). Run 109 builds each 3- and 5-bit pair with one byte permute and
  * one shift ({@link QmmMmaFragments#pairUnit}): H100, g64 bf16, 1 / 6 / 32 rows, 3-bit 14.53 /
- * 14.81 / 30.68 µs to 11.23 / 11.51 / 24.44, 5-bit 17.09 / 16.98 / 32.66 to 14.80 / 14.86 / 29.08.
+ * 14.81 / 30.68 µs to 11.23 / 11.51 / 24.44, 5-bit 17.09 / 16.98 / 32.66 to 14.80 / 14.86 / 29.08;
+ * 6-bit the same way ({@link QmmMmaFragments#pair6}): 17.70 / 17.64 / 33.60 to 16.96 / 17.17 /
+ * 30.90.
  *
  * <h2>Limits</h2>
  *
