@@ -290,9 +290,7 @@ final class QmmMmaFragments {
       // shift moves both codes to their bit, in place of a shift per code and a merge.
       int j = 3 * i >> 3;
       int s = 3 * i & 7;
-      int x = Intrinsics.bytePermute(w0, w1, j | (j + 1) << 4 | (j + 3) << 8 | (j + 4) << 12);
-      x = s >= at ? x >>> (s - at) : x << (at - s);
-      return (x & (m << at | m << (at + 16))) | magic;
+      return bytePair(w0, w1, j, 3, s, at, m, magic);
     }
     if (bits == 5) {
       // The same 5 bytes apart; the four bytes a pair needs lie in bytes 0-7 (w1:w0), 2-9 (the
@@ -305,10 +303,7 @@ final class QmmMmaFragments {
       int base = last <= 7 ? 0 : j >= 4 ? 4 : 2;
       int lo = base == 0 ? w0 : base == 4 ? w1 : (w0 >>> 16) | (w1 << 16);
       int hi = base == 0 ? w1 : base == 4 ? w2 : (w1 >>> 16) | (w2 << 16);
-      int b = j - base;
-      int x = Intrinsics.bytePermute(lo, hi, b | (b + 1) << 4 | (b + 5) << 8 | (b + 6) << 12);
-      x = s >= at ? x >>> (s - at) : x << (at - s);
-      return (x & (m << at | m << (at + 16))) | magic;
+      return bytePair(lo, hi, j - base, 5, s, at, m, magic);
     }
     int lo = unitField(w0, w1, w2, bits * i, at, bits);
     int hi = unitField(w0, w1, w2, bits * (i + 8), at + 16, bits);
@@ -349,11 +344,20 @@ final class QmmMmaFragments {
     int base = Math.max(0, last - 7);
     int lo = base == 0 ? w0 : base == 4 ? w1 : (w0 >>> (8 * base)) | (w1 << (32 - 8 * base));
     int hi = base == 0 ? w1 : base == 4 ? w2 : (w1 >>> (8 * base)) | (w2 << (32 - 8 * base));
-    int b = j - base;
-    int sel = b | (b + 1) << 4 | (b + 6) << 8 | Math.min(b + 7, 7) << 12;
+    return bytePair(lo, hi, j - base, 6, s, at, 0x3F, magic);
+  }
+
+  /**
+   * A pair register from the 8-byte window {@code hi:lo}: the codes (mask {@code m}) at bit {@code
+   * s} of window bytes {@code b} and {@code b + d}, each running into the next byte where it must,
+   * moved to bit {@code at} of the low and the high half: one byte permute, one shift, one LOP3.
+   * Bytes past the window are never needed (nibbles capped at 7 are masked away).
+   */
+  static int bytePair(int lo, int hi, int b, int d, int s, int at, int m, int magic) {
+    int sel = b | Math.min(b + 1, 7) << 4 | (b + d) << 8 | Math.min(b + d + 1, 7) << 12;
     int x = Intrinsics.bytePermute(lo, hi, sel);
     x = s >= at ? x >>> (s - at) : x << (at - s);
-    return (x & (0x3F << at | 0x3F << (at + 16))) | magic;
+    return (x & (m << at | m << (at + 16))) | magic;
   }
 
   /** {@code w} shifted so that its bit {@code p} lands on bit {@code at}. */
