@@ -27,9 +27,9 @@ import sirocco.kernels.quant.Quant;
  * built in place) tensor cores from 2 rows: see {@link #FP_MMA_MIN_ROWS}.
  *
  * <p>Affine shapes neither tensor cores nor the chosen vector-path variant take (2/3/5/6 bits with
- * groups of 32, 3/5 bits at 1 row, and float32 x at every width; 2- and 6-bit g64/g128 bf16/f16 run
- * on {@value QmmOp#QMM_MMA_ASYNC} since run 106, {@link #MMA_ASYNC_MAX_ROWS_2_6_BIT} and {@link
- * #ASYNC_6BIT}, 3- and 5-bit from 2 rows since run 108, {@link #ASYNC_3_5_BIT}) go to {@value
+ * groups of 32, and float32 x at every width; 2- and 6-bit g64/g128 bf16/f16 run on {@value
+ * QmmOp#QMM_MMA_ASYNC} since run 106, {@link #MMA_ASYNC_MAX_ROWS_2_6_BIT} and {@link #ASYNC_6BIT},
+ * 3- and 5-bit since run 108, from 1 row since run 109, {@link #ASYNC_3_5_BIT}) go to {@value
  * QmmOp#QMV_ROWS} from {@link #qmvRowsMinRows} rows (1 for 2/3/5/6 bits with bf16/f16 x, 2
  * otherwise) and to the one-row-at-a-time {@value QmmOp#QMV} below. Measured on the H200 (RESULTS
  * run 19, n 12288, k 4096, g64): with bf16 x, 2 rows take 21.6–24.4 µs against {@value QmmOp#QMV}'s
@@ -669,10 +669,9 @@ public final class QmmPolicy {
     }
     boolean asyncWide =
         rung.equals(QmmOp.QMM_MMA_ASYNC) && s.mode() == Quant.AFFINE && s.groupSize() >= 64;
-    if (!asyncWide) {
-      return mmaMinRows(s.mode());
-    }
-    return Integer.getInteger(AFFINE_PROPERTY, AFFINE_ASYNC_MIN_ROWS);
+    return asyncWide
+        ? Integer.getInteger(AFFINE_PROPERTY, AFFINE_ASYNC_MIN_ROWS)
+        : mmaMinRows(s.mode());
   }
 
   /**

@@ -50,7 +50,8 @@ final class QmmMmaAsyncLayout {
     if (odd == 0) {
       return new Int4(w0, w1, w2, 0);
     }
-    return new Int4((w0 >>> 16) | (w1 << 16), (w1 >>> 16) | (w2 << 16), w2 >>> 16, 0);
+    return new Int4(
+        QmmMmaFragments.bytesFrom(w0, w1, 2), QmmMmaFragments.bytesFrom(w1, w2, 2), w2 >>> 16, 0);
   }
 
   /** x fragment slots of a unit (one per two k steps): 1 at 4 bits (8 codes), else 2 (16). */

@@ -252,8 +252,8 @@ final class QmmMmaFragments {
    * ({@code a0..a2}) and g+8 ({@code b0..b2}): three words each, code i in bits 6i..6i+5 of the 96
    * (MLX's packing, least significant first across words). The pairs are {@link #fragA2}'s, (2h,
    * 2h+8) in registers 0 and 1 and (2h+1, 2h+9) in 2 and 3, so x is paired as at 2 bits. Code i+8
-   * lies 48 bits above code i, so each half is its own shift (two where a code straddles a word);
-   * the halves are bf16 128 + q or f16 64 + q (codes at bits 4..9), as at 2 and 4 bits.
+   * lies 6 bytes above code i, so a pair is one byte permute and one shift ({@link #pair6}); the
+   * halves are bf16 128 + q or f16 64 + q (codes at bits 4..9), as at 2 and 4 bits.
    */
   static Int4 fragA6(int a0, int a1, int a2, int b0, int b1, int b2, int h, int dtype, int magic) {
     return new Int4(
@@ -266,10 +266,9 @@ final class QmmMmaFragments {
   /**
    * {@link #fragA6} for a 16-code unit of {@code bits} (3, 5; 6 as {@link #fragA6}) at bit 0 of
    * {@code a2:a1:a0} and {@code b2:b1:b0} (code c at bit {@code bits·c}; {@code
-   * QmmMmaAsyncLayout.unitWords}): the same pairs, each half its own shift (two where the code
-   * straddles a word); 3- and 5-bit pairs one byte permute and one shift (run 109, H100, 12288x4096
-   * g64 bf16, 1 / 32 rows: 3-bit 14.53 / 30.68 → 11.23 / 24.44 µs, 5-bit 17.09 / 32.66 → 14.80 /
-   * 29.08).
+   * QmmMmaAsyncLayout.unitWords}): the same pairs, each one byte permute and one shift (run 109,
+   * H100, 12288x4096 g64 bf16, 1 / 32 rows: 3-bit 14.53 / 30.68 → 11.23 / 24.44 µs, 5-bit 17.09 /
+   * 32.66 → 14.80 / 29.08; 6-bit as {@link #pair6}).
    */
   static Int4 fragAUnit(
       int a0, int a1, int a2, int b0, int b1, int b2, int h, int bits, int dtype, int magic) {
@@ -295,38 +294,16 @@ final class QmmMmaFragments {
     if (bits == 5) {
       // The same 5 bytes apart; the four bytes a pair needs lie in bytes 0-7 (w1:w0), 2-9 (the
       // two words moved down 16 bits) or 4-11 (w2:w1). Every pair takes this path, so which
-      // window folds once the unit loop is unrolled (choosing per pair between this and the
-      // shifts below took that loop past the JIT's unroll budget, run 109 call G).
+      // window folds once the unit loop is unrolled (choosing per pair between this and shifts
+      // per code took that loop past the JIT's unroll budget, run 109 call G).
       int j = 5 * i >> 3;
       int s = 5 * i & 7;
       int last = j + 5 + (s + 5 > 8 ? 1 : 0);
       int base = last <= 7 ? 0 : j >= 4 ? 4 : 2;
-      int lo = base == 0 ? w0 : base == 4 ? w1 : (w0 >>> 16) | (w1 << 16);
-      int hi = base == 0 ? w1 : base == 4 ? w2 : (w1 >>> 16) | (w2 << 16);
-      return bytePair(lo, hi, j - base, 5, s, at, m, magic);
+      return bytePair(
+          bytesFrom(w0, w1, base), bytesFrom(w1, w2, base), j - base, 5, s, at, m, magic);
     }
-    int lo = unitField(w0, w1, w2, bits * i, at, bits);
-    int hi = unitField(w0, w1, w2, bits * (i + 8), at + 16, bits);
-    return (lo & (m << at)) | (hi & (m << (at + 16))) | magic;
-  }
-
-  /**
-   * The {@code bits}-wide field at bit {@code p} (0–95) of {@code w2:w1:w0} moved to bit {@code at}
-   * (other bits unspecified); {@code p}, {@code at}, {@code bits} are constants after inlining.
-   */
-  static int unitField(int w0, int w1, int w2, int p, int at, int bits) {
-    if (p >= 64) {
-      return shiftTo(w2, p - 64, at);
-    }
-    if (p >= 32) {
-      return p + bits <= 64 ? shiftTo(w1, p - 32, at) : straddle(w1, w2, p - 32, at);
-    }
-    return p + bits <= 32 ? shiftTo(w0, p, at) : straddle(w0, w1, p, at);
-  }
-
-  /** A field at bit {@code p} of {@code lo} that runs into {@code hi}, moved to bit {@code at}. */
-  static int straddle(int lo, int hi, int p, int at) {
-    return (lo >>> (p - at)) | (hi << (32 - p + at));
+    return pair6(w0, w1, w2, i, dtype, magic);
   }
 
   /** Codes i and i+8 of a 6-bit unit as one fragment register ({@link #fragA6}). */
@@ -342,9 +319,13 @@ final class QmmMmaFragments {
     int s = 6 * i & 7;
     int last = j + 6 + (s + 6 > 8 ? 1 : 0);
     int base = Math.max(0, last - 7);
-    int lo = base == 0 ? w0 : base == 4 ? w1 : (w0 >>> (8 * base)) | (w1 << (32 - 8 * base));
-    int hi = base == 0 ? w1 : base == 4 ? w2 : (w1 >>> (8 * base)) | (w2 << (32 - 8 * base));
-    return bytePair(lo, hi, j - base, 6, s, at, 0x3F, magic);
+    return bytePair(
+        bytesFrom(w0, w1, base), bytesFrom(w1, w2, base), j - base, 6, s, at, 0x3F, magic);
+  }
+
+  /** Bytes {@code o} to {@code o + 3} (o = 0..4) of {@code b:a} as one word. */
+  static int bytesFrom(int a, int b, int o) {
+    return o == 0 ? a : o == 4 ? b : (a >>> (8 * o)) | (b << (32 - 8 * o));
   }
 
   /**
@@ -358,14 +339,6 @@ final class QmmMmaFragments {
     int x = Intrinsics.bytePermute(lo, hi, sel);
     x = s >= at ? x >>> (s - at) : x << (at - s);
     return (x & (m << at | m << (at + 16))) | magic;
-  }
-
-  /** {@code w} shifted so that its bit {@code p} lands on bit {@code at}. */
-  static int shiftTo(int w, int p, int at) {
-    if (p == at) {
-      return w;
-    }
-    return p > at ? w >>> (p - at) : w << (at - p);
   }
 
   /**

@@ -157,9 +157,8 @@ final class QmmTiledTiles {
     // Byte p of w into the low half and byte p of w >>> 4 into the high one (one prmt each), the
     // mask keeping nibble 2p below and 2p + 1 above: two instructions a pair, where shifting and
     // masking each byte into place took about four. The 256-row loop's dequantization went from
-    // 137 to 113 SASS instructions; H100 (run 109, call F, g64 bf16): 128 / 256 / 512 rows
-    // 63.1–63.5
-    // / 93.0–93.5 / 184.3–185.3 µs to 62.0–62.4 / 92.0–92.3 / 180.4–181.7.
+    // 137 to 113 SASS instructions; H100 (run 109 call F, g64 bf16), 128 / 256 / 512 rows:
+    // 63.1–63.5 / 93.0–93.5 / 184.3–185.3 µs to 62.0–62.4 / 92.0–92.3 / 180.4–181.7.
     int o = w >>> 4;
     return new Int4(
         pairFma(Intrinsics.bytePermute(w, o, 0x4400) & 0x000F000F, s2, b2, dtype),
