@@ -51,11 +51,16 @@ public final class PtxValidator {
   }
 
   /**
-   * Compiles {@code ptx} for {@code arch} ("sm_90") with {@code --verbose}.
+   * Compiles {@code ptx} for {@code arch} ("sm_90") with {@code --verbose}; PTX that targets the
+   * architecture-specific {@code arch + "a"} (warpgroup products: {@code .target sm_90a}) is
+   * compiled for that, as ptxas refuses it for plain {@code arch}.
    *
    * @throws PtxCompilationException with ptxas's error log when it rejects the PTX
    */
   public static PtxResources validate(String ptx, String arch) {
+    if (ptx.contains("\n.target " + arch + "a\n")) {
+      arch = arch + "a";
+    }
     String[] logs = Jcuda.compile(ptx, arch);
     String info = logs[0];
     String error = logs[1];

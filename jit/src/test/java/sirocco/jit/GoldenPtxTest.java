@@ -2,6 +2,7 @@ package sirocco.jit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import sirocco.api.KernelCompileException;
 import sirocco.jit.testkernels.ArithKernels;
 import sirocco.jit.testkernels.AsyncCopyKernels;
 import sirocco.jit.testkernels.AtomicKernels;
@@ -22,6 +24,7 @@ import sirocco.jit.testkernels.MmaKernels;
 import sirocco.jit.testkernels.SpecializeKernels;
 import sirocco.jit.testkernels.VectorKernels;
 import sirocco.jit.testkernels.WarpKernels;
+import sirocco.jit.testkernels.WgmmaKernels;
 
 /** Structural requirements on the generated PTX (the Java-vs-PTX table of JIT-NOTES.md). */
 class GoldenPtxTest {
@@ -480,5 +483,61 @@ class GoldenPtxTest {
       reads++;
     }
     assertTrue(reads >= 2, "the start read and the loop read stay separate: " + p);
+  }
+
+  /**
+   * Chained warpgroup products accumulate in the same registers, with no copy between them (a copy
+   * of accumulators in flight makes ptxas serialize every product, C7514), and ask for sm_90a.
+   */
+  @Test
+  void warpgroupProductsAccumulateInPlace() {
+    String ptx = ptx(WgmmaKernels.class, "chain");
+    assertTrue(ptx.contains("\n.target sm_90a\n"), ptx);
+    String p = body(ptx);
+    assertEquals(3, count(p, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), p);
+    String between = p.substring(p.indexOf("wgmma.mma_async"), p.lastIndexOf("wgmma.mma_async"));
+    assertFalse(between.contains("mov.f32"), between);
+    // The accumulator operands of the three products are the same 64 registers.
+    Matcher m = Pattern.compile("wgmma\\.mma_async[^{]*(\\{[^}]*\\})").matcher(p);
+    Set<String> accumulators = new java.util.HashSet<>();
+    while (m.find()) {
+      accumulators.add(m.group(1));
+    }
+    assertEquals(1, accumulators.size(), p);
+    assertEquals(1, count(p, "wgmma.fence.sync.aligned"), p);
+    assertEquals(1, count(p, "wgmma.commit_group.sync.aligned"), p);
+    assertEquals(1, count(p, "wgmma.wait_group.sync.aligned 0"), p);
+    assertEquals(1, count(p, "fence.proxy.async.shared::cta"), p);
+  }
+
+  /** An accumulator read after the product is copied first: the product must not overwrite it. */
+  @Test
+  void aWarpgroupAccumulatorStillReadIsCopied() {
+    String p = body(ptx(WgmmaKernels.class, "keep"));
+    String before = p.substring(p.indexOf("wgmma.wait_group"), p.lastIndexOf("wgmma.mma_async"));
+    assertEquals(64, count(before, "mov.f32"), before);
+  }
+
+  /** ptxas (JCuda's, CUDA 12.0) takes the warpgroup PTX for sm_90a without serializing it. */
+  @Test
+  void ptxasKeepsWarpgroupProductsAsynchronous() {
+    for (String k : List.of("chain", "keep")) {
+      var m = TestKernels.method(WgmmaKernels.class, k);
+      PtxResources r =
+          PtxValidator.validate(
+              KernelCompiler.compile(m, KernelCompiler.validationSets(m).get(0), Target.sm90()));
+      assertFalse(r.log().contains("serialized"), k + ": " + r.log());
+    }
+  }
+
+  @Test
+  void warpgroupProductsAreRefusedOffSm90() {
+    var m = TestKernels.method(WgmmaKernels.class, "chain");
+    KernelCompileException e =
+        assertThrows(
+            KernelCompileException.class,
+            () ->
+                KernelCompiler.compile(m, KernelCompiler.validationSets(m).get(0), Target.sm80()));
+    assertTrue(e.getMessage().contains("sm_90; the target is sm_80"), e.getMessage());
   }
 }

@@ -271,6 +271,60 @@ public abstract class KernelContext {
    */
   public abstract Int4 loadMatrixX4(short[] shared, int index);
 
+  /**
+   * Warpgroup-wide asynchronous tensor-core product {@code D = A·B + C} of shape m64n128k16 with
+   * bfloat16 inputs and float accumulation ({@code wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16
+   * .bf16}, Hopper sm_90 only). The 128 threads of an aligned warpgroup (warps {@code 4j .. 4j +
+   * 3}) call it together.
+   *
+   * <p>A (64 x 16) comes from registers: warp {@code w & 3} of the group passes rows {@code 16 (w &
+   * 3) .. 16 (w & 3) + 15} as an {@link #mmaBf16} A fragment. B (16 x 128) is read from shared
+   * memory: {@code b} (an array from {@link #allocateShortLocalArray}) holds it as 8 x 8 core
+   * matrices of 128 contiguous bytes, each 8 columns of B (n) by 8 consecutive k, a column's 8 k
+   * values in one 16-byte row; {@code bIndex} (a multiple of 8) is the first half of the core
+   * matrix of k 0-7 and columns 0-7, the one of k 8-15 lies {@code lbo} bytes above it and the one
+   * of the next 8 columns {@code sbo} bytes above it ({@code lbo}, {@code sbo}: constant multiples
+   * of 16 below 2^18). The result holds {@code c}'s layout ({@link Float4x16}).
+   *
+   * <p>The product is asynchronous: its result may be read, and {@code b}'s tile and {@code a}'s
+   * registers overwritten, only after {@link #warpgroupCommit} and a {@link #warpgroupWait} that
+   * covers it. Before the first product of a group, and whenever registers it reads were written
+   * since the last product, the warpgroup calls {@link #warpgroupFence}; shared memory written by
+   * ordinary stores must be published to the tensor cores with {@link #fenceSharedAsync} and a
+   * barrier first. The Java backend computes the product when called, in float arithmetic.
+   */
+  public abstract Float4x16 warpgroupMmaBf16(
+      Int4 a, short[] b, int bIndex, int lbo, int sbo, Float4x16 c);
+
+  /** As {@link #warpgroupMmaBf16} with IEEE binary16 inputs ({@code .f16}). */
+  public abstract Float4x16 warpgroupMmaF16(
+      Int4 a, short[] b, int bIndex, int lbo, int sbo, Float4x16 c);
+
+  /**
+   * Orders this thread's register writes before the warpgroup products that follow ({@code
+   * wgmma.fence.sync.aligned}); all threads of the warpgroup call it.
+   */
+  public abstract void warpgroupFence();
+
+  /**
+   * Closes the group of warpgroup products issued since the last commit ({@code
+   * wgmma.commit_group.sync.aligned}).
+   */
+  public abstract void warpgroupCommit();
+
+  /**
+   * Waits until at most {@code pending} (a constant 0..7) committed groups of warpgroup products
+   * are still running ({@code wgmma.wait_group.sync.aligned}).
+   */
+  public abstract void warpgroupWait(int pending);
+
+  /**
+   * Makes this thread's earlier ordinary stores to shared memory visible to the asynchronous proxy
+   * that warpgroup products read through ({@code fence.proxy.async.shared::cta}); follow it with a
+   * barrier before the product.
+   */
+  public abstract void fenceSharedAsync();
+
   /** Lane of this thread within its warp: {@code localIdx & 31} for one-dimensional blocks. */
   public final int laneId() {
     return localIdx & (WARP_SIZE - 1);

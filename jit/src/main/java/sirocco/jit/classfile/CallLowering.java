@@ -9,6 +9,7 @@ import java.lang.constant.ClassDesc;
 import java.lang.constant.MethodTypeDesc;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,7 @@ final class CallLowering {
   private static final String INT4 = "Lsirocco/api/Int4;";
   private static final String INT2 = "Lsirocco/api/Int2;";
   private static final String FLOAT4 = "Lsirocco/api/Float4;";
+  private static final String FLOAT4X16 = "Lsirocco/api/Float4x16;";
 
   /** JDK methods mapped one-to-one to {@link MathFn}. */
   private static final Map<String, MathFn> JDK = new HashMap<>();
@@ -314,6 +316,16 @@ final class CallLowering {
       vec(name, desc, args, key);
       return;
     }
+    if (key.equals("sirocco/api/Float4x16.zero()" + FLOAT4X16)) {
+      Value[] zeros = new Value[RecordKind.FLOAT4X16.count];
+      Arrays.fill(zeros, Const.ofFloat(0f));
+      b.push(b.append(Op.NEW_RECORD, Type.record(RecordKind.FLOAT4X16), null, zeros));
+      return;
+    }
+    if (owner.equals("sirocco/api/Float4x16")) {
+      throw unsupported(
+          "Float4x16." + name + " is not supported in kernels; only zero() and quad(constant) are");
+    }
     if (key.equals("sirocco/api/Intrinsics.globalTimerNanos()J")) {
       b.push(b.append(Op.SREG, Type.LONG, SReg.GLOBALTIMER));
       return;
@@ -348,6 +360,10 @@ final class CallLowering {
       contextMethod(name, desc, args);
       return;
     }
+    if (rt.isRecord() && rt.record == RecordKind.FLOAT4X16) {
+      quad(name, desc, recv, args);
+      return;
+    }
     if (rt.isRecord()) {
       RecordKind k = rt.record;
       int idx = k.componentIndex(name);
@@ -366,6 +382,26 @@ final class CallLowering {
         "virtual call to "
             + javaSignature(owner, name, mt)
             + " is not supported in kernels; call static helper methods (they are inlined)");
+  }
+
+  /** {@code Float4x16.quad(i)} at a constant i: the four components as a Float4. */
+  private void quad(String name, String desc, Value recv, Value[] args) {
+    if (!(name + desc).equals("quad(I)" + FLOAT4) || !(args[0] instanceof Const c)) {
+      throw unsupported(
+          "Float4x16."
+              + name
+              + " is not supported in kernels; only quad(i) with a constant i (a literal, or a"
+              + " static final) is");
+    }
+    int q = c.asInt();
+    if (q < 0 || q >= RecordKind.FLOAT4X16.count / 4) {
+      throw unsupported("Float4x16.quad(" + q + "): the quad must be 0..15");
+    }
+    Value[] parts = new Value[4];
+    for (int e = 0; e < 4; e++) {
+      parts[e] = b.append(Op.GET_FIELD, Type.FLOAT, 4 * q + e, recv);
+    }
+    b.push(b.append(Op.NEW_RECORD, Type.record(RecordKind.FLOAT4), null, parts));
   }
 
   private void special(
@@ -423,6 +459,14 @@ final class CallLowering {
               b.append(Op.MMA, Type.record(RecordKind.FLOAT4), MmaKind.BF16, a);
           case "mmaF16(" + INT4 + INT2 + FLOAT4 + ")" + FLOAT4 ->
               b.append(Op.MMA, Type.record(RecordKind.FLOAT4), MmaKind.F16, a);
+          case "warpgroupMmaBf16(" + INT4 + "[SIII" + FLOAT4X16 + ")" + FLOAT4X16 ->
+              b.append(Op.WGMMA, Type.record(RecordKind.FLOAT4X16), MmaKind.BF16, a);
+          case "warpgroupMmaF16(" + INT4 + "[SIII" + FLOAT4X16 + ")" + FLOAT4X16 ->
+              b.append(Op.WGMMA, Type.record(RecordKind.FLOAT4X16), MmaKind.F16, a);
+          case "warpgroupFence()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.WG_FENCE);
+          case "warpgroupCommit()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.WG_COMMIT);
+          case "warpgroupWait(I)V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.WG_WAIT, a);
+          case "fenceSharedAsync()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.PROXY_ASYNC);
           case "loadMatrixX4([II)" + INT4, "loadMatrixX4([SI)" + INT4 ->
               b.append(
                   Op.LOAD_VEC,

@@ -36,5 +36,22 @@ public enum BarrierKind {
    * {@code griddepcontrol.launch_dependents} ({@code KernelContext.releaseDependentGrids()},
    * sm_90+): a scheduling hint that lets the next early-start launch begin. Nothing before sm_90.
    */
-  GRID_RELEASE
+  GRID_RELEASE,
+  /**
+   * {@code wgmma.fence.sync.aligned} ({@code KernelContext.warpgroupFence()}, sm_90a): register
+   * writes before it are seen by the warpgroup products after it.
+   */
+  WG_FENCE,
+  /** {@code wgmma.commit_group.sync.aligned} ({@code KernelContext.warpgroupCommit()}). */
+  WG_COMMIT,
+  /**
+   * {@code wgmma.wait_group.sync.aligned N} ({@code KernelContext.warpgroupWait(N)}; args = [N], a
+   * constant 0..7 by {@code legalize}).
+   */
+  WG_WAIT,
+  /**
+   * {@code fence.proxy.async.shared::cta} ({@code KernelContext.fenceSharedAsync()}, sm_90+):
+   * ordinary shared stores before it become visible to the asynchronous proxy (warpgroup products).
+   */
+  PROXY_ASYNC
 }

@@ -66,6 +66,13 @@ public enum Op {
   SHFL,
   /** Tensor-core m16n8k16 product; aux = {@link MmaKind}; args = [a, b, c] or their components. */
   MMA,
+  /**
+   * Warpgroup tensor-core product m64n128k16 ({@code wgmma.mma_async}); aux = {@link MmaKind}; args
+   * = [a, b, bIndex, lbo, sbo, c] or their components ({@code lbo}, {@code sbo} constants by {@code
+   * legalize}). Asynchronous and reading shared memory, so it has side effects: never moved, merged
+   * or removed.
+   */
+  WGMMA,
   /** Call to a helper, removed by inlining; aux = {@link MethodId}. */
   CALL,
   /** Unconditional branch to succs[0]. */

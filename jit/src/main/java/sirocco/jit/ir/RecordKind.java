@@ -4,7 +4,12 @@ package sirocco.jit.ir;
 public enum RecordKind {
   INT4("sirocco/api/Int4", Type.INT, 4),
   INT2("sirocco/api/Int2", Type.INT, 2),
-  FLOAT4("sirocco/api/Float4", Type.FLOAT, 4);
+  FLOAT4("sirocco/api/Float4", Type.FLOAT, 4),
+  /**
+   * The 64 accumulators of a warpgroup product ({@code Float4x16}): no accessors or constructor in
+   * kernels, only {@code Float4x16.zero()} and {@code quad(constant)}.
+   */
+  FLOAT4X16("sirocco/api/Float4x16", Type.FLOAT, 64);
 
   private static final String[] NAMES = {"x", "y", "z", "w"};
 
@@ -25,6 +30,9 @@ public enum RecordKind {
 
   /** Index of the accessor named {@code name}, or -1. */
   public int componentIndex(String name) {
+    if (count > NAMES.length) {
+      return -1; // no accessors (Float4x16)
+    }
     for (int i = 0; i < count; i++) {
       if (NAMES[i].equals(name)) {
         return i;

@@ -14,8 +14,9 @@ import sirocco.jit.ir.VecAccess;
 /**
  * Rejects what is still unsupported after specialization and dead-code elimination: reachable traps
  * (unsupported constructs found by the front end), functions with no PTX mapping, and asynchronous
- * copies whose operands {@code cp.async} cannot take and matrix loads from anything but shared
- * memory (checked here because constants and address spaces are known only now).
+ * copies whose operands {@code cp.async} cannot take, matrix loads from anything but shared memory
+ * and warpgroup products off sm_90 or with operands {@code wgmma} cannot take (checked here because
+ * constants and address spaces are known only now).
  */
 public final class Legalize implements Pass {
   /**
@@ -59,9 +60,19 @@ public final class Legalize implements Pass {
               loadMatrix(i);
             }
           }
+          case WGMMA -> warpgroupMma(i, ctx.arch);
           case BARRIER -> {
             if (i.aux == BarrierKind.ASYNC_WAIT) {
               waitAsync(i);
+            } else if (i.aux == BarrierKind.WG_WAIT) {
+              warpgroupWait(i);
+            } else if (i.aux == BarrierKind.WG_FENCE || i.aux == BarrierKind.WG_COMMIT) {
+              requireHopper(i, ctx.arch, "ctx.warpgroupFence() and ctx.warpgroupCommit()");
+            } else if (i.aux == BarrierKind.PROXY_ASYNC && !ctx.arch.startsWith("sm_9")) {
+              throw Errors.at(
+                  i.pos,
+                  "ctx.fenceSharedAsync() (fence.proxy.async) needs sm_90; the target is "
+                      + ctx.arch);
             }
           }
           default -> {}
@@ -159,6 +170,69 @@ public final class Legalize implements Pass {
       case SHARED -> "a shared array";
       case GENERIC -> "a merge of a parameter and a shared array (generic address)";
     };
+  }
+
+  /**
+   * A warpgroup product: sm_90 only ({@code wgmma} exists on sm_90a and nowhere else), B in shared
+   * memory at a 16-byte row, constant core-matrix offsets that the descriptor can hold.
+   */
+  private static void warpgroupMma(Inst i, String arch) {
+    String call = "ctx.warpgroupMma(a, short[] b, bIndex, lbo, sbo, c)";
+    requireHopper(i, arch, call);
+    // After record replacement: a0..a3, b, bIndex, lbo, sbo, c0..c63.
+    Space sp = space(i.args[4]);
+    if (sp != Space.SHARED) {
+      throw Errors.at(
+          i.pos,
+          "the b array of "
+              + call
+              + " must be a shared array from ctx.allocateShortLocalArray (wgmma reads B from"
+              + " shared memory), but it is "
+              + describe(sp));
+    }
+    aligned(i, call, "bIndex", i.args[5], 2, 16, "core-matrix rows");
+    String[] names = {"lbo", "sbo"};
+    for (int k = 0; k < 2; k++) {
+      if (!(i.args[6 + k] instanceof Const c)) {
+        throw Errors.at(
+            i.pos,
+            "the " + names[k] + " argument of " + call + " must be " + CONSTANT + " (bytes)");
+      }
+      int v = c.asInt();
+      if (v <= 0 || v % 16 != 0 || v >= 1 << 18) {
+        throw Errors.at(
+            i.pos,
+            "the "
+                + names[k]
+                + " argument of "
+                + call
+                + " must be a positive multiple of 16 below 2^18 bytes (the descriptor holds bits"
+                + " 4..17), not "
+                + v);
+      }
+    }
+  }
+
+  private static void requireHopper(Inst i, String arch, String call) {
+    if (!arch.equals("sm_90")) {
+      throw Errors.at(
+          i.pos,
+          call
+              + " compiles to wgmma, which exists on sm_90 (Hopper) only; the target is "
+              + arch
+              + ": select another kernel there");
+    }
+  }
+
+  private static void warpgroupWait(Inst i) {
+    if (!(i.args[0] instanceof Const c) || c.asInt() < 0 || c.asInt() > MAX_PENDING_GROUPS) {
+      throw Errors.at(
+          i.pos,
+          "the pending argument of ctx.warpgroupWait(pending) must be "
+              + CONSTANT
+              + ": 0 to "
+              + MAX_PENDING_GROUPS);
+    }
   }
 
   private static void waitAsync(Inst i) {

@@ -86,7 +86,7 @@ public final class ScalarReplaceRecords implements Pass {
             continue;
           }
           case STORE_VEC -> i.args = expand(i.args, comps);
-          case MMA -> i.args = expand(i.args, comps);
+          case MMA, WGMMA -> i.args = expand(i.args, comps);
           default -> {
             for (Value a : i.args) {
               if (a.type().isRecord()) {
@@ -145,7 +145,7 @@ public final class ScalarReplaceRecords implements Pass {
       }
       for (int z = 0, m2 = b.insts.size(); z < m2; z++) {
         Inst i = b.insts.get(z);
-        if (i.type.isRecord() || i.op == Op.STORE_VEC || i.op == Op.MMA) {
+        if (i.type.isRecord() || i.op == Op.STORE_VEC || i.op == Op.MMA || i.op == Op.WGMMA) {
           return true;
         }
       }

@@ -2,11 +2,13 @@ package sirocco.jit.ptx;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import sirocco.jit.ir.BarrierKind;
 import sirocco.jit.ir.Block;
 import sirocco.jit.ir.Const;
@@ -62,6 +64,10 @@ public final class PtxEmitter {
   private final int[] counters = new int[Cls.values().length];
   private final String[] names;
   final Map<Inst, String[]> tuples = new IdentityHashMap<>();
+  // Reads of every value, built at the first warpgroup product (PtxWgmma); null before.
+  private Map<Inst, List<PtxWgmma.Use>> uses;
+  // "a" once a warpgroup product is emitted: .target sm_90a.
+  private String archSuffix = "";
   private final Map<SharedSite, String> sharedNames = new LinkedHashMap<>();
   private final Map<Block, String> labels = new IdentityHashMap<>();
   private final boolean lineInfo;
@@ -165,7 +171,7 @@ public final class PtxEmitter {
     }
     out.append("//\n\n");
     out.append(".version ").append(isa).append('\n');
-    out.append(".target ").append(arch).append('\n');
+    out.append(".target ").append(arch).append(archSuffix).append('\n');
     out.append(".address_size 64\n\n");
     for (Map.Entry<String, Integer> f : files.entrySet()) {
       out.append(".file ").append(f.getValue()).append(" \"").append(f.getKey()).append("\"\n");
@@ -563,6 +569,10 @@ public final class PtxEmitter {
                 case ASYNC_WAIT -> "cp.async.wait_group " + ((Const) i.args[0]).asInt();
                 case GRID_WAIT -> "griddepcontrol.wait"; // PTX ISA 7.8, sm_90+
                 case GRID_RELEASE -> "griddepcontrol.launch_dependents";
+                case WG_FENCE -> "wgmma.fence.sync.aligned";
+                case WG_COMMIT -> "wgmma.commit_group.sync.aligned";
+                case WG_WAIT -> "wgmma.wait_group.sync.aligned " + ((Const) i.args[0]).asInt();
+                case PROXY_ASYNC -> "fence.proxy.async.shared::cta";
               });
         }
       }
@@ -582,6 +592,13 @@ public final class PtxEmitter {
             ", 0xffffffff");
       }
       case MMA -> PtxMath.mma(this, i);
+      case WGMMA -> {
+        if (uses == null) {
+          uses = PtxWgmma.uses(fn);
+        }
+        PtxWgmma.emit(this, i, uses);
+        archSuffix = "a"; // wgmma exists only on sm_90a, the sm_90 features not carried forward
+      }
       case BR -> {
         phiCopies(i.block);
         Block t = i.block.succs.get(0);
@@ -644,15 +661,21 @@ public final class PtxEmitter {
       return;
     }
     int k = s.preds.indexOf(b);
-    // Sources that are phis of the target block are read before any phi is written.
+    // Sources that are phis of the target block, or that share another such phi's registers (a
+    // warpgroup product accumulates in place, PtxWgmma), are read before any phi is written.
     Map<Inst, String> saved = new IdentityHashMap<>();
+    Set<String> targets = new HashSet<>();
+    for (int q = 0, n = s.phis.size(); q < n; q++) {
+      targets.add(name(s.phis.get(q)));
+    }
     for (int q = 0, n = s.phis.size(); q < n; q++) {
       Inst phi = s.phis.get(q);
       Value src = phi.args[k];
       if (src instanceof Inst x
-          && x.op == Op.PHI
-          && x.block == s
+          && ((x.op == Op.PHI && x.block == s)
+              || (names[x.id] != null && targets.contains(names[x.id])))
           && x != phi
+          && !names[x.id].equals(name(phi))
           && !saved.containsKey(x)) {
         String t = fresh(cls(x));
         line("mov", movType(cls(x)), " ", t, ", ", name(x));
@@ -693,6 +716,9 @@ public final class PtxEmitter {
       }
       line("mov", movType(c), " ", dst, ", ", s);
       return;
+    }
+    if (src instanceof Inst x && savedReg == null && dst.equals(names[x.id])) {
+      return; // a warpgroup product accumulated in the phi's own registers
     }
     if (savedReg != null) {
       line("mov", movType(c), " ", dst, ", ", savedReg);

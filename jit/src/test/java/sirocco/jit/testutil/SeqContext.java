@@ -179,4 +179,37 @@ public final class SeqContext extends KernelContext {
   public Float4 mmaF16(Int4 a, Int2 b, Float4 c) {
     throw new UnsupportedOperationException();
   }
+
+  // Warpgroup products are emulated by the runtime's Java backend (HostKernelContext) only.
+  @Override
+  public sirocco.api.Float4x16 warpgroupMmaBf16(
+      Int4 a, short[] b, int bIndex, int lbo, int sbo, sirocco.api.Float4x16 c) {
+    throw new UnsupportedOperationException("warpgroupMmaBf16");
+  }
+
+  @Override
+  public sirocco.api.Float4x16 warpgroupMmaF16(
+      Int4 a, short[] b, int bIndex, int lbo, int sbo, sirocco.api.Float4x16 c) {
+    throw new UnsupportedOperationException("warpgroupMmaF16");
+  }
+
+  @Override
+  public void warpgroupFence() {
+    throw new UnsupportedOperationException("warpgroupFence");
+  }
+
+  @Override
+  public void warpgroupCommit() {
+    throw new UnsupportedOperationException("warpgroupCommit");
+  }
+
+  @Override
+  public void warpgroupWait(int pending) {
+    throw new UnsupportedOperationException("warpgroupWait");
+  }
+
+  @Override
+  public void fenceSharedAsync() {
+    throw new UnsupportedOperationException("fenceSharedAsync");
+  }
 }

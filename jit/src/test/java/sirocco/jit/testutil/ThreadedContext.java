@@ -334,6 +334,39 @@ public final class ThreadedContext extends KernelContext {
     return mma(a, b, c, false);
   }
 
+  // Warpgroup products are emulated by the runtime's Java backend (HostKernelContext) only.
+  @Override
+  public sirocco.api.Float4x16 warpgroupMmaBf16(
+      Int4 a, short[] b, int bIndex, int lbo, int sbo, sirocco.api.Float4x16 c) {
+    throw new UnsupportedOperationException("warpgroupMmaBf16");
+  }
+
+  @Override
+  public sirocco.api.Float4x16 warpgroupMmaF16(
+      Int4 a, short[] b, int bIndex, int lbo, int sbo, sirocco.api.Float4x16 c) {
+    throw new UnsupportedOperationException("warpgroupMmaF16");
+  }
+
+  @Override
+  public void warpgroupFence() {
+    throw new UnsupportedOperationException("warpgroupFence");
+  }
+
+  @Override
+  public void warpgroupCommit() {
+    throw new UnsupportedOperationException("warpgroupCommit");
+  }
+
+  @Override
+  public void warpgroupWait(int pending) {
+    throw new UnsupportedOperationException("warpgroupWait");
+  }
+
+  @Override
+  public void fenceSharedAsync() {
+    throw new UnsupportedOperationException("fenceSharedAsync");
+  }
+
   /** Runs {@code body(ctx)} for every thread of a 1-D launch, block by block. */
   public static void launch(
       int blocks, int blockSize, java.util.function.Consumer<KernelContext> body) {

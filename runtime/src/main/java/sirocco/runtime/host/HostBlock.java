@@ -28,6 +28,7 @@ final class HostBlock {
   private final List<Object> shared = new ArrayList<>();
   private final Phaser barrier; // null when the kernel runs its threads one after another
   private final HostWarp[] warps;
+  private final HostWarp[] warpGroups; // 128 threads each: the lanes of warpgroup products
   private volatile Throwable failure;
 
   HostBlock(int threads, boolean concurrent, long timeoutMillis) {
@@ -40,6 +41,16 @@ final class HostBlock {
       int lanes = Math.min(32, threads - 32 * w);
       warps[w] = new HostWarp(lanes, concurrent, this);
     }
+    int groupCount = (threads + 127) / 128;
+    this.warpGroups = new HostWarp[groupCount];
+    for (int j = 0; j < groupCount; j++) {
+      warpGroups[j] = new HostWarp(Math.min(128, threads - 128 * j), 128, concurrent, this);
+    }
+  }
+
+  /** The warpgroup (four warps, 128 threads) of thread {@code localLinearId}. */
+  HostWarp warpGroup(int localLinearId) {
+    return warpGroups[localLinearId >> 7];
   }
 
   HostWarp warp(int localLinearId) {
@@ -143,6 +154,7 @@ final class HostBlock {
       barrier.arriveAndDeregister();
     }
     warp(localLinearId).exited();
+    warpGroup(localLinearId).exited();
   }
 
   void fail(Throwable t) {
@@ -158,6 +170,9 @@ final class HostBlock {
       barrier.forceTermination();
     }
     for (HostWarp w : warps) {
+      w.terminate();
+    }
+    for (HostWarp w : warpGroups) {
       w.terminate();
     }
   }

@@ -3,6 +3,7 @@ package sirocco.runtime.host;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import sirocco.api.Float4;
+import sirocco.api.Float4x16;
 import sirocco.api.Int2;
 import sirocco.api.Int4;
 import sirocco.api.KernelContext;
@@ -18,6 +19,7 @@ final class HostKernelContext extends KernelContext {
 
   private HostBlock block;
   private HostWarp warp;
+  private HostWarp warpGroup;
   private int localLinear;
   private int lane;
   private int sharedSite;
@@ -34,6 +36,7 @@ final class HostKernelContext extends KernelContext {
     this.localLinear = (tz * dims[1] + ty) * dims[0] + tx;
     this.lane = localLinear & 31;
     this.warp = block.warp(localLinear);
+    this.warpGroup = block.warpGroup(localLinear);
     this.sharedSite = 0;
     this.knownShared = null;
   }
@@ -185,6 +188,34 @@ final class HostKernelContext extends KernelContext {
   }
 
   @Override
+  public Float4x16 warpgroupMmaBf16(Int4 a, short[] b, int bIndex, int lbo, int sbo, Float4x16 c) {
+    return warpgroupMma(a, b, bIndex, lbo, sbo, c, true);
+  }
+
+  @Override
+  public Float4x16 warpgroupMmaF16(Int4 a, short[] b, int bIndex, int lbo, int sbo, Float4x16 c) {
+    return warpgroupMma(a, b, bIndex, lbo, sbo, c, false);
+  }
+
+  // The Java backend computes each product when it is issued, so there is nothing in flight to
+  // fence, group or wait for; the shared arrays are ordinary memory, published by the barrier.
+  @Override
+  public void warpgroupFence() {}
+
+  @Override
+  public void warpgroupCommit() {}
+
+  @Override
+  public void warpgroupWait(int pending) {
+    if (pending < 0 || pending > 7) {
+      throw new IllegalArgumentException("warpgroupWait: pending must be 0..7, got " + pending);
+    }
+  }
+
+  @Override
+  public void fenceSharedAsync() {}
+
+  @Override
   public Int4 loadMatrixX4(int[] shared, int index) {
     checkMatrixRow(shared, index, 4, shared.length, "Int");
     // Each lane reads the row it addresses when it reaches the instruction, as the GPU does.
@@ -281,6 +312,94 @@ final class HostKernelContext extends KernelContext {
         dot(matA, matB, g, 2 * t + 1, c.y()),
         dot(matA, matB, g + 8, 2 * t, c.z()),
         dot(matA, matB, g + 8, 2 * t + 1, c.w()));
+  }
+
+  /**
+   * m64n128k16 with the register A fragments of the warpgroup's four warps and B read from shared
+   * memory through the core-matrix layout documented on {@link KernelContext#warpgroupMmaBf16}.
+   * Each thread computes only the 64 accumulators it holds.
+   */
+  private Float4x16 warpgroupMma(
+      Int4 a, short[] b, int bIndex, int lbo, int sbo, Float4x16 c, boolean bf16) {
+    String what = bf16 ? "warpgroupMmaBf16" : "warpgroupMmaF16";
+    checkCoreMatrices(what, b, bIndex, lbo, sbo);
+    Object[] all = warpGroup.gather(localLinear & 127, a, what);
+    int w = (localLinear & 127) >> 5;
+    int g = lane >> 2;
+    int t = lane & 3;
+    // This thread's two rows of A (16 w + g and 16 w + g + 8), from the lanes of its own warp.
+    float[][] rowsA = new float[2][16];
+    for (int l = 0; l < 32; l++) {
+      if (l >> 2 != g) {
+        continue;
+      }
+      Int4 f = (Int4) all[32 * w + l];
+      int tl = l & 3;
+      int[] words = {f.x(), f.y(), f.z(), f.w()};
+      int[] rows = {0, 1, 0, 1};
+      int[] cols = {2 * tl, 2 * tl, 2 * tl + 8, 2 * tl + 8};
+      for (int r = 0; r < 4; r++) {
+        rowsA[rows[r]][cols[r]] = half(words[r], false, bf16);
+        rowsA[rows[r]][cols[r] + 1] = half(words[r], true, bf16);
+      }
+    }
+    float[] d = new float[Float4x16.SIZE];
+    for (int i = 0; i < 16; i++) {
+      for (int e = 0; e < 4; e++) {
+        int row = e >> 1;
+        int col = 8 * i + 2 * t + (e & 1);
+        double sum = c.get(4 * i + e);
+        for (int k = 0; k < 16; k++) {
+          sum += (double) rowsA[row][k] * coreMatrixValue(b, bIndex, lbo, sbo, k, col, bf16);
+        }
+        d[4 * i + e] = (float) sum;
+      }
+    }
+    return Float4x16.of(d);
+  }
+
+  private static void checkByteOffset(String what, String name, int bytes) {
+    if (bytes <= 0 || bytes % 16 != 0 || bytes >= 1 << 18) {
+      throw new IllegalArgumentException(
+          what + ": " + name + " must be a positive multiple of 16 below 2^18 bytes, got " + bytes);
+    }
+  }
+
+  /** B[k][n] of a warpgroup product: half (n & 7) * 8 + (k & 7) of its core matrix. */
+  private static float coreMatrixValue(
+      short[] b, int bIndex, int lbo, int sbo, int k, int n, boolean bf16) {
+    int at = bIndex + ((k >> 3) * lbo + (n >> 3) * sbo) / 2 + (n & 7) * 8 + (k & 7);
+    return half(b[at] & 0xFFFF, false, bf16);
+  }
+
+  private void checkCoreMatrices(String what, short[] b, int bIndex, int lbo, int sbo) {
+    if (bIndex < 0 || bIndex % 8 != 0) {
+      throw new IllegalArgumentException(
+          what + ": bIndex must be a non-negative multiple of 8 (16 bytes), got " + bIndex);
+    }
+    checkByteOffset(what, "lbo", lbo);
+    checkByteOffset(what, "sbo", sbo);
+    int last = bIndex + (lbo + 15 * sbo) / 2 + 64;
+    if (last > b.length) {
+      throw new IllegalArgumentException(
+          what
+              + ": the B tile (bIndex "
+              + bIndex
+              + ", lbo "
+              + lbo
+              + ", sbo "
+              + sbo
+              + ") ends at half "
+              + last
+              + ", past the shared array's "
+              + b.length);
+    }
+    if (b != knownShared && !block.isShared(b)) {
+      throw new IllegalArgumentException(
+          what
+              + ": b must come from ctx.allocateShortLocalArray (the product reads shared memory)");
+    }
+    knownShared = b;
   }
 
   private static float dot(float[][] a, float[][] b, int row, int col, float acc) {

@@ -3,24 +3,34 @@ package sirocco.runtime.host;
 import java.util.concurrent.Phaser;
 
 /**
- * The lanes of one warp on the Java backend: a value slot per lane and a barrier, so that shuffles
- * and tensor-core products exchange values the way the hardware does. Each collective operation is
- * two barrier phases: every lane publishes, all wait, every lane reads what it needs, all wait
- * again so no slot is overwritten before everyone has read it.
+ * The lanes of one warp (or of one warpgroup, four warps) on the Java backend: a value slot per
+ * lane and a barrier, so that shuffles and tensor-core products exchange values the way the
+ * hardware does. Each collective operation is two barrier phases: every lane publishes, all wait,
+ * every lane reads what it needs, all wait again so no slot is overwritten before everyone has read
+ * it.
  */
 final class HostWarp {
   final int lanes;
+  private final int width;
   private final Phaser phaser;
   private final HostBlock block;
-  private final long[] slots = new long[32];
-  private final Object[] objects = new Object[32];
+  private final long[] slots;
+  private final Object[] objects;
   private int live;
 
   HostWarp(int lanes, boolean concurrent, HostBlock block) {
+    this(lanes, 32, concurrent, block);
+  }
+
+  /** A group of {@code width} lanes (32: a warp, 128: a warpgroup) of which {@code lanes} exist. */
+  HostWarp(int lanes, int width, boolean concurrent, HostBlock block) {
     this.lanes = lanes;
+    this.width = width;
     this.block = block;
     this.phaser = concurrent ? new Phaser(lanes) : null;
     this.live = lanes;
+    this.slots = new long[width];
+    this.objects = new Object[width];
   }
 
   synchronized void exited() {
@@ -45,13 +55,16 @@ final class HostWarp {
     synchronized (this) {
       alive = live;
     }
-    if (alive != 32) {
+    if (alive != width) {
       throw new IllegalStateException(
           what
-              + " needs all 32 lanes of the warp (mask 0xffffffff) but only "
+              + (width == 32
+                  ? " needs all 32 lanes of the warp (mask 0xffffffff) but only "
+                  : " needs all 128 threads of the warpgroup but only ")
               + alive
-              + " are live: launch blocks whose size is a multiple of 32 and keep shuffles out of code"
-              + " that some lanes have left");
+              + " are live: launch blocks whose size is a multiple of "
+              + width
+              + " and keep collective operations out of code that some threads have left");
     }
   }
 
@@ -72,7 +85,7 @@ final class HostWarp {
     return result;
   }
 
-  /** Publishes an object per lane and returns all 32, for operations that read every lane. */
+  /** Publishes an object per lane and returns all of them, for operations that read every lane. */
   Object[] gather(int lane, Object value, String what) {
     checkFull(what);
     objects[lane] = value;

@@ -31,7 +31,9 @@ public final class KernelFeatures {
           "shuffleIdx",
           "mmaBf16",
           "mmaF16",
-          "loadMatrixX4");
+          "loadMatrixX4",
+          "warpgroupMmaBf16",
+          "warpgroupMmaF16");
   private static final Map<Method, Boolean> CACHE = new ConcurrentHashMap<>();
 
   private KernelFeatures() {}
