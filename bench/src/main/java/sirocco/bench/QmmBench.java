@@ -463,7 +463,9 @@ public final class QmmBench {
                         ops);
           }
           double tol =
-              base.equals(QmmOp.QMM_TILED) || base.equals(QmmOp.QMM_MMA_XSHARED)
+              base.equals(QmmOp.QMM_TILED)
+                      || base.equals(QmmOp.QMM_MMA_XSHARED)
+                      || base.equals(QmmOp.QMM_WGMMA)
                   ? (o.dtype() == DType.F16 ? 0x1p-11 : 0x1p-9) + 2e-5
                   : 2e-5;
           poison(device, stream, ob, rows * o.n());

@@ -14,13 +14,14 @@ import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
+import sirocco.kernels.quant.QmmWgmmaKernel;
 
 /**
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
  * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code
  * qmm-mma-splitk@KSxMTxBPS[xRT]}, {@code qmv-splitk@BPSxFB}, {@code qmv-rows@RxF}, {@code
- * qmm-tiled@BMxBNxMTxNT}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]}), which the op itself never
- * uses.
+ * qmm-tiled@BMxBNxMTxNT}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]}, {@code
+ * qmm-wgmma@WG[xPIPE]}), which the op itself never uses.
  */
 final class QmmRungs {
   private QmmRungs() {}
@@ -58,7 +59,9 @@ final class QmmRungs {
    * qmv-rows@RxF} gives {@code {rows of x per block, features per warp}}, {@code
    * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
    * per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
-   * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2).
+   * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2); {@code
+   * qmm-wgmma@WG[xPIPE]} gives {@code {warpgroups per block[, 1: each step waits for its products,
+   * 2: for the previous step's]}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -74,16 +77,19 @@ final class QmmRungs {
                 ? parts.length == 3 || parts.length == 4
                 : base.equals(QmmOp.QMM_TILED)
                     ? parts.length >= 4 && parts.length <= 6
-                    : base.equals(QmmOp.QMV_ASYNC)
-                        ? parts.length == 3
-                        : base.equals(QmmOp.QMM_MMA_ASYNC)
-                            ? parts.length >= 2 && parts.length <= 7
-                            : base.equals(QmmOp.QMM_MMA_FP_ASYNC)
-                                ? parts.length == 2 || parts.length == 3
-                                : base.equals(QmmOp.QMM_MMA_XSHARED)
-                                    ? parts.length == 4 || parts.length == 5
-                                    : (base.equals(QmmOp.QMV_SPLITK) || base.equals(QmmOp.QMV_ROWS))
-                                        && parts.length == 2;
+                    : base.equals(QmmOp.QMM_WGMMA)
+                        ? parts.length == 1
+                        : base.equals(QmmOp.QMV_ASYNC)
+                            ? parts.length == 3
+                            : base.equals(QmmOp.QMM_MMA_ASYNC)
+                                ? parts.length >= 2 && parts.length <= 7
+                                : base.equals(QmmOp.QMM_MMA_FP_ASYNC)
+                                    ? parts.length == 2 || parts.length == 3
+                                    : base.equals(QmmOp.QMM_MMA_XSHARED)
+                                        ? parts.length == 4 || parts.length == 5
+                                        : (base.equals(QmmOp.QMV_SPLITK)
+                                                || base.equals(QmmOp.QMV_ROWS))
+                                            && parts.length == 2;
     if (!ok) {
       return null;
     }
@@ -106,6 +112,9 @@ final class QmmRungs {
     if (base.equals(QmmOp.QMM_MMA_SPLITK)) {
       // Checks KS (divides the groups, at most 256 k per warp), MT and RT in 1, 2 and BPS >= 1.
       return QmmMmaSplitKKernel.plan(s, smCount, t[0], t[1], t[2], t.length > 3 ? t[3] : 1);
+    }
+    if (base.equals(QmmOp.QMM_WGMMA)) {
+      return QmmWgmmaKernel.plan(s, t[0], t.length > 1 ? t[1] : 1); // checks WG, PIPE, n
     }
     if (base.equals(QmmOp.QMM_TILED)) {
       // Checks the tiling and the stages, names the bad one.

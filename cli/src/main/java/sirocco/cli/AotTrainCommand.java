@@ -47,8 +47,11 @@ final class AotTrainCommand implements Callable<Integer> {
     int n = 0;
     for (Method m : shippedKernels()) {
       for (Map<String, Object> s : KernelCompiler.validationSets(m)) {
-        KernelCompiler.compile(m, s, Target.sm90());
-        KernelCompiler.compile(m, s, Target.sm80());
+        for (Target t : List.of(Target.sm90(), Target.sm80())) {
+          if (KernelCompiler.compilesFor(m, t)) {
+            KernelCompiler.compile(m, s, t);
+          }
+        }
         n++;
       }
     }

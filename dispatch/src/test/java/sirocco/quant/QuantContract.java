@@ -343,12 +343,21 @@ public abstract class QuantContract extends QuantMlxCases {
   static final String TILED_FEW_ROWS =
       "qmm-tiled: fewer than 64 rows (a block tile is 64-256 rows of x; fewer rows use qmm-mma)";
 
-  /** Why the x-in-shared-memory rung is not used: its policy, first, for every shape. */
+  /** Why the warpgroup rung is not used: its policy, first, for every shape. */
+  static final String WGMMA_OFF =
+      "qmm-wgmma: policy: not used by default (sm_90 only, not yet measured;"
+          + " -Dsirocco.qmm.wgmmaMinRows=N)";
+
+  /**
+   * Why the warpgroup and x-in-shared-memory rungs are not used: their policies, first, for every
+   * shape.
+   */
   static final String XSHARED_OFF =
-      "qmm-mma-xshared: policy: not used by default (run 100: at best 2% under qmm-tiled at"
+      WGMMA_OFF
+          + "; qmm-mma-xshared: policy: not used by default (run 100: at best 2% under qmm-tiled at"
           + " 256 rows, slower at 128 and 512; -Dsirocco.qmm.xsharedMinRows=N)";
 
-  /** The first two rungs' reasons below 64 rows under the default policy. */
+  /** The first three rungs' reasons below 64 rows under the default policy. */
   static final String LADDER_HEAD = XSHARED_OFF + "; " + TILED_FEW_ROWS;
 
   /**

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import sirocco.api.Kernel;
 import sirocco.api.KernelCompileException;
 import sirocco.api.KernelContext;
 import sirocco.api.Specialize;
@@ -289,6 +290,24 @@ public final class KernelCompiler {
   }
 
   /**
+   * Whether {@code kernel} compiles for {@code target}: true unless its {@code @Kernel(archs =
+   * ...)} names compute capabilities and {@code target}'s is not among them.
+   */
+  public static boolean compilesFor(Method kernel, Target target) {
+    Kernel k = kernel.getAnnotation(Kernel.class);
+    if (k == null || k.archs().length == 0) {
+      return true;
+    }
+    int cc = 10 * target.smMajor() + target.smMinor();
+    for (int a : k.archs()) {
+      if (a == cc) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * The specialization sets of {@code @Kernel(validateWith = ...)} on {@code kernel}, parsed to the
    * parameter types ({@code "bits=4,groupSize=64"} gives {@code {bits=4, groupSize=64}} as
    * Integers); one empty map when the kernel has no {@code @Specialize} parameter and no sets.
@@ -296,7 +315,7 @@ public final class KernelCompiler {
    * @throws IllegalArgumentException for a malformed set or a value that does not parse
    */
   public static List<Map<String, Object>> validationSets(Method kernel) {
-    sirocco.api.Kernel k = kernel.getAnnotation(sirocco.api.Kernel.class);
+    Kernel k = kernel.getAnnotation(Kernel.class);
     String[] sets = k == null ? new String[0] : k.validateWith();
     List<Map<String, Object>> out = new ArrayList<>();
     if (sets.length == 0) {

@@ -21,4 +21,12 @@ public @interface Kernel {
    * comma-separated inside a set: {@code {"bits=4,groupSize=64", "bits=8,groupSize=32"}}.
    */
   String[] validateWith() default {};
+
+  /**
+   * The compute capabilities ({@code 10 * major + minor}: 90 for sm_90) the kernel compiles for;
+   * empty (the default) for every one Sirocco targets. Kernels built on architecture-specific
+   * instructions name theirs ({@code {90}} for warpgroup products), so that tools validating every
+   * shipped kernel skip the others, where the compiler refuses it.
+   */
+  int[] archs() default {};
 }

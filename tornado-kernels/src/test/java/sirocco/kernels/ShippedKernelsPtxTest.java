@@ -1,6 +1,7 @@
 package sirocco.kernels;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import sirocco.api.Kernel;
+import sirocco.api.KernelCompileException;
 import sirocco.jit.CompiledKernel;
 import sirocco.jit.KernelCompiler;
 import sirocco.jit.PtxResources;
@@ -33,6 +35,7 @@ import sirocco.kernels.attention.MaskToBias;
  * shared memory, and the total compile time.
  */
 class ShippedKernelsPtxTest {
+
   static List<Method> shippedKernels() throws IOException, URISyntaxException {
     Path root =
         Path.of(MaskToBias.class.getProtectionDomain().getCodeSource().getLocation().toURI());
@@ -79,6 +82,16 @@ class ShippedKernelsPtxTest {
               dynamicTest(
                   label,
                   () -> {
+                    if (!KernelCompiler.compilesFor(m, t)) {
+                      // Built on instructions of other architectures (@Kernel(archs)): the
+                      // compiler must refuse it, naming the architecture.
+                      KernelCompileException e =
+                          assertThrows(
+                              KernelCompileException.class,
+                              () -> KernelCompiler.compile(m, specs, t));
+                      assertTrue(e.getMessage().contains("sm_90"), e.getMessage());
+                      return;
+                    }
                     long t0 = System.nanoTime();
                     CompiledKernel k = KernelCompiler.compile(m, specs, t);
                     compileNanos[0] += System.nanoTime() - t0;

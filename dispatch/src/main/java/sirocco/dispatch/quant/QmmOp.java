@@ -28,6 +28,7 @@ import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
+import sirocco.kernels.quant.QmmWgmmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.runtime.Device;
@@ -127,6 +128,7 @@ public final class QmmOp {
   public static final String QMM_MMA_FP_ASYNC = "qmm-mma-fp-async";
   public static final String QMM_MMA_XSHARED = "qmm-mma-xshared";
   public static final String QMM_TILED = "qmm-tiled";
+  public static final String QMM_WGMMA = "qmm-wgmma";
   public static final String QMM_MMA = "qmm-mma";
   public static final String QMV_WARP = "qmv-warp";
   public static final String QMV_PERSISTENT = "qmv-persistent";
@@ -141,6 +143,14 @@ public final class QmmOp {
       new Ladder<>(
           OP,
           List.of(
+              new Ladder.Rung<>(
+                  QMM_WGMMA,
+                  s -> {
+                    // The policy first: while it is off by default its one reason stands for
+                    // every shape.
+                    String why = QmmPolicy.wgmmaRejects(s);
+                    return why != null ? why : QmmWgmmaKernel.supports(s, true);
+                  }),
               new Ladder.Rung<>(
                   QMM_MMA_XSHARED,
                   s -> {
@@ -221,6 +231,8 @@ public final class QmmOp {
       case QMM_MMA_FP_ASYNC -> QmmMmaAsyncFpKernel.supports(s);
       case QMM_MMA_XSHARED -> QmmMmaXSharedKernel.supports(s);
       case QMM_TILED -> QmmTiledKernel.supports(s);
+      // The device is checked at launch: shapes do not carry it.
+      case QMM_WGMMA -> QmmWgmmaKernel.supports(s, true);
       case QMM_MMA -> QmmMmaKernel.supports(s);
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.supports(s);
@@ -258,6 +270,7 @@ public final class QmmOp {
       case QMM_MMA_FP_ASYNC -> QmmMmaAsyncFpKernel.plan(s, smCount);
       case QMM_MMA_XSHARED -> QmmMmaXSharedKernel.plan(s);
       case QMM_TILED -> QmmTiledKernel.plan(s);
+      case QMM_WGMMA -> QmmWgmmaKernel.plan(s);
       case QMM_MMA -> QmmMmaKernel.plan(s);
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
@@ -326,6 +339,13 @@ public final class QmmOp {
 
   private static KernelLaunch launchPlanned(
       Device device, String rung, LaunchPlan p, QmmShape s, Operands o) {
+    if (rung.equals(QMM_WGMMA)) {
+      int cc = 10 * device.info().computeMajor() + device.info().computeMinor();
+      if (device.kind() != Device.Kind.JAVA && cc != 90) {
+        throw new IllegalArgumentException(
+            QMM_WGMMA + " needs an sm_90 (Hopper) device (wgmma); this one is sm_" + cc);
+      }
+    }
     boolean affine = s.mode() == Quant.AFFINE;
     DeviceBuffer gs =
         o.globalScale() != null ? o.globalScale() : QuantKernels.noGlobalScale(device);
@@ -346,7 +366,7 @@ public final class QmmOp {
       int n,
       int k) {
     return switch (rung) {
-      case QMM_TILED, QMM_MMA_XSHARED ->
+      case QMM_TILED, QMM_MMA_XSHARED, QMM_WGMMA ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
       case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMV_ASYNC, QMM_MMA_SPLITK, QMM_MMA_ASYNC ->

@@ -621,6 +621,34 @@ public final class QmmPolicy {
   /** The system property overriding {@link #XSHARED_MIN_ROWS}. */
   public static final String XSHARED_MIN_ROWS_PROPERTY = "sirocco.qmm.xsharedMinRows";
 
+  /**
+   * Rows from which {@value QmmOp#QMM_WGMMA} runs: none by default (not yet measured against
+   * {@value QmmOp#QMM_TILED}); {@code -Dsirocco.qmm.wgmmaMinRows=N} on an sm_90 device only.
+   */
+  public static final int WGMMA_MIN_ROWS = Integer.MAX_VALUE;
+
+  public static final String WGMMA_MIN_ROWS_PROPERTY = "sirocco.qmm.wgmmaMinRows";
+
+  /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_WGMMA}, or null. */
+  public static String wgmmaRejects(QmmShape s) {
+    requireShape(s);
+    int min = Integer.getInteger(WGMMA_MIN_ROWS_PROPERTY, WGMMA_MIN_ROWS);
+    if (s.rows() < min) {
+      return min == Integer.MAX_VALUE
+          ? "policy: not used by default (sm_90 only, not yet measured; -D"
+              + WGMMA_MIN_ROWS_PROPERTY
+              + "=N)"
+          : "policy: below "
+              + min
+              + " rows (rows="
+              + s.rows()
+              + "; -D"
+              + WGMMA_MIN_ROWS_PROPERTY
+              + "=N)";
+    }
+    return null;
+  }
+
   /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_MMA_XSHARED}, or null. */
   public static String xsharedRejects(QmmShape s) {
     requireShape(s);

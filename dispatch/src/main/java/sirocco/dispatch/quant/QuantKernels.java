@@ -24,6 +24,7 @@ import sirocco.kernels.quant.QmmMmaKernel;
 import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmTiledKernel;
+import sirocco.kernels.quant.QmmWgmmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.kernels.util.StridedCopy;
@@ -61,6 +62,7 @@ final class QuantKernels {
           QmmMmaAsyncFpKernel.class,
           QmmMmaXSharedKernel.class,
           QmmTiledKernel.class,
+          QmmWgmmaKernel.class,
           QvmKernel.class,
           StridedCopy.class,
           SdpaUnfused.class);

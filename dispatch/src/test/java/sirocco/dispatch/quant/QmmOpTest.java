@@ -26,8 +26,14 @@ import sirocco.quant.QTest;
  */
 class QmmOpTest {
   /** The x-in-shared-memory rung's reason under the default policy (every shape). */
+  static final String WGMMA_OFF =
+      "qmm-wgmma: policy: not used by default (sm_90 only, not yet measured;"
+          + " -Dsirocco.qmm.wgmmaMinRows=N)";
+
+  /** The first rejections of every explanation: the two opt-in rungs, off by default. */
   static final String XSHARED_OFF =
-      "qmm-mma-xshared: policy: not used by default (run 100: at best 2% under qmm-tiled at"
+      WGMMA_OFF
+          + "; qmm-mma-xshared: policy: not used by default (run 100: at best 2% under qmm-tiled at"
           + " 256 rows, slower at 128 and 512; -Dsirocco.qmm.xsharedMinRows=N)";
 
   static QmmShape affine(int bits, int dtype, int rows) {
@@ -487,6 +493,7 @@ class QmmOpTest {
     assertEquals(List.of("qvm"), QmmOp.candidates(affine(4, Quant.BF16, 6).withTranspose(false)));
     assertEquals(
         List.of(
+            "qmm-wgmma",
             "qmm-mma-xshared",
             "qmm-tiled",
             "qmm-mma-async",

@@ -3,6 +3,7 @@ package sirocco.kernels.diff;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
 import sirocco.kernels.diff.Prepared.Kind;
 import sirocco.kernels.diff.Prepared.Out;
 import sirocco.kernels.diff.Prepared.Spec;
@@ -26,6 +27,7 @@ import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
+import sirocco.kernels.quant.QmmWgmmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 
@@ -588,6 +590,19 @@ final class QuantCases {
     LaunchPlan p = QmmTiledKernel.plan(s, bm, bn, mt, nt, stages, xAsync);
     return planCase(
         m, p, QmmTiledKernel.plan(s), "QmmTiledKernel.plan", s, d, bm, bn, mt, nt, stages, xAsync);
+  }
+
+  static Prepared qmmWgmma(Method m, Spec sp) {
+    // wgmma exists on sm_90 only: elsewhere the case cannot run, which is not a failure.
+    Assumptions.assumeTrue(sp.arch() == 90, "qmm-wgmma runs on sm_90 only, not sm_" + sp.arch());
+    int wg = sp.i("wg");
+    // 70 rows: a partial row block; two feature blocks; k = 768: six steps, so every x slot is
+    // filled, read and refilled twice.
+    QmmShape s = QmmShape.affine(4, sp.i("groupSize"), sp.i("dtype"), 70, 128 * wg, 768);
+    QmmData d = data(sp.rnd(), s);
+    Prepared.supported(QmmWgmmaKernel.supports(s, true));
+    LaunchPlan p = QmmWgmmaKernel.plan(s, wg, sp.i("pipe"));
+    return planCase(m, p, QmmWgmmaKernel.plan(s), "QmmWgmmaKernel.plan", s, d, wg, sp.i("pipe"));
   }
 
   static Prepared qmmMmaXShared(Method m, Spec sp) {
