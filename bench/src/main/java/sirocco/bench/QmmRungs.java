@@ -78,7 +78,7 @@ final class QmmRungs {
                 : base.equals(QmmOp.QMM_TILED)
                     ? parts.length >= 4 && parts.length <= 6
                     : base.equals(QmmOp.QMM_WGMMA)
-                        ? parts.length == 1
+                        ? parts.length == 1 || parts.length == 2
                         : base.equals(QmmOp.QMV_ASYNC)
                             ? parts.length == 3
                             : base.equals(QmmOp.QMM_MMA_ASYNC)

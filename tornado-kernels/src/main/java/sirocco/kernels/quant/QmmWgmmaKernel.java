@@ -58,6 +58,17 @@ import sirocco.runtime.Dim3;
  *
  * k is a multiple of 128: the loop runs two steps per iteration ({@link #qmm}'s comments say why).
  *
+ * <h2>Measured (run 110, H100, 12288 x 4096 4-bit g64 bf16, graph replay)</h2>
+ *
+ * Correct on the GPU (the shipped-kernel differential, both pipes). The first version took ~118 µs
+ * at 64–256 rows with wg = 3 (the same per block: latency per step), 101.3 at 256 rows once the x
+ * copies stopped landing 8-way on 4 banks, against {@link QmmTiledKernel}'s 91.9. Nsight then
+ * showed the warps waiting on the next step's weights at copies and arithmetic placed right after
+ * their loads, and behind the proxy fence (a full memory barrier for the thread): the present loop
+ * keeps those loads raw until their step and fences first. That version and {@code pipe = 2} passed
+ * the GPU differential but are not yet timed (bench/RESULTS.md, run 110), so the op uses this
+ * kernel only when asked ({@code -Dsirocco.qmm.wgmmaMinRows}).
+ *
  * <p>Precision: as {@link QmmTiledKernel} (each weight rounded once to the activation dtype, float
  * accumulation over all of k, one rounding of the output).
  */
