@@ -518,9 +518,22 @@ class GoldenPtxTest {
     assertEquals(64, count(before, "mov.f32"), before);
   }
 
+  /**
+   * A product inside a loop whose accumulator input is defined before the loop is copied too: in
+   * place, the second iteration would read the first one's result.
+   */
+  @Test
+  void aLoopInvariantWarpgroupAccumulatorIsCopied() {
+    String p = body(ptx(WgmmaKernels.class, "invariant"));
+    String before = p.substring(p.indexOf("wgmma.wait_group"), p.lastIndexOf("wgmma.mma_async"));
+    assertEquals(64, count(before, "mov.f32"), before);
+  }
+
   /** ptxas (JCuda's, CUDA 12.0) takes the warpgroup PTX for sm_90a without serializing it. */
   @Test
   void ptxasKeepsWarpgroupProductsAsynchronous() {
+    // Not "invariant": ptxas serializes products whose accumulators are copied in a loop (C7514),
+    // the price of the copy that keeps C intact there.
     for (String k : List.of("chain", "keep")) {
       var m = TestKernels.method(WgmmaKernels.class, k);
       PtxResources r =

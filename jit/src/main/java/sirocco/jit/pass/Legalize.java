@@ -65,7 +65,7 @@ public final class Legalize implements Pass {
             if (i.aux == BarrierKind.ASYNC_WAIT) {
               waitAsync(i);
             } else if (i.aux == BarrierKind.WG_WAIT) {
-              warpgroupWait(i);
+              warpgroupWait(i, ctx.arch);
             } else if (i.aux == BarrierKind.WG_FENCE || i.aux == BarrierKind.WG_COMMIT) {
               requireHopper(i, ctx.arch, "ctx.warpgroupFence() and ctx.warpgroupCommit()");
             } else if (i.aux == BarrierKind.PROXY_ASYNC && !ctx.arch.startsWith("sm_9")) {
@@ -224,7 +224,8 @@ public final class Legalize implements Pass {
     }
   }
 
-  private static void warpgroupWait(Inst i) {
+  private static void warpgroupWait(Inst i, String arch) {
+    requireHopper(i, arch, "ctx.warpgroupWait(pending)");
     if (!(i.args[0] instanceof Const c) || c.asInt() < 0 || c.asInt() > MAX_PENDING_GROUPS) {
       throw Errors.at(
           i.pos,

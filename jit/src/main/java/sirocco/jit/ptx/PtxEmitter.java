@@ -553,6 +553,11 @@ public final class PtxEmitter {
       case COPY_ASYNC -> PtxMemory.copyAsync(this, i);
       case BARRIER -> {
         BarrierKind kind = (BarrierKind) i.aux;
+        if (kind == BarrierKind.WG_FENCE
+            || kind == BarrierKind.WG_COMMIT
+            || kind == BarrierKind.WG_WAIT) {
+          archSuffix = "a"; // even where specialization removed every product they order
+        }
         // Before sm_90 no launch starts early: nothing to wait for or release.
         boolean skip =
             (kind == BarrierKind.GRID_WAIT || kind == BarrierKind.GRID_RELEASE)

@@ -123,15 +123,15 @@ final class PtxWgmma {
     Set<Block> withUse = new HashSet<>();
     for (Use u : us) {
       if (u.block() == w.block && u.index() == wIndex) {
+        // The product's own read: harmless now, but a path back to this block that does not pass
+        // v's definition (a loop around the product, v defined outside it) reads v again there.
+        withUse.add(w.block);
         continue;
       }
       if (u.block() == w.block && u.index() > wIndex) {
         return false;
       }
       withUse.add(u.block());
-    }
-    if (withUse.isEmpty()) {
-      return true;
     }
     Set<Block> seen = new HashSet<>();
     ArrayDeque<Block> work = new ArrayDeque<>(w.block.succs);

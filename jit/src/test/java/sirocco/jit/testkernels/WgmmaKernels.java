@@ -54,6 +54,27 @@ public final class WgmmaKernels {
     store(ctx, d, e, 64 * 128);
   }
 
+  /**
+   * A product in a loop whose accumulator input comes from before the loop: every iteration must
+   * read the same C (d gets C + A B, n >= 1 times).
+   */
+  @Kernel
+  public static void invariant(KernelContext ctx, short[] a, short[] b, float[] d, int n) {
+    short[] tile = stage(ctx, b);
+    Int4 fa = fragment(ctx, a);
+    ctx.warpgroupFence();
+    Float4x16 c = ctx.warpgroupMmaBf16(fa, tile, 0, LBO, SBO, Float4x16.zero());
+    ctx.warpgroupCommit();
+    ctx.warpgroupWait(0);
+    for (int i = 0; i < n; i++) {
+      ctx.warpgroupFence();
+      Float4x16 e = ctx.warpgroupMmaBf16(fa, tile, 0, LBO, SBO, c);
+      ctx.warpgroupCommit();
+      ctx.warpgroupWait(0);
+      store(ctx, d, e, 0);
+    }
+  }
+
   /** B into shared memory in the core-matrix layout, published to the tensor cores. */
   private static short[] stage(KernelContext ctx, short[] b) {
     short[] tile = ctx.allocateShortLocalArray(16 * 128);

@@ -90,6 +90,8 @@ final class HostWarp {
     checkFull(what);
     objects[lane] = value;
     block.await(phaser, what);
+    // A lane that exited between the check and the barrier left its slot stale: fail, as above.
+    checkFull(what);
     Object[] all = objects.clone();
     block.await(phaser, what);
     return all;
