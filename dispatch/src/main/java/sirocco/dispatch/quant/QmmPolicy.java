@@ -632,44 +632,35 @@ public final class QmmPolicy {
 
   /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_WGMMA}, or null. */
   public static String wgmmaRejects(QmmShape s) {
-    requireShape(s);
-    int min = Integer.getInteger(WGMMA_MIN_ROWS_PROPERTY, WGMMA_MIN_ROWS);
-    if (s.rows() < min) {
-      return min == Integer.MAX_VALUE
-          ? "policy: not used by default (sm_90 only; run 110, H100: 101 against qmm-tiled's 92 µs"
-              + " at 256 rows; -D"
-              + WGMMA_MIN_ROWS_PROPERTY
-              + "=N)"
-          : "policy: below "
-              + min
-              + " rows (rows="
-              + s.rows()
-              + "; -D"
-              + WGMMA_MIN_ROWS_PROPERTY
-              + "=N)";
-    }
-    return null;
+    return optInRejects(
+        s,
+        WGMMA_MIN_ROWS_PROPERTY,
+        WGMMA_MIN_ROWS,
+        "sm_90 only; run 110, H100: 101 against qmm-tiled's 92 µs at 256 rows");
   }
 
   /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_MMA_XSHARED}, or null. */
   public static String xsharedRejects(QmmShape s) {
+    return optInRejects(
+        s,
+        XSHARED_MIN_ROWS_PROPERTY,
+        XSHARED_MIN_ROWS,
+        "run 100: at best 2% under qmm-tiled at 256 rows, slower at 128 and 512");
+  }
+
+  /**
+   * An opt-in rung's policy: off unless {@code -Dproperty=N} (then from N rows); {@code why} says
+   * why it is off by default.
+   */
+  private static String optInRejects(QmmShape s, String property, int byDefault, String why) {
     requireShape(s);
-    int min = Integer.getInteger(XSHARED_MIN_ROWS_PROPERTY, XSHARED_MIN_ROWS);
-    if (s.rows() < min) {
-      return min == Integer.MAX_VALUE
-          ? "policy: not used by default (run 100: at best 2% under qmm-tiled at 256 rows, slower at"
-              + " 128 and 512; -D"
-              + XSHARED_MIN_ROWS_PROPERTY
-              + "=N)"
-          : "policy: below "
-              + min
-              + " rows (rows="
-              + s.rows()
-              + "; -D"
-              + XSHARED_MIN_ROWS_PROPERTY
-              + "=N)";
+    int min = Integer.getInteger(property, byDefault);
+    if (s.rows() >= min) {
+      return null;
     }
-    return null;
+    return min == Integer.MAX_VALUE
+        ? "policy: not used by default (" + why + "; -D" + property + "=N)"
+        : "policy: below " + min + " rows (rows=" + s.rows() + "; -D" + property + "=N)";
   }
 
   private static void requireShape(QmmShape s) {

@@ -677,11 +677,12 @@ public final class PtxEmitter {
       Inst phi = s.phis.get(q);
       Value src = phi.args[k];
       if (src instanceof Inst x
-          && ((x.op == Op.PHI && x.block == s)
-              || (names[x.id] != null && targets.contains(names[x.id])))
           && x != phi
-          && !names[x.id].equals(name(phi))
-          && !saved.containsKey(x)) {
+          && !saved.containsKey(x)
+          && ((x.op == Op.PHI && x.block == s)
+              || (names[x.id] != null
+                  && targets.contains(names[x.id])
+                  && !names[x.id].equals(name(phi))))) {
         String t = fresh(cls(x));
         line("mov", movType(cls(x)), " ", t, ", ", name(x));
         saved.put(x, t);

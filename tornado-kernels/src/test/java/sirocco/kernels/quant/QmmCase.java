@@ -85,6 +85,17 @@ final class QmmCase {
         : TestSupport.values(s.dtype(), (short[]) out, null, "out " + s);
   }
 
+  /**
+   * Runs an affine matmul kernel whose parameters are {@code (wq, scales, biases, x, out, rows, n,
+   * k)} under {@code plan} on this case, the output poisoned first; returns the output's values.
+   */
+  float[] runAffine(Class<?> kernel, LaunchPlan plan) {
+    Object out = outArg();
+    TestSupport.run(
+        kernel, plan, wq, scalesArg(), biasesArg(), xArg(), out, s.rows(), s.n(), s.k());
+    return outValues(out);
+  }
+
   QmmReference.Result reference() {
     return s.mode() == Quant.AFFINE
         ? QmmReference.affine(wq, scales, biases, x, s)

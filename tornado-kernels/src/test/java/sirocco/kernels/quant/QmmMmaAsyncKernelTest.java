@@ -21,19 +21,7 @@ class QmmMmaAsyncKernelTest {
   }
 
   static void check(QmmCase c, LaunchPlan p) {
-    Object out = c.outArg();
-    TestSupport.run(
-        QmmMmaAsyncKernel.class,
-        p,
-        c.wq,
-        c.scalesArg(),
-        c.biasesArg(),
-        c.xArg(),
-        out,
-        c.s.rows(),
-        c.s.n(),
-        c.s.k());
-    c.check(c.outValues(out), p.describe());
+    c.check(c.runAffine(QmmMmaAsyncKernel.class, p), p.describe());
   }
 
   static void check(QmmShape s, long seed) {

@@ -26,19 +26,7 @@ class QmmMmaSplitKKernelTest {
   static final int SMS = 132;
 
   static float[] run(QmmCase c, LaunchPlan plan) {
-    Object out = c.outArg();
-    TestSupport.run(
-        QmmMmaSplitKKernel.class,
-        plan,
-        c.wq,
-        c.scalesArg(),
-        c.biasesArg(),
-        c.xArg(),
-        out,
-        c.s.rows(),
-        c.s.n(),
-        c.s.k());
-    return c.outValues(out);
+    return c.runAffine(QmmMmaSplitKKernel.class, plan);
   }
 
   static void check(QmmShape s, long seed, LaunchPlan p) {

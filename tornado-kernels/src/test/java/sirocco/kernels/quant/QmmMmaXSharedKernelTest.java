@@ -17,19 +17,10 @@ import org.junit.jupiter.api.Test;
 class QmmMmaXSharedKernelTest {
   static void check(QmmShape s, long seed, LaunchPlan p) {
     QmmCase c = QmmCase.random(s, seed);
-    Object out = c.outArg();
-    TestSupport.run(
-        QmmMmaXSharedKernel.class,
-        p,
-        c.wq,
-        c.scalesArg(),
-        c.biasesArg(),
-        c.xArg(),
-        out,
-        c.s.rows(),
-        c.s.n(),
-        c.s.k());
-    c.check(c.outValues(out), p.describe(), QmmTiledKernelTest.accRel(s.dtype()));
+    c.check(
+        c.runAffine(QmmMmaXSharedKernel.class, p),
+        p.describe(),
+        QmmTiledKernelTest.accRel(s.dtype()));
   }
 
   /**

@@ -14,19 +14,7 @@ import org.junit.jupiter.api.Test;
 class QmmTiledKernelTest {
 
   static float[] run(QmmCase c, LaunchPlan plan) {
-    Object out = c.outArg();
-    TestSupport.run(
-        QmmTiledKernel.class,
-        plan,
-        c.wq,
-        c.scalesArg(),
-        c.biasesArg(),
-        c.xArg(),
-        out,
-        c.s.rows(),
-        c.s.n(),
-        c.s.k());
-    return c.outValues(out);
+    return c.runAffine(QmmTiledKernel.class, plan);
   }
 
   /**

@@ -18,19 +18,7 @@ import org.junit.jupiter.api.Test;
 class QmmWgmmaKernelTest {
 
   static float[] run(QmmCase c, LaunchPlan plan) {
-    Object out = c.outArg();
-    TestSupport.run(
-        QmmWgmmaKernel.class,
-        plan,
-        c.wq,
-        c.scalesArg(),
-        c.biasesArg(),
-        c.xArg(),
-        out,
-        c.s.rows(),
-        c.s.n(),
-        c.s.k());
-    return c.outValues(out);
+    return c.runAffine(QmmWgmmaKernel.class, plan);
   }
 
   static void check(QmmShape s, LaunchPlan p, long seed) {
