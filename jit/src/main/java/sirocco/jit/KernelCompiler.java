@@ -294,6 +294,11 @@ public final class KernelCompiler {
    * ...)} names compute capabilities and {@code target}'s is not among them.
    */
   public static boolean compilesFor(Method kernel, Target target) {
+    if (kernel == null || target == null) {
+      throw new IllegalArgumentException(
+          (kernel == null ? "kernel must be a kernel method" : "target must be a Target")
+              + ", got null");
+    }
     Kernel k = kernel.getAnnotation(Kernel.class);
     if (k == null || k.archs().length == 0) {
       return true;

@@ -44,17 +44,27 @@ public final class Float4x16 {
     return new Float4x16(values.clone());
   }
 
-  /** Accumulator {@code i} (0..63); for backends and tests, not kernels. */
+  /**
+   * Accumulator {@code i} (0..63); for backends and tests, not kernels.
+   *
+   * @throws IllegalArgumentException unless {@code 0 <= i < 64}
+   */
   public float get(int i) {
+    if (i < 0 || i >= SIZE) {
+      throw new IllegalArgumentException("i must be 0.." + (SIZE - 1) + ", got " + i);
+    }
     return values[i];
   }
 
   /**
    * Quad {@code i} (accumulators {@code 4i .. 4i + 3}); in kernels {@code i} must be a constant.
    *
-   * @throws IndexOutOfBoundsException unless {@code 0 <= i < 16}
+   * @throws IllegalArgumentException unless {@code 0 <= i < 16}
    */
   public Float4 quad(int i) {
+    if (i < 0 || i >= SIZE / 4) {
+      throw new IllegalArgumentException("i must be 0.." + (SIZE / 4 - 1) + ", got " + i);
+    }
     int b = 4 * i;
     return new Float4(values[b], values[b + 1], values[b + 2], values[b + 3]);
   }

@@ -75,6 +75,12 @@ public final class WgmmaKernels {
     }
   }
 
+  /** {@link #chain} marked as compiling for sm_90 only, for {@code KernelCompiler.compilesFor}. */
+  @Kernel(archs = {90})
+  public static void hopperOnly(KernelContext ctx, short[] a, short[] b, float[] d) {
+    chain(ctx, a, b, d);
+  }
+
   /** B into shared memory in the core-matrix layout, published to the tensor cores. */
   private static short[] stage(KernelContext ctx, short[] b) {
     short[] tile = ctx.allocateShortLocalArray(16 * 128);
