@@ -21,7 +21,7 @@ import sirocco.kernels.quant.QmmWgmmaKernel;
  * plan for tuning experiments ({@code qmm-mma@MTxNTxWNxKS[xD]}, {@code
  * qmm-mma-splitk@KSxMTxBPS[xRT]}, {@code qmv-splitk@BPSxFB}, {@code qmv-rows@RxF}, {@code
  * qmm-tiled@BMxBNxMTxNT}, {@code qmm-mma-xshared@WFxMTxNTxSTAGES[xWA]}, {@code
- * qmm-wgmma@WG[xPIPE]}), which the op itself never uses.
+ * qmm-wgmma@WG[xPIPE[xAHEAD]]}), which the op itself never uses.
  */
 final class QmmRungs {
   private QmmRungs() {}
@@ -60,8 +60,9 @@ final class QmmRungs {
    * qmm-tiled@BMxBNxMTxNT} gives {@code {rows, features per block, 16-feature tiles, 8-row tiles
    * per warp}}, {@code qmm-tiled@BMxBNxMTxNTxS} adds the tile slots (1 or 2) and {@code
    * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2); {@code
-   * qmm-wgmma@WG[xPIPE]} gives {@code {warpgroups per block[, 1: each step waits for its products,
-   * 2: for the previous step's]}}.
+   * qmm-wgmma@WG[xPIPE[xAHEAD]]} gives {@code {warpgroups per block[, 1: each step waits for its
+   * products, 2: for the previous step's[, steps between a step's copies and its products,
+   * 3..6]]}}.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -78,7 +79,7 @@ final class QmmRungs {
                 : base.equals(QmmOp.QMM_TILED)
                     ? parts.length >= 4 && parts.length <= 6
                     : base.equals(QmmOp.QMM_WGMMA)
-                        ? parts.length == 1 || parts.length == 2
+                        ? parts.length >= 1 && parts.length <= 3
                         : base.equals(QmmOp.QMV_ASYNC)
                             ? parts.length == 3
                             : base.equals(QmmOp.QMM_MMA_ASYNC)
@@ -114,7 +115,8 @@ final class QmmRungs {
       return QmmMmaSplitKKernel.plan(s, smCount, t[0], t[1], t[2], t.length > 3 ? t[3] : 1);
     }
     if (base.equals(QmmOp.QMM_WGMMA)) {
-      return QmmWgmmaKernel.plan(s, t[0], t.length > 1 ? t[1] : 1); // checks WG, PIPE, n
+      // Checks WG, PIPE, AHEAD and n.
+      return QmmWgmmaKernel.plan(s, t[0], t.length > 1 ? t[1] : 1, t.length > 2 ? t[2] : 4);
     }
     if (base.equals(QmmOp.QMM_TILED)) {
       // Checks the tiling and the stages, names the bad one.

@@ -601,8 +601,9 @@ final class QuantCases {
     QmmShape s = QmmShape.affine(4, sp.i("groupSize"), sp.i("dtype"), 70, 128 * wg, 768);
     QmmData d = data(sp.rnd(), s);
     Prepared.supported(QmmWgmmaKernel.supports(s, true));
-    LaunchPlan p = QmmWgmmaKernel.plan(s, wg, sp.i("pipe"));
-    return planCase(m, p, QmmWgmmaKernel.plan(s), "QmmWgmmaKernel.plan", s, d, wg, sp.i("pipe"));
+    LaunchPlan p = QmmWgmmaKernel.plan(s, wg, sp.i("pipe"), sp.i("ahead"));
+    return planCase(
+        m, p, QmmWgmmaKernel.plan(s), "QmmWgmmaKernel.plan", s, d, wg, sp.i("pipe"), sp.i("ahead"));
   }
 
   static Prepared qmmMmaXShared(Method m, Spec sp) {

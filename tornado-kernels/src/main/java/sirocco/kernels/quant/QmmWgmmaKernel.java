@@ -3,6 +3,7 @@ package sirocco.kernels.quant;
 import sirocco.api.Float4x16;
 import sirocco.api.Int2;
 import sirocco.api.Int4;
+import sirocco.api.Intrinsics;
 import sirocco.api.Kernel;
 import sirocco.api.KernelContext;
 import sirocco.api.Specialize;
@@ -17,57 +18,60 @@ import sirocco.runtime.Dim3;
  *
  * {@link QmmTiledKernel} runs {@code mma.sync} from fragments it loads with {@code ldmatrix}: at
  * 256 rows its tensor pipe is busy 44% of the time, the warps waiting on the fragment loads and the
- * step barrier (run 109). A warpgroup product reads its B operand from shared memory itself, 64 x
- * 128 x 16 per instruction, while the warps go on: the weights need no shared-memory round trip at
- * all (each warp dequantizes its A fragments in registers, as {@link QmmMmaAsyncKernel} does) and x
- * no fragment loads.
+ * step barrier (run 109). A warpgroup product reads its B operand (x) from shared memory itself, 64
+ * x 128 x 16 per instruction, while the warps go on dequantizing the next step's A fragments (the
+ * weights) in registers.
  *
  * <h2>Mapping</h2>
  *
  * A block of {@code wg} warpgroups computes {@code 64 wg} features by 128 rows of x ({@link
  * #ROWS}); warpgroup {@code j} the features {@code 64 j .. 64 j + 63} of the block, one m64n128
- * accumulator ({@link Float4x16}) per thread; warp {@code w} of a group holds features {@code 16 w
- * + g} and {@code 16 w + g + 8} as A rows. k advances by 64 per step (four k16 products).
+ * accumulator ({@link Float4x16}) per thread; lane (g, t) of warp {@code w} of a group holds
+ * features {@code 16 w + g} and {@code 16 w + g + 8} as A rows. k advances by 64 per step (four k16
+ * products). Product s of a step reads k {@code 16 s + {2t, 2t + 1, 2t + 8, 2t + 9}} of the A rows,
+ * which are byte t of words {@code 2 s} and {@code 2 s + 1} of the step's 8 words: a thread
+ * dequantizes one byte (two codes) of each word.
  *
- * <p><b>The k order.</b> Within a step, lane t of a warp reads words {@code 2t, 2t + 1} of each of
- * its two features (k {@code 16t .. 16t + 15}, one 8-byte load per feature, one group's scale and
- * bias as groups are 32 or more) and feeds product s (0..3) the codes {@code 4s .. 4s + 3} of them:
- * A fragment slots {@code 2t, 2t+1} take k {@code 16t + 4s + {0, 1}} and slots {@code 2t+8, 2t+9}
- * take {@code 16t + 4s + {2, 3}}. The x tile is stored in that order ({@link #sharedHalf}), so each
- * pair of x halves lands by its own 4-byte {@code cp.async}; the product is the same sum over k in
- * another order.
+ * <h2>Shared memory</h2>
  *
- * <p><b>Shared memory.</b> {@link #STAGES} slots of one x tile (128 rows x 64 k, 16 KiB), each four
- * k16 slabs of the core-matrix layout {@code wgmma} reads without swizzling: per slab, the core
- * matrices of logical k 0-7 for row groups 0..15 ({@link #SBO} = 128 bytes apart), then those of k
- * 8-15 ({@link #LBO} = 2048 bytes above). A slot is refilled two steps after its product was waited
- * for and a block barrier passed.
+ * {@code ahead + pipe} slots, one per step in flight. A slot holds
  *
- * <h2>Pipeline, per step</h2>
+ * <ul>
+ *   <li>the x tile (128 rows x 64 k, 16 KiB and 256 bytes of padding) in the core-matrix layout
+ *       {@code wgmma} reads without swizzling: per k16 slab, the core matrices (8 rows x 8 k, 128
+ *       contiguous bytes) of k 0-7 for row groups 0..15 ({@link #SBO} = 128 bytes apart), then
+ *       those of k 8-15 ({@link #LBO} = 2080 bytes above). A core-matrix row is 8 consecutive k of
+ *       one x row: one 16-byte {@code cp.async}, a warp copying 8 rows x 4 such chunks;
+ *   <li>the block's words of the step ({@code [64 wg features, 8]}, one 16-byte copy per thread);
+ *   <li>per feature the aligned pairs of scales and of biases holding the step's groups (a 4-byte
+ *       copy per thread; n is a multiple of 64, so a pair never runs past the arrays' end).
+ * </ul>
+ *
+ * <h2>Pipeline, per step j</h2>
  *
  * <ol>
- *   <li>block barrier: every thread's copies of this step's tile have landed and been fenced to the
- *       asynchronous proxy, and every warpgroup has waited for its previous products;
- *   <li>fence, the four products of this step from the fragments dequantized last step, commit;
- *   <li>while they run: the next step's fragments dequantized from the words loaded last step; this
- *       thread's copies of the next tile awaited and fenced ({@code fence.proxy.async}); the tile
- *       two steps ahead requested into the slot the previous step read; the words, scales and
- *       biases two steps ahead loaded;
- *   <li>wait for this step's products.
+ *   <li>block barrier: steps j and j + 1 landed (every thread waited for its copies and fenced the
+ *       x tiles to the asynchronous proxy), every warpgroup waited for step j - pipe's products;
+ *   <li>fence, the four products of step j from the fragments dequantized in step j - 1, commit;
+ *   <li>while they run: wait for this thread's copies of step j + 2 and fence; request step j +
+ *       ahead into the slot of step j - pipe; dequantize step j + 1's fragments from its words;
+ *   <li>with {@code pipe = 1}, wait for this step's products; with 2, the previous step's were
+ *       waited for right after this step's were issued.
  * </ol>
  *
- * k is a multiple of 128: the loop runs two steps per iteration ({@link #qmm}'s comments say why).
+ * So a step's copies have {@code ahead - 2} steps to land. k is a multiple of 128: the loop runs
+ * two steps per iteration ({@link #qmm}'s comments say why).
  *
- * <h2>Measured (run 110, H100, 12288 x 4096 4-bit g64 bf16, graph replay)</h2>
+ * <h2>Measured (runs 110–111, H100, 12288 x 4096 4-bit g64 bf16, graph replay)</h2>
  *
- * Correct on the GPU (the shipped-kernel differential, both pipes). The first version took ~118 µs
- * at 64–256 rows with wg = 3 (the same per block: latency per step), 101.3 at 256 rows once the x
- * copies stopped landing 8-way on 4 banks, against {@link QmmTiledKernel}'s 91.9. Nsight then
- * showed the warps waiting on the next step's weights at copies and arithmetic placed right after
- * their loads, and behind the proxy fence (a full memory barrier for the thread): the present loop
- * keeps those loads raw until their step and fences first. That version and {@code pipe = 2} passed
- * the GPU differential but are not yet timed (bench/RESULTS.md, run 110), so the op uses this
- * kernel only when asked ({@code -Dsirocco.qmm.wgmmaMinRows}).
+ * Earlier forms stored x in a permuted k order (each lane's 16 consecutive codes of a word pair, so
+ * x went in by 4-byte copies): ~118 µs at 64–256 rows, 101.3 at 256 once those copies stopped
+ * landing on 4 banks, 95.5 with the weights loaded into registers a step ahead (run 111 call A),
+ * 104.6 two steps ahead (call B), 142 with the weights in shared memory by small copies (call C: L1
+ * 87% busy, the 4-byte copies of x alone 8 times the wavefronts of 16-byte ones), against {@link
+ * QmmTiledKernel}'s 91.6. bench/RESULTS.md run 111 has the present form's numbers; until it beats
+ * {@link QmmTiledKernel} the op uses this kernel only when asked ({@code
+ * -Dsirocco.qmm.wgmmaMinRows}).
  *
  * <p>Precision: as {@link QmmTiledKernel} (each weight rounded once to the activation dtype, float
  * accumulation over all of k, one rounding of the output).
@@ -82,33 +86,34 @@ public final class QmmWgmmaKernel {
   static final int ROWS = 128;
 
   /**
-   * x tile slots at {@code pipe = 1}: the tile being read, the next one landing, the one after
-   * requested. {@code pipe = 2} keeps one more (the previous step's products may still read it).
+   * Bytes between the core matrices of k 0-7 and of k 8-15 of a slab: 16 row groups of 128 B, and
+   * 32 more so that the two sets start on different banks (see {@link #requestTile}).
    */
-  static final int STAGES = 3;
-
-  /** Halves per x tile slot (128 rows x 64 k). */
-  static final int SLOT_HALVES = ROWS * BK;
-
-  /** Bytes between the core matrices of k 0-7 and of k 8-15 of a slab (16 row groups of 128 B). */
-  static final int LBO = 2048;
+  static final int LBO = 2048 + 32;
 
   /** Bytes between the core matrices of consecutive groups of 8 rows. */
   static final int SBO = 128;
 
-  /** Halves per k16 slab (two sets of 16 core matrices). */
-  static final int SLAB_HALVES = 2 * LBO / 2;
+  /**
+   * Halves per k16 slab (2 LBO bytes: two sets of 16 core matrices, 64 bytes past a multiple of
+   * 128), so that chunks 0-3 and 4-7 (k 8c .. 8c + 7) of a row start 0, 32, 64, 96 bytes past a
+   * multiple of 128.
+   */
+  static final int SLAB_HALVES = LBO;
+
+  /** Halves per x tile slot (128 rows x 64 k, four slabs). */
+  static final int SLOT_HALVES = 4 * SLAB_HALVES;
 
   /** The product; see the class comment. */
   @Kernel(
       archs = {90},
       validateWith = {
-        "groupSize=64,dtype=0,wg=3,pipe=1",
-        "groupSize=32,dtype=1,wg=3,pipe=1",
-        "groupSize=128,dtype=0,wg=2,pipe=1",
-        "groupSize=64,dtype=1,wg=1,pipe=1",
-        "groupSize=64,dtype=0,wg=3,pipe=2",
-        "groupSize=128,dtype=1,wg=2,pipe=2"
+        "groupSize=64,dtype=0,wg=3,pipe=1,ahead=4",
+        "groupSize=32,dtype=1,wg=3,pipe=1,ahead=3",
+        "groupSize=128,dtype=0,wg=2,pipe=1,ahead=5",
+        "groupSize=64,dtype=1,wg=1,pipe=1,ahead=4",
+        "groupSize=64,dtype=0,wg=3,pipe=2,ahead=4",
+        "groupSize=128,dtype=1,wg=2,pipe=2,ahead=3"
       })
   public static void qmm(
       KernelContext ctx,
@@ -123,96 +128,118 @@ public final class QmmWgmmaKernel {
       @Specialize int groupSize,
       @Specialize int dtype,
       @Specialize int wg,
-      @Specialize int pipe) {
+      @Specialize int pipe,
+      @Specialize int ahead) {
     int tid = ctx.localIdx;
-    int threads = 128 * wg;
-    int lane = tid & 31;
-    int g = lane >> 2;
-    int t = lane & 3;
-    int fa = ctx.groupIdx * 64 * wg + 16 * (tid >> 5) + g; // this lane's first A row (feature)
+    int t = tid & 3;
+    int fl = 16 * (tid >> 5) + ((tid & 31) >> 2); // this lane's first A row, within the block
+    int fa = ctx.groupIdx * 64 * wg + fl;
     int r0 = ctx.groupIdy * ROWS;
-    int wpr = k / 8;
-    int groups = k / groupSize;
     int steps = k / BK;
+    int sA = fa * (k / groupSize); // this lane's scale/bias row
 
+    int stages = ahead + pipe;
     // [stages, 4 slabs, 2 k halves, 16 row groups, 8 rows, 8 k] halves.
-    int stages = STAGES + pipe - 1;
     short[] xs = ctx.allocateShortLocalArray(stages * SLOT_HALVES);
+    // [stages, 64 wg features, 8] the block's words of a step.
+    int[] ws = ctx.allocateIntLocalArray(stages * 512 * wg);
+    // [stages, 64 wg features, 2 (scale, bias), 2] the aligned pairs holding the step's groups.
+    short[] ss = ctx.allocateShortLocalArray(stages * 256 * wg);
 
-    // Words of this lane's features fa and fa + 8 at step 0, and their scale/bias rows.
-    int wA = fa * wpr + 2 * t;
-    int wB = wA + 8 * wpr;
-    int sA = fa * groups;
-    int sB = sA + 8 * groups;
-
-    // Prologue: tiles 0 and 1 requested, tile 0 awaited; step 0's fragments; step 1's words.
-    requestTile(xs, x, 0, r0, rows, k, 0, tid, threads);
-    Vec.commitAsync();
-    requestTile(xs, x, 1, r0, rows, k, BK, tid, threads);
-    Vec.commitAsync();
-    int grp = (16 * t) / groupSize;
-    Int2 qa = Vec.ldg2(wq, wA);
-    Int2 qb = Vec.ldg2(wq, wB);
-    Int4 a0 = QmmTiledTiles.deq4(qa.x(), twice(scales[sA + grp]), twice(biases[sA + grp]), dtype);
-    Int4 a1 = QmmTiledTiles.deq4(qa.y(), twice(scales[sA + grp]), twice(biases[sA + grp]), dtype);
-    Int4 b0 = QmmTiledTiles.deq4(qb.x(), twice(scales[sB + grp]), twice(biases[sB + grp]), dtype);
-    Int4 b1 = QmmTiledTiles.deq4(qb.y(), twice(scales[sB + grp]), twice(biases[sB + grp]), dtype);
-    grp = (BK + 16 * t) / groupSize;
-    qa = Vec.ldg2(wq, wA + 8);
-    qb = Vec.ldg2(wq, wB + 8);
-    int sa = scales[sA + grp];
-    int ba = biases[sA + grp];
-    int sb = scales[sB + grp];
-    int bb = biases[sB + grp];
-    Vec.waitAsync(1);
+    // Prologue: steps 0 .. ahead - 1 requested (a group per step even past the last one, so the
+    // waits count alike); steps 0 and 1 awaited and shared; step 0's fragments.
+    for (int q = 0; q < ahead; q++) {
+      if (q < steps) {
+        request(ctx, xs, ws, ss, x, wq, scales, biases, q, q, rows, k, wg, groupSize);
+      }
+      Vec.commitAsync();
+    }
+    Vec.waitAsync(ahead - 2);
     ctx.fenceSharedAsync();
+    ctx.localBarrier();
+    // This thread's words and scale/bias pairs within a slot; its byte of each word.
+    int wo = 8 * fl;
+    int so = 4 * fl;
+    int sel = 0x4400 + 0x1111 * t;
+    int wSlot = 512 * wg;
+    int sSlot = 256 * wg;
+    Int4 p0 = pairs(ss, so);
+    Int4 a0 = product(ws, p0, wo, 0, 0, sel, sA, groupSize, dtype);
+    Int4 a1 = product(ws, p0, wo, 0, 1, sel, sA, groupSize, dtype);
+    Int4 a2 = product(ws, p0, wo, 0, 2, sel, sA, groupSize, dtype);
+    Int4 a3 = product(ws, p0, wo, 0, 3, sel, sA, groupSize, dtype);
 
     // Two steps per iteration (steps is even), so that the fragments alternate between two sets of
     // registers: the products of one step read their set while the other set is dequantized for
     // the next step. With one set, ptxas gives the next step's fragments the registers the running
-    // products read and serializes every product (C7513). The words, scales and biases of step j +
-    // 2 are loaded in step j as they are, used only in step j + 1: arithmetic on them, or a copy
-    // at a merge of the loop's values, waits for the load there (run 110 call C: ~40% of the warps'
-    // stall samples on such instructions, long scoreboard).
+    // products read and serializes every product (C7513). The fragments come from shared memory,
+    // never from a load in flight: loaded into registers, the words were loop-carried values and
+    // the dequantization, or a copy of them at the loop's back edge, waited for the load there (run
+    // 111 calls A and B: 45% and 37% of the stall samples, long scoreboard).
+    // Slots rotate by a compare, not a remainder: stages is rarely a power of two, and each % was
+    // a chain of integer multiplies per use.
     Float4x16 acc = Float4x16.zero();
+    int s0 = 0; // slot of step j
     for (int j = 0; j < steps; j += 2) {
-      acc = issue(ctx, xs, j, stages, a0, a1, b0, b1, acc, dtype);
+      int s1 = next(s0, 1, stages);
+      int s2 = next(s0, 2, stages);
+      acc = issue(ctx, xs, s0, a0, a1, a2, a3, acc, dtype);
       settle(ctx, pipe);
-      Int4 c0 = QmmTiledTiles.deq4(qa.x(), twice(sa), twice(ba), dtype);
-      Int4 c1 = QmmTiledTiles.deq4(qa.y(), twice(sa), twice(ba), dtype);
-      Int4 d0 = QmmTiledTiles.deq4(qb.x(), twice(sb), twice(bb), dtype);
-      Int4 d1 = QmmTiledTiles.deq4(qb.y(), twice(sb), twice(bb), dtype);
-      refill(ctx, xs, x, j, steps, stages, r0, rows, k, tid, threads);
-      grp = (BK * (j + 2) + 16 * t) / groupSize;
-      int w2 = 8 * Math.min(j + 2, steps - 1);
-      qa = Vec.ldg2(wq, wA + w2);
-      qb = Vec.ldg2(wq, wB + w2);
-      sa = scales[sA + Math.min(grp, groups - 1)];
-      ba = biases[sA + Math.min(grp, groups - 1)];
-      sb = scales[sB + Math.min(grp, groups - 1)];
-      bb = biases[sB + Math.min(grp, groups - 1)];
+      refill(
+          ctx,
+          xs,
+          ws,
+          ss,
+          x,
+          wq,
+          scales,
+          biases,
+          j,
+          next(s0, ahead, stages),
+          steps,
+          ahead,
+          rows,
+          k,
+          wg,
+          groupSize);
+      Int4 p1 = pairs(ss, so + s1 * sSlot);
+      Int4 c0 = product(ws, p1, wo + s1 * wSlot, j + 1, 0, sel, sA, groupSize, dtype);
+      Int4 c1 = product(ws, p1, wo + s1 * wSlot, j + 1, 1, sel, sA, groupSize, dtype);
+      Int4 c2 = product(ws, p1, wo + s1 * wSlot, j + 1, 2, sel, sA, groupSize, dtype);
+      Int4 c3 = product(ws, p1, wo + s1 * wSlot, j + 1, 3, sel, sA, groupSize, dtype);
       if (pipe == 1) {
         ctx.warpgroupWait(0);
       }
 
-      acc = issue(ctx, xs, j + 1, stages, c0, c1, d0, d1, acc, dtype);
+      acc = issue(ctx, xs, s1, c0, c1, c2, c3, acc, dtype);
       settle(ctx, pipe);
-      a0 = QmmTiledTiles.deq4(qa.x(), twice(sa), twice(ba), dtype);
-      a1 = QmmTiledTiles.deq4(qa.y(), twice(sa), twice(ba), dtype);
-      b0 = QmmTiledTiles.deq4(qb.x(), twice(sb), twice(bb), dtype);
-      b1 = QmmTiledTiles.deq4(qb.y(), twice(sb), twice(bb), dtype);
-      refill(ctx, xs, x, j + 1, steps, stages, r0, rows, k, tid, threads);
-      grp = (BK * (j + 3) + 16 * t) / groupSize;
-      int w3 = 8 * Math.min(j + 3, steps - 1);
-      qa = Vec.ldg2(wq, wA + w3);
-      qb = Vec.ldg2(wq, wB + w3);
-      sa = scales[sA + Math.min(grp, groups - 1)];
-      ba = biases[sA + Math.min(grp, groups - 1)];
-      sb = scales[sB + Math.min(grp, groups - 1)];
-      bb = biases[sB + Math.min(grp, groups - 1)];
+      refill(
+          ctx,
+          xs,
+          ws,
+          ss,
+          x,
+          wq,
+          scales,
+          biases,
+          j + 1,
+          next(s1, ahead, stages),
+          steps,
+          ahead,
+          rows,
+          k,
+          wg,
+          groupSize);
+      // Past the last step the slot holds stale data: dequantized, never used.
+      Int4 p2 = pairs(ss, so + s2 * sSlot);
+      a0 = product(ws, p2, wo + s2 * wSlot, j + 2, 0, sel, sA, groupSize, dtype);
+      a1 = product(ws, p2, wo + s2 * wSlot, j + 2, 1, sel, sA, groupSize, dtype);
+      a2 = product(ws, p2, wo + s2 * wSlot, j + 2, 2, sel, sA, groupSize, dtype);
+      a3 = product(ws, p2, wo + s2 * wSlot, j + 2, 3, sel, sA, groupSize, dtype);
       if (pipe == 1) {
         ctx.warpgroupWait(0);
       }
+      s0 = s2;
     }
 
     ctx.warpgroupWait(0);
@@ -237,55 +264,61 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * Step {@code j}'s products: the block barrier (every thread's copies of tile j landed and fenced
-   * to the asynchronous proxy, every warpgroup done with step j - 1), then the four products from
-   * the fragments {@code a0, a1} (feature fa) and {@code b0, b1} (feature fa + 8), committed.
+   * The products of the step in slot {@code stage}: the block barrier, then the four k16 products
+   * from the fragments {@code p0 .. p3} (each: feature fa's and fa + 8's codes at k 2t, 2t + 1,
+   * then at 2t + 8, 2t + 9 of its slab), committed.
    */
   private static Float4x16 issue(
       KernelContext ctx,
       short[] xs, // [stages * SLOT_HALVES] the x tiles
-      int j,
-      int stages,
-      Int4 a0,
-      Int4 a1,
-      Int4 b0,
-      Int4 b1,
+      int stage,
+      Int4 p0,
+      Int4 p1,
+      Int4 p2,
+      Int4 p3,
       Float4x16 acc,
       int dtype) {
     ctx.localBarrier();
-    int slot = (j % stages) * SLOT_HALVES;
+    int slot = stage * SLOT_HALVES;
     ctx.warpgroupFence();
-    Float4x16 d = slab(ctx, xs, slot, 0, a0.x(), b0.x(), a0.y(), b0.y(), acc, dtype);
-    d = slab(ctx, xs, slot, 1, a0.z(), b0.z(), a0.w(), b0.w(), d, dtype);
-    d = slab(ctx, xs, slot, 2, a1.x(), b1.x(), a1.y(), b1.y(), d, dtype);
-    d = slab(ctx, xs, slot, 3, a1.z(), b1.z(), a1.w(), b1.w(), d, dtype);
+    Float4x16 d = slab(ctx, xs, slot, 0, p0, acc, dtype);
+    d = slab(ctx, xs, slot, 1, p1, d, dtype);
+    d = slab(ctx, xs, slot, 2, p2, d, dtype);
+    d = slab(ctx, xs, slot, 3, p3, d, dtype);
     ctx.warpgroupCommit();
     return d;
   }
 
   /**
-   * While step j's products run: this thread's copies of tile j + 1 awaited and fenced to the
-   * asynchronous proxy, then tile j + 2 requested into the slot step j - 1 read (every warpgroup
-   * waited for those products before this step's barrier). The fence comes before any load this
-   * step issues: ptxas makes it a full memory barrier for the thread (MEMBAR.ALL.CTA), which would
-   * wait for them.
+   * While step j's products run: this thread's copies of step j + 2 awaited (the older groups;
+   * {@code ahead - 3} younger ones stay in flight) and the x tiles fenced to the asynchronous
+   * proxy, then step j + ahead requested into {@code slot}, that of step j - pipe (every warpgroup
+   * waited for its products, and dequantized its words, before this step's barrier). The fence
+   * comes before the new copies: ptxas makes it a full memory barrier for the thread
+   * (MEMBAR.ALL.CTA), which would wait for them.
    */
   private static void refill(
       KernelContext ctx,
-      short[] xs, // [STAGES * SLOT_HALVES]
+      short[] xs, // [stages * SLOT_HALVES]
+      int[] ws, // [stages, 64 wg, 8]
+      short[] ss, // [stages, 64 wg, 2, 2]
       short[] x, // [rows, k]
+      int[] wq, // [n, k/8]
+      short[] scales, // [n, k/groupSize]
+      short[] biases, // [n, k/groupSize]
       int j,
+      int slot,
       int steps,
-      int stages,
-      int r0,
+      int ahead,
       int rows,
       int k,
-      int tid,
-      int threads) {
-    Vec.waitAsync(0);
+      int wg,
+      int groupSize) {
+    Vec.waitAsync(ahead - 3);
     ctx.fenceSharedAsync();
-    if (j + 2 < steps) {
-      requestTile(xs, x, (j + 2) % stages, r0, rows, k, (j + 2) * BK, tid, threads);
+    int q = j + ahead;
+    if (q < steps) {
+      request(ctx, xs, ws, ss, x, wq, scales, biases, slot, q, rows, k, wg, groupSize);
     }
     Vec.commitAsync();
   }
@@ -301,24 +334,110 @@ public final class QmmWgmmaKernel {
     }
   }
 
-  /** A 16-bit scale or bias (as loaded, sign-extended) in both halves of an int. */
-  private static int twice(int bits) {
-    return (bits & 0xFFFF) * 0x10001;
+  /**
+   * Step {@code step}'s copies into slot {@code slot}, this thread's share: x tile chunks, one
+   * 16-byte chunk of the block's words (feature tid / 2, words 4 (tid & 1) ..), and the aligned
+   * pair of scales (even tid) or biases (odd tid) of feature tid / 2 holding the step's groups
+   * (groups of 32 or more: one pair covers a step).
+   */
+  private static void request(
+      KernelContext ctx,
+      short[] xs, // [stages * SLOT_HALVES]
+      int[] ws, // [stages, 64 wg, 8]
+      short[] ss, // [stages, 64 wg, 2, 2]
+      short[] x, // [rows, k]
+      int[] wq, // [n, k/8]
+      short[] scales, // [n, k/groupSize]
+      short[] biases, // [n, k/groupSize]
+      int slot,
+      int step,
+      int rows,
+      int k,
+      int wg,
+      int groupSize) {
+    int tid = ctx.localIdx;
+    requestTile(xs, x, slot, ctx.groupIdy * ROWS, rows, k, step * BK, tid, 128 * wg);
+    int f = ctx.groupIdx * 64 * wg + (tid >> 1);
+    int h = tid & 1;
+    Vec.copyAsync(ws, slot * 512 * wg + 4 * tid, wq, f * (k / 8) + 8 * step + 4 * h, 16);
+    int e = (f * (k / groupSize) + BK * step / groupSize) & ~1;
+    int d = slot * 256 * wg + 2 * tid;
+    if (h == 0) {
+      Vec.copyAsync(ss, d, scales, e, 4);
+    } else {
+      Vec.copyAsync(ss, d, biases, e, 4);
+    }
   }
 
-  /** One k16 product: slab {@code s} of the slot at half {@code slot}, A from four pairs. */
+  /**
+   * The A fragment of product {@code s} (0..3) of step {@code step}: byte t of words 2s (k 2t, 2t +
+   * 1 of the slab) and 2s + 1 (k 2t + 8, 2t + 9) of this lane's features fl and fl + 8, each code
+   * pair dequantized with its group's scale and bias. {@code w}: fl's words in the step's slot;
+   * {@code pairs}: the step's scale/bias pairs ({@link #pairs}); {@code sel}: the byte permute
+   * taking byte t.
+   */
+  private static Int4 product(
+      int[] ws, // [stages, 64 wg, 8]
+      Int4 pairs,
+      int w,
+      int step,
+      int s,
+      int sel,
+      int sA,
+      int groupSize,
+      int dtype) {
+    Int2 wa = Vec.load2(ws, w + 2 * s);
+    Int2 wb = Vec.load2(ws, w + 64 + 2 * s); // feature fl + 8: 8 rows of 8 words on
+    // Half of the pair: the group's parity (features fl and fl + 8 agree: 8 rows of groups apart).
+    int p = 0x1010 + 0x2222 * ((sA + (BK * step + 16 * s) / groupSize) & 1);
+    int s2a = Intrinsics.bytePermute(pairs.x(), 0, p);
+    int b2a = Intrinsics.bytePermute(pairs.y(), 0, p);
+    int s2b = Intrinsics.bytePermute(pairs.z(), 0, p);
+    int b2b = Intrinsics.bytePermute(pairs.w(), 0, p);
+    return new Int4(
+        code2(wa.x(), sel, s2a, b2a, dtype),
+        code2(wb.x(), sel, s2b, b2b, dtype),
+        code2(wa.y(), sel, s2a, b2a, dtype),
+        code2(wb.y(), sel, s2b, b2b, dtype));
+  }
+
+  /**
+   * The scale and bias pairs of features fl ({@code x, y}) and fl + 8 ({@code z, w}) of a step, at
+   * {@code c} (fl's in the step's slot): loaded once for the step's four products.
+   */
+  private static Int4 pairs(
+      short[] ss, // [stages, 64 wg, 2, 2]
+      int c) {
+    Int2 a = Vec.load2(ss, c);
+    Int2 b = Vec.load2(ss, c + 32); // 8 rows of 4 halves on
+    return new Int4(a.x(), a.y(), b.x(), b.y());
+  }
+
+  /** Slot {@code s + d} of {@code stages} ({@code d < stages}). */
+  private static int next(int s, int d, int stages) {
+    int n = s + d;
+    return n >= stages ? n - stages : n;
+  }
+
+  /**
+   * Codes 2t and 2t + 1 of {@code w} (its byte t) dequantized into a packed pair; {@code sel} =
+   * {@code 0x4400 + 0x1111 t}.
+   */
+  private static int code2(int w, int sel, int s2, int b2, int dtype) {
+    // Byte t of w into the low half, byte t of w >>> 4 into the high one; the mask keeps a nibble.
+    int q2 = Intrinsics.bytePermute(w, w >>> 4, sel) & 0x000F000F;
+    return QmmTiledTiles.pairFma(q2, s2, b2, dtype);
+  }
+
+  /** One k16 product: slab {@code s} of the slot at half {@code slot}, A fragment {@code a}. */
   private static Float4x16 slab(
       KernelContext ctx,
-      short[] xs, // [STAGES * SLOT_HALVES] the x tiles
+      short[] xs, // [stages * SLOT_HALVES] the x tiles
       int slot,
       int s,
-      int ax,
-      int ay,
-      int az,
-      int aw,
+      Int4 a,
       Float4x16 acc,
       int dtype) {
-    Int4 a = new Int4(ax, ay, az, aw);
     int at = slot + s * SLAB_HALVES;
     if (dtype == Quant.F16) {
       return ctx.warpgroupMmaF16(a, xs, at, LBO, SBO, acc);
@@ -327,15 +446,17 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * Requests this thread's pairs of x halves of the tile at {@code k0} into slot {@code stage}. The
-   * tile is 512 cells (row, t): the 8 pairs of a row at k {@code 16t .. 16t + 15} of the step,
-   * which land at halves {@code 2t, 2t + 1} of 8 core matrices. Thread {@code tid} takes cells
-   * {@code tid + i * threads}, so a warp's 32 lanes copy 8 rows by 4 t: one each of the 32 banks
-   * (with a row's 32 pairs on one warp instead, every lane of it would land in the 4 banks of t).
-   * Rows past the end are clamped to the last row (computed, never stored).
+   * Requests this thread's 16-byte chunks of x of the tile at {@code k0} into slot {@code stage}:
+   * chunk (row, c) is k {@code 8c .. 8c + 7} of a row, one core-matrix row. Thread {@code tid}
+   * takes cells {@code tid + i * threads}; the 32 cells of a warp are 8 rows of a row group by 4
+   * consecutive chunks, lane l row l / 4, chunk l % 4. A 16-byte copy is served a quarter warp (8
+   * lanes) at a time: here 2 rows by 64 contiguous bytes of x (4 sectors; with 8 rows of one chunk,
+   * 8 half-used sectors: run 111 call D, twice the sectors of the ideal), landing on 8 different
+   * 16-byte bank groups thanks to {@link #LBO} and {@link #SLAB_HALVES} (else the 4 chunks of a row
+   * would share one). Rows past the end are clamped to the last row (computed, never stored).
    */
   private static void requestTile(
-      short[] xs, // [STAGES * SLOT_HALVES]
+      short[] xs, // [stages * SLOT_HALVES]
       short[] x, // [rows, k]
       int stage,
       int r0,
@@ -344,42 +465,38 @@ public final class QmmWgmmaKernel {
       int k0,
       int tid,
       int threads) {
-    int cells = 4 * ROWS;
+    int cells = 8 * ROWS;
     for (int i = 0; i < (cells + threads - 1) / threads; i++) {
       int cell = tid + i * threads;
       if (cells % threads == 0 || cell < cells) {
-        int row = cell >> 2;
-        int t = cell & 3;
-        int src = Math.min(r0 + row, rows - 1) * k + k0 + 16 * t;
-        int dst = stage * SLOT_HALVES + rowHalf(row) + 2 * t;
-        for (int s = 0; s < 4; s++) {
-          Vec.copyAsync(xs, dst + s * SLAB_HALVES, x, src + 4 * s, 4);
-          Vec.copyAsync(xs, dst + s * SLAB_HALVES + LBO / 2, x, src + 4 * s + 2, 4);
-        }
+        int row = cellRow(cell);
+        int c = cellChunk(cell);
+        int src = Math.min(r0 + row, rows - 1) * k + k0 + 8 * c;
+        Vec.copyAsync(xs, stage * SLOT_HALVES + sharedHalf(row, 8 * c), x, src, 16);
       }
     }
   }
 
-  /** Half offset of row {@code row} (0..127) within a core-matrix set: group of 8, row in it. */
-  static int rowHalf(int row) {
-    return (row >> 3) * (SBO / 2) + (row & 7) * 8;
+  /** The x row (0..127) of copy cell {@code cell} (0..1023) of a tile: see {@link #requestTile}. */
+  static int cellRow(int cell) {
+    return 8 * ((cell >> 5) & 15) + ((cell & 31) >> 2);
+  }
+
+  /** The 16-byte chunk (0..7, k 8c .. 8c + 7) of copy cell {@code cell}. */
+  static int cellChunk(int cell) {
+    return 4 * (cell >> 9) + (cell & 3);
   }
 
   /**
-   * Half offset within a slot of x pair {@code p} (k {@code 2p, 2p + 1} of the step, 0..31) of row
-   * 0: k {@code 16t + 4s + 2c + {0, 1}} is slab s, core-matrix set c (k 0-7 or 8-15), k {@code 2t,
-   * 2t + 1} of it.
+   * Half offset within a slot of x at row {@code row} (0..127), k {@code kk} of the step (0..63):
+   * slab kk / 16, core-matrix set (k 0-7 or 8-15 of the slab), row group, row, k within 8.
    */
-  static int sharedPair(int p) {
-    int t = p >> 3;
-    int s = (p >> 1) & 3;
-    int c = p & 1;
-    return s * SLAB_HALVES + c * (LBO / 2) + 2 * t;
-  }
-
-  /** The logical half a step's k lands at, for tests: see {@link #sharedPair}. */
-  static int sharedHalf(int row, int kInStep) {
-    return sharedPair(kInStep >> 1) + rowHalf(row) + (kInStep & 1);
+  static int sharedHalf(int row, int kk) {
+    return (kk >> 4) * SLAB_HALVES
+        + ((kk >> 3) & 1) * (LBO / 2)
+        + (row >> 3) * (SBO / 2)
+        + (row & 7) * 8
+        + (kk & 7);
   }
 
   /** Why {@code s} cannot run here, or null. {@code sm90}: the device is sm_90 (Hopper). */
@@ -404,7 +521,7 @@ public final class QmmWgmmaKernel {
       return "bf16/f16 activations only (tensor cores)";
     }
     if (s.groupSize() < 32) {
-      return "group size >= 32 only (a lane's 16 codes share one scale), got " + s.groupSize();
+      return "group size >= 32 only (one pair of scales covers a 64-k step), got " + s.groupSize();
     }
     if (s.n() % 64 != 0) {
       return "n must be a multiple of 64 (whole warpgroup tiles), got " + s.n();
@@ -421,22 +538,28 @@ public final class QmmWgmmaKernel {
     return null;
   }
 
-  /** The default plan: 192 features per block where n allows, else 128, else 64; pipe 1. */
+  /**
+   * The default plan: 192 features per block where n allows, else 128, else 64; pipe 1, ahead 4.
+   */
   public static LaunchPlan plan(QmmShape s) {
     int wg = s.n() % 192 == 0 ? 3 : s.n() % 128 == 0 ? 2 : 1;
-    return plan(s, wg, 1);
+    return plan(s, wg, 1, 4);
   }
 
   /**
    * {@code wg} warpgroups (1..4) per block, {@code 64 wg} features by 128 rows; {@code pipe} 1 (a
-   * step waits for its products) or 2 (for the previous step's: one more x slot).
+   * step waits for its products) or 2 (for the previous step's: one more slot); {@code ahead}
+   * (3..6) steps between a step's copies and its products ({@code ahead - 2} for them to land).
    */
-  public static LaunchPlan plan(QmmShape s, int wg, int pipe) {
+  public static LaunchPlan plan(QmmShape s, int wg, int pipe, int ahead) {
     if (wg < 1 || wg > 4) {
       throw new IllegalArgumentException("wg must be 1..4 warpgroups, got " + wg);
     }
     if (pipe != 1 && pipe != 2) {
       throw new IllegalArgumentException("pipe must be 1 or 2, got " + pipe);
+    }
+    if (ahead < 3 || ahead > 6) {
+      throw new IllegalArgumentException("ahead must be 3..6 steps, got " + ahead);
     }
     if (s.n() % (64 * wg) != 0) {
       throw new IllegalArgumentException(
@@ -446,7 +569,7 @@ public final class QmmWgmmaKernel {
         "QmmWgmmaKernel.qmm",
         Dim3.of(s.n() / (64 * wg), (s.rows() + ROWS - 1) / ROWS),
         Dim3.of(128 * wg),
-        (STAGES + pipe - 1) * SLOT_HALVES * 2,
+        sharedBytes(wg, pipe, ahead),
         "groupSize",
         s.groupSize(),
         "dtype",
@@ -454,7 +577,18 @@ public final class QmmWgmmaKernel {
         "wg",
         wg,
         "pipe",
-        pipe);
+        pipe,
+        "ahead",
+        ahead);
+  }
+
+  /**
+   * Shared bytes of a plan: per slot the x tile (16 KiB), the block's words (32 bytes a feature)
+   * and scale/bias pairs (8 bytes a feature). At most 8 slots of 4 warpgroups: 208 KiB, within
+   * sm_90's 227 KiB.
+   */
+  static int sharedBytes(int wg, int pipe, int ahead) {
+    return (ahead + pipe) * (SLOT_HALVES * 2 + 64 * wg * 40);
   }
 
   /** Float64 reference: see {@link QmmReference#affine}. */

@@ -28,24 +28,28 @@ class QmmWgmmaKernelTest {
 
   /**
    * Both dtypes, every group size, one to three warpgroups, a partial row block (70 rows) and two
-   * row blocks (130), one to four loop iterations (k 128 to 512), both pipelines.
+   * row blocks (130), one to four loop iterations (k 128 to 512), both pipelines, copies three to
+   * six steps ahead (with k 128 the prologue requests every step), an odd count of groups per row
+   * (k 384, group 128: the last feature's last scale is the high half of the arrays' last pair).
    */
   @Test
   void shapesGroupsAndWarpgroups() {
     long seed = 1;
     int[][] cases = {
-      // dtype, group, rows, n, k, wg, pipe
-      {Quant.BF16, 64, 70, 192, 128, 3, 1},
-      {Quant.F16, 32, 64, 128, 384, 2, 1},
-      {Quant.BF16, 128, 130, 64, 256, 1, 1},
-      {Quant.F16, 64, 128, 128, 128, 2, 1},
-      {Quant.BF16, 64, 70, 192, 512, 3, 2},
-      {Quant.F16, 32, 130, 128, 256, 2, 2},
+      // dtype, group, rows, n, k, wg, pipe, ahead
+      {Quant.BF16, 64, 70, 192, 128, 3, 1, 4},
+      {Quant.F16, 32, 64, 128, 384, 2, 1, 3},
+      {Quant.BF16, 128, 130, 64, 256, 1, 1, 5},
+      {Quant.F16, 64, 128, 128, 128, 2, 1, 3},
+      {Quant.BF16, 64, 70, 192, 512, 3, 2, 4},
+      {Quant.F16, 32, 130, 128, 256, 2, 2, 6},
+      {Quant.BF16, 128, 70, 128, 384, 2, 1, 4},
+      {Quant.F16, 64, 64, 64, 512, 1, 2, 3},
     };
     for (int[] c : cases) {
       QmmShape s = QmmShape.affine(4, c[1], c[0], c[2], c[3], c[4]);
       assertNull(QmmWgmmaKernel.supports(s, true), s.toString());
-      check(s, QmmWgmmaKernel.plan(s, c[5], c[6]), seed++);
+      check(s, QmmWgmmaKernel.plan(s, c[5], c[6], c[7]), seed++);
     }
   }
 
@@ -60,7 +64,40 @@ class QmmWgmmaKernelTest {
         assertTrue(seen.add(h), "row " + row + " k " + kk + " collides at half " + h);
       }
     }
-    assertEquals(QmmWgmmaKernel.SLOT_HALVES, seen.size());
+    assertEquals(QmmWgmmaKernel.ROWS * QmmWgmmaKernel.BK, seen.size());
+  }
+
+  /**
+   * The x copies: the 1024 cells of a tile are its 128 rows x 8 chunks once each, and each quarter
+   * warp (8 consecutive cells, served together by a 16-byte copy) reads 2 rows x 64 contiguous
+   * bytes of x and writes 8 different 16-byte bank groups of shared memory.
+   */
+  @Test
+  void copyCellsCoverTheTileCoalescedAndConflictFree() {
+    Set<Integer> chunks = new HashSet<>();
+    for (int q = 0; q < 1024 / 8; q++) {
+      Set<Integer> rowsOfQuarter = new HashSet<>();
+      Set<Integer> bankGroups = new HashSet<>();
+      int minChunk = 8;
+      int maxChunk = -1;
+      for (int cell = 8 * q; cell < 8 * q + 8; cell++) {
+        int row = QmmWgmmaKernel.cellRow(cell);
+        int c = QmmWgmmaKernel.cellChunk(cell);
+        assertTrue(row >= 0 && row < 128 && c >= 0 && c < 8, "cell " + cell);
+        assertTrue(chunks.add(8 * row + c), "cell " + cell + " repeats row " + row + " chunk " + c);
+        rowsOfQuarter.add(row);
+        minChunk = Math.min(minChunk, c);
+        maxChunk = Math.max(maxChunk, c);
+        int bytes = 2 * QmmWgmmaKernel.sharedHalf(row, 8 * c);
+        assertEquals(0, bytes % 16, "cell " + cell + " lands off a 16-byte row");
+        bankGroups.add((bytes / 16) % 8);
+      }
+      assertEquals(2, rowsOfQuarter.size(), "quarter " + q + " rows");
+      assertEquals(3, maxChunk - minChunk, "quarter " + q + ": 4 consecutive chunks");
+      assertEquals(0, minChunk % 4, "quarter " + q + ": 64-byte aligned");
+      assertEquals(8, bankGroups.size(), "quarter " + q + " bank groups");
+    }
+    assertEquals(1024, chunks.size());
   }
 
   @Test
@@ -92,12 +129,18 @@ class QmmWgmmaKernelTest {
     assertEquals(
         2, QmmWgmmaKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 256, 256, 256)).get("wg"));
     assertEquals(1, p.get("pipe"));
-    assertEquals(3 * 16384, p.sharedBytes());
-    assertEquals(4 * 16384, QmmWgmmaKernel.plan(s, 3, 2).sharedBytes());
-    assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 5, 1));
-    assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 3, 3));
+    assertEquals(4, p.get("ahead"));
+    // A slot: the 128 x 64 bf16 x tile (16 KiB, 256 bytes of bank padding), then per feature 8
+    // words and two pairs of halves.
+    assertEquals(5 * (16640 + 192 * (32 + 8)), p.sharedBytes());
+    assertEquals(6 * (16640 + 192 * (32 + 8)), QmmWgmmaKernel.plan(s, 3, 2, 4).sharedBytes());
+    assertEquals(8 * (16640 + 256 * (32 + 8)), QmmWgmmaKernel.plan(s, 4, 2, 6).sharedBytes());
+    assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 5, 1, 3));
+    assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 3, 3, 3));
+    assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 3, 1, 2));
+    assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 3, 1, 7));
     assertThrows(
         IllegalArgumentException.class,
-        () -> QmmWgmmaKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 256, 128, 256), 3, 1));
+        () -> QmmWgmmaKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 256, 128, 256), 3, 1, 3));
   }
 }
