@@ -69,9 +69,12 @@ import sirocco.runtime.Dim3;
  * landing on 4 banks, 95.5 with the weights loaded into registers a step ahead (run 111 call A),
  * 104.6 two steps ahead (call B), 142 with the weights in shared memory by small copies (call C: L1
  * 87% busy, the 4-byte copies of x alone 8 times the wavefronts of 16-byte ones), against {@link
- * QmmTiledKernel}'s 91.6. bench/RESULTS.md run 111 has the present form's numbers; until it beats
- * {@link QmmTiledKernel} the op uses this kernel only when asked ({@code
- * -Dsirocco.qmm.wgmmaMinRows}).
+ * QmmTiledKernel}'s 91.6. The present form (calls D and E): 99.4 µs at 256 rows ({@code @3x2x3};
+ * {@code qmm-tiled} 92.6), 89.9 at 128 (62.4), 193.8 at 512 (182.1); L1 41%, L2 69% busy, no stall
+ * reason dominant, 383 warp instructions per warp and step (integer address and selection work
+ * beside the 16 fragment registers' dequantization) against 768 cycles of tensor work per SM and
+ * step: latency-bound on its own instruction chains with 12 warps per SM. Until it beats {@link
+ * QmmTiledKernel} the op uses it only when asked ({@code -Dsirocco.qmm.wgmmaMinRows}).
  *
  * <p>Precision: as {@link QmmTiledKernel} (each weight rounded once to the activation dtype, float
  * accumulation over all of k, one rounding of the output).
