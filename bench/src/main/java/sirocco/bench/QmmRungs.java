@@ -116,7 +116,7 @@ final class QmmRungs {
     }
     if (base.equals(QmmOp.QMM_WGMMA)) {
       // Checks WG, PIPE, AHEAD and n.
-      return QmmWgmmaKernel.plan(s, t[0], t.length > 1 ? t[1] : 1, t.length > 2 ? t[2] : 4);
+      return QmmWgmmaKernel.plan(s, t[0], t.length > 1 ? t[1] : 1, t.length > 2 ? t[2] : 3);
     }
     if (base.equals(QmmOp.QMM_TILED)) {
       // Checks the tiling and the stages, names the bad one.

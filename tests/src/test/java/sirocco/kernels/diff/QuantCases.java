@@ -596,8 +596,8 @@ final class QuantCases {
     // wgmma exists on sm_90 only: elsewhere the case cannot run, which is not a failure.
     Assumptions.assumeTrue(sp.arch() == 90, "qmm-wgmma runs on sm_90 only, not sm_" + sp.arch());
     int wg = sp.i("wg");
-    // 70 rows: a partial row block; two feature blocks; k = 768: six steps, so every x slot is
-    // filled, read and refilled twice.
+    // 70 rows: a partial row block; two feature blocks; k = 768: twelve 64-k steps, so every slot
+    // (4 to 8 of them) is filled, read and refilled at least once.
     QmmShape s = QmmShape.affine(4, sp.i("groupSize"), sp.i("dtype"), 70, 128 * wg, 768);
     QmmData d = data(sp.rnd(), s);
     Prepared.supported(QmmWgmmaKernel.supports(s, true));

@@ -27,7 +27,7 @@ class QmmWgmmaKernelTest {
   }
 
   /**
-   * Both dtypes, every group size, one to three warpgroups, a partial row block (70 rows) and two
+   * Both dtypes, every group size, one to four warpgroups, a partial row block (70 rows) and two
    * row blocks (130), one to four loop iterations (k 128 to 512), both pipelines, copies three to
    * six steps ahead (with k 128 the prologue requests every step), an odd count of groups per row
    * (k 384, group 128: the last feature's last scale is the high half of the arrays' last pair).
@@ -45,6 +45,7 @@ class QmmWgmmaKernelTest {
       {Quant.F16, 32, 130, 128, 256, 2, 2, 6},
       {Quant.BF16, 128, 70, 128, 384, 2, 1, 4},
       {Quant.F16, 64, 64, 64, 512, 1, 2, 3},
+      {Quant.F16, 32, 70, 256, 256, 4, 2, 6},
     };
     for (int[] c : cases) {
       QmmShape s = QmmShape.affine(4, c[1], c[0], c[2], c[3], c[4]);
@@ -128,8 +129,8 @@ class QmmWgmmaKernelTest {
     assertEquals(4, QmmWgmmaKernel.plan(s.withRows(512)).grid().y());
     assertEquals(
         2, QmmWgmmaKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 256, 256, 256)).get("wg"));
-    assertEquals(1, p.get("pipe"));
-    assertEquals(4, p.get("ahead"));
+    assertEquals(2, p.get("pipe"));
+    assertEquals(3, p.get("ahead"));
     // A slot: the 128 x 64 bf16 x tile (16 KiB, 256 bytes of bank padding), then per feature 8
     // words and two pairs of halves.
     assertEquals(5 * (16640 + 192 * (32 + 8)), p.sharedBytes());
