@@ -94,7 +94,7 @@ public final class Legalize implements Pass {
       throw Errors.at(
           i.pos, call + " copies 4, 8 or 16 bytes (cp.async cp-size), not " + bytes + " bytes");
     }
-    requireShared(i, "the dst array of ", call, "cp.async copies global to shared memory");
+    requireShared(i, 0, "the dst array of ", call, "cp.async copies global to shared memory");
     Space src = space(i.args[2]);
     if (src != Space.GLOBAL) {
       throw Errors.at(
@@ -113,15 +113,17 @@ public final class Legalize implements Pass {
   private static void loadMatrix(Inst i) {
     String elem = i.args[0].type().elem.javaName();
     String call = "ctx.loadMatrixX4(" + elem + "[] shared, index)";
-    requireShared(i, "the array of ", call, "ldmatrix reads shared memory only");
+    requireShared(i, 0, "the array of ", call, "ldmatrix reads shared memory only");
     aligned(i, call, "index", i.args[1], i.args[0].type().elem.size, 16, "matrix rows");
   }
 
-  /** Refuses {@code i}'s first argument unless it is a shared array, naming the call and why. */
-  private static void requireShared(Inst i, String which, String call, String why) {
-    Space sp = space(i.args[0]);
+  /**
+   * Refuses argument {@code arg} of {@code i} unless it is a shared array, naming the call and why.
+   */
+  private static void requireShared(Inst i, int arg, String which, String call, String why) {
+    Space sp = space(i.args[arg]);
     if (sp != Space.SHARED) {
-      String elem = i.args[0].type().elem.javaName();
+      String elem = i.args[arg].type().elem.javaName();
       throw Errors.at(
           i.pos,
           which
@@ -180,16 +182,7 @@ public final class Legalize implements Pass {
     String call = "ctx.warpgroupMma(a, short[] b, bIndex, lbo, sbo, c)";
     requireHopper(i, arch, call);
     // After record replacement: a0..a3, b, bIndex, lbo, sbo, c0..c63.
-    Space sp = space(i.args[4]);
-    if (sp != Space.SHARED) {
-      throw Errors.at(
-          i.pos,
-          "the b array of "
-              + call
-              + " must be a shared array from ctx.allocateShortLocalArray (wgmma reads B from"
-              + " shared memory), but it is "
-              + describe(sp));
-    }
+    requireShared(i, 4, "the b array of ", call, "wgmma reads B from shared memory");
     aligned(i, call, "bIndex", i.args[5], 2, 16, "core-matrix rows");
     String[] names = {"lbo", "sbo"};
     for (int k = 0; k < 2; k++) {

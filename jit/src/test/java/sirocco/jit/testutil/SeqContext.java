@@ -3,14 +3,13 @@ package sirocco.jit.testutil;
 import sirocco.api.Float4;
 import sirocco.api.Int2;
 import sirocco.api.Int4;
-import sirocco.api.KernelContext;
 
 /**
  * A kernel context for running one thread at a time on the CPU: enough for kernels whose threads do
  * not communicate (no barriers, shuffles or tensor-core products). Shared arrays are one per block
  * and allocation site; atomics are plain read-modify-writes.
  */
-public final class SeqContext extends KernelContext {
+public final class SeqContext extends NoWarpgroupContext {
   private final java.util.Map<String, Object> shared = new java.util.HashMap<>();
 
   /** Moves this context to thread {@code tid} of block {@code block} in a 1-D launch. */
@@ -178,38 +177,5 @@ public final class SeqContext extends KernelContext {
   @Override
   public Float4 mmaF16(Int4 a, Int2 b, Float4 c) {
     throw new UnsupportedOperationException();
-  }
-
-  // Warpgroup products are emulated by the runtime's Java backend (HostKernelContext) only.
-  @Override
-  public sirocco.api.Float4x16 warpgroupMmaBf16(
-      Int4 a, short[] b, int bIndex, int lbo, int sbo, sirocco.api.Float4x16 c) {
-    throw new UnsupportedOperationException("warpgroupMmaBf16");
-  }
-
-  @Override
-  public sirocco.api.Float4x16 warpgroupMmaF16(
-      Int4 a, short[] b, int bIndex, int lbo, int sbo, sirocco.api.Float4x16 c) {
-    throw new UnsupportedOperationException("warpgroupMmaF16");
-  }
-
-  @Override
-  public void warpgroupFence() {
-    throw new UnsupportedOperationException("warpgroupFence");
-  }
-
-  @Override
-  public void warpgroupCommit() {
-    throw new UnsupportedOperationException("warpgroupCommit");
-  }
-
-  @Override
-  public void warpgroupWait(int pending) {
-    throw new UnsupportedOperationException("warpgroupWait");
-  }
-
-  @Override
-  public void fenceSharedAsync() {
-    throw new UnsupportedOperationException("fenceSharedAsync");
   }
 }

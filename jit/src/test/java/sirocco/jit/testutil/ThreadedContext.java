@@ -15,7 +15,7 @@ import sirocco.api.KernelContext;
  * atomics under a lock, and the m16n8k16 product computed in float from all lanes' fragments. For
  * producing expected results in tests, not for speed.
  */
-public final class ThreadedContext extends KernelContext {
+public final class ThreadedContext extends NoWarpgroupContext {
   /** State shared by the threads of one block. */
   public static final class BlockState {
     final CyclicBarrier block;
@@ -332,39 +332,6 @@ public final class ThreadedContext extends KernelContext {
   @Override
   public Float4 mmaF16(Int4 a, Int2 b, Float4 c) {
     return mma(a, b, c, false);
-  }
-
-  // Warpgroup products are emulated by the runtime's Java backend (HostKernelContext) only.
-  @Override
-  public sirocco.api.Float4x16 warpgroupMmaBf16(
-      Int4 a, short[] b, int bIndex, int lbo, int sbo, sirocco.api.Float4x16 c) {
-    throw new UnsupportedOperationException("warpgroupMmaBf16");
-  }
-
-  @Override
-  public sirocco.api.Float4x16 warpgroupMmaF16(
-      Int4 a, short[] b, int bIndex, int lbo, int sbo, sirocco.api.Float4x16 c) {
-    throw new UnsupportedOperationException("warpgroupMmaF16");
-  }
-
-  @Override
-  public void warpgroupFence() {
-    throw new UnsupportedOperationException("warpgroupFence");
-  }
-
-  @Override
-  public void warpgroupCommit() {
-    throw new UnsupportedOperationException("warpgroupCommit");
-  }
-
-  @Override
-  public void warpgroupWait(int pending) {
-    throw new UnsupportedOperationException("warpgroupWait");
-  }
-
-  @Override
-  public void fenceSharedAsync() {
-    throw new UnsupportedOperationException("fenceSharedAsync");
   }
 
   /** Runs {@code body(ctx)} for every thread of a 1-D launch, block by block. */
