@@ -61,6 +61,7 @@ public final class Cu {
   public static final int FUNC_ATTR_PTX_VERSION = 5;
   public static final int FUNC_ATTR_BINARY_VERSION = 6;
   public static final int FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+  public static final int FUNC_ATTR_PREFERRED_SHARED_MEMORY_CARVEOUT = 9;
 
   static final int JIT_INFO_LOG_BUFFER = 3;
   static final int JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;

@@ -39,8 +39,14 @@ import sirocco.runtime.lifecycle.Lifecycle;
  * LaunchSharedMemory}); a launch needing more than the function was opted in to raises the opt-in
  * first.
  *
+ * <p>{@code -Dsirocco.sharedCarveout=P} (0..100, percent of the unified L1/shared storage; unset:
+ * the driver's choice) sets {@code CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT} on each
+ * kernel with dynamic shared arrays as it is loaded: a hint the driver may override, for measuring
+ * whether the carveout limits resident blocks.
+ *
  * <p>{@code -Dsirocco.printKernel=true} prints each kernel's PTX when it is first compiled; {@code
- * -Dsirocco.threadInfo=true} prints every launch's geometry and resources.
+ * -Dsirocco.threadInfo=true} prints every launch's geometry and resources, with the resident blocks
+ * per multiprocessor the driver's occupancy calculator gives for it.
  */
 public final class CudaKernels {
   /**
@@ -221,6 +227,11 @@ public final class CudaKernels {
       // Dynamic shared arrays (over 48 KiB) need the opt-in: once per loaded function.
       try {
         Cu.functionSetAttribute(f.handle(), Cu.FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, limit);
+        int carveout = sharedCarveout(System.getProperty(CARVEOUT_PROPERTY));
+        if (carveout >= 0) {
+          Cu.functionSetAttribute(
+              f.handle(), Cu.FUNC_ATTR_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout);
+        }
       } catch (RuntimeException e) {
         Cu.moduleUnload(module.module());
         throw e;
@@ -233,6 +244,31 @@ public final class CudaKernels {
         compileNanos,
         new AtomicInteger(limit),
         compiled.ptx().contains("griddepcontrol.wait;"));
+  }
+
+  /** The system property of the preferred shared-memory carveout (see the class comment). */
+  public static final String CARVEOUT_PROPERTY = "sirocco.sharedCarveout";
+
+  /**
+   * The carveout percentage {@code value} of {@link #CARVEOUT_PROPERTY} asks for, or -1 (the
+   * driver's choice) when it is unset or blank.
+   *
+   * @throws IllegalArgumentException naming the property when it is not an integer in [0, 100]
+   */
+  static int sharedCarveout(String value) {
+    if (value == null || value.isBlank()) {
+      return -1;
+    }
+    try {
+      int p = Integer.parseInt(value.strip());
+      if (p >= 0 && p <= 100) {
+        return p;
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "-D" + CARVEOUT_PROPERTY + " must be a percentage in [0, 100], got '" + value + "'");
   }
 
   /** Raises {@code k}'s dynamic shared memory opt-in to {@code bytes} where it is lower. */
@@ -270,6 +306,15 @@ public final class CudaKernels {
             launch.dynamicSharedBytes(),
             device.maxSharedBytesPerBlockOptIn());
     boolean early = launch.earlyStart() && device.supportsEarlyStart();
+    if (early && !k.waitsForPriorGrids()) {
+      throw new IllegalArgumentException(
+          "launch of "
+              + KernelLaunch.name(launch.kernel())
+              + " with earlyStart: the kernel never calls ctx.waitForPriorGrids(), so it could"
+              + " read memory the previous kernel is still writing; call it before the first"
+              + " such access or launch without early start");
+    }
+    optIn(k, dynamic);
     if (Boolean.getBoolean("sirocco.threadInfo")) {
       System.out.println(
           "sirocco launch "
@@ -288,17 +333,10 @@ public final class CudaKernels {
               + k.function().registers()
               + " registers, "
               + k.function().localBytes()
-              + " B local");
+              + " B local, "
+              + k.blocksPerMultiprocessor((int) launch.block().count(), launch.dynamicSharedBytes())
+              + " blocks/SM");
     }
-    if (early && !k.waitsForPriorGrids()) {
-      throw new IllegalArgumentException(
-          "launch of "
-              + KernelLaunch.name(launch.kernel())
-              + " with earlyStart: the kernel never calls ctx.waitForPriorGrids(), so it could"
-              + " read memory the previous kernel is still writing; call it before the first"
-              + " such access or launch without early start");
-    }
-    optIn(k, dynamic);
     device.launchRaw(
         k.function(), launch.grid(), launch.block(), dynamic, stream, early, launchArgs);
   }

@@ -39,7 +39,14 @@ class LargeSharedGpuTest {
       assertTrue(
           perSm >= 1 && perSm * 81920L <= 228 * 1024,
           "occupancy counts the dynamic arrays: " + perSm);
+      // Asking for the largest shared carveout (what -Dsirocco.sharedCarveout=100 sets at load):
+      // two blocks of 80 KiB fit sm_80's 164 KiB and sm_90's 228 KiB per SM.
+      Cu.functionSetAttribute(
+          k.function().handle(), Cu.FUNC_ATTR_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
+      int carved = k.blocksPerMultiprocessor(LargeSharedKernel.BLOCK, 0);
+      assertTrue(carved >= 2, "blocks per SM with the largest carveout: " + carved);
     }
+    assertArrayEquals(want, LargeSharedKernel.run(d, blocks, 0), "runs with the carveout set");
 
     // The launch's own dynamic bytes come on top (and raise the opt-in to the sum).
     assertArrayEquals(want, LargeSharedKernel.run(d, blocks, 4096));

@@ -92,7 +92,7 @@ public final class QmmWgmmaKernel {
 
   /**
    * Bytes between the core matrices of k 0-7 and of k 8-15 of a slab: 16 row groups of 128 B, and
-   * 32 more so that the two sets start on different banks (see {@link #requestTile}).
+   * 32 more so that the two sets start on different banks (see {@link #cellRow}).
    */
   static final int LBO = 2048 + 32;
 
@@ -147,6 +147,9 @@ public final class QmmWgmmaKernel {
     int r0 = ctx.groupIdy * ROWS;
     int steps = k / BK;
     int sA = fa * (k / groupSize); // this lane's scale/bias row
+    // This thread's copies, their step-invariant parts computed once (recomputed every step, their
+    // address arithmetic was a third of the loop's instructions: run 111 call D's SASS).
+    Int4 cp = copyPlan(tid, r0, rows, k, ctx.groupIdx * 64 * wg + (tid >> 1), wg);
 
     int stages = ahead + pipe;
     // [stages, 4 slabs, 2 k halves, 16 row groups, 8 rows, 8 k] halves.
@@ -160,7 +163,7 @@ public final class QmmWgmmaKernel {
     // waits count alike); steps 0 and 1 awaited and shared; step 0's fragments.
     for (int q = 0; q < ahead; q++) {
       if (q < steps) {
-        request(ctx, xs, ws, ss, x, wq, scales, biases, q, q, rows, k, wg, groupSize);
+        request(ctx, xs, ws, ss, x, wq, scales, biases, cp, q, q, k, wg, groupSize);
       }
       Vec.commitAsync();
     }
@@ -204,11 +207,11 @@ public final class QmmWgmmaKernel {
           wq,
           scales,
           biases,
+          cp,
           j,
           next(s0, ahead, stages),
           steps,
           ahead,
-          rows,
           k,
           wg,
           groupSize);
@@ -232,11 +235,11 @@ public final class QmmWgmmaKernel {
           wq,
           scales,
           biases,
+          cp,
           j + 1,
           next(s1, ahead, stages),
           steps,
           ahead,
-          rows,
           k,
           wg,
           groupSize);
@@ -316,11 +319,11 @@ public final class QmmWgmmaKernel {
       int[] wq, // [n, k/8]
       short[] scales, // [n, k/groupSize]
       short[] biases, // [n, k/groupSize]
+      Int4 cp,
       int j,
       int slot,
       int steps,
       int ahead,
-      int rows,
       int k,
       int wg,
       int groupSize) {
@@ -328,7 +331,7 @@ public final class QmmWgmmaKernel {
     ctx.fenceSharedAsync();
     int q = j + ahead;
     if (q < steps) {
-      request(ctx, xs, ws, ss, x, wq, scales, biases, slot, q, rows, k, wg, groupSize);
+      request(ctx, xs, ws, ss, x, wq, scales, biases, cp, slot, q, k, wg, groupSize);
     }
     Vec.commitAsync();
   }
@@ -345,10 +348,10 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * Step {@code step}'s copies into slot {@code slot}, this thread's share: x tile chunks, one
-   * 16-byte chunk of the block's words (feature tid / 2, words 4 (tid & 1) ..), and the aligned
-   * pair of scales (even tid) or biases (odd tid) of feature tid / 2 holding the step's groups
-   * (groups of 32 or more: one pair covers a step).
+   * Step {@code step}'s copies into slot {@code slot}, this thread's share ({@code cp}: {@link
+   * #copyPlan}): its x tile chunks, one 16-byte chunk of the block's words (feature {@code cp.w()},
+   * words 4 (tid & 1) ..), and the aligned pair of scales (even tid) or biases (odd tid) of that
+   * feature holding the step's groups (groups of 32 or more: one pair covers a step).
    */
   private static void request(
       KernelContext ctx,
@@ -359,15 +362,22 @@ public final class QmmWgmmaKernel {
       int[] wq, // [n, k/8]
       short[] scales, // [n, k/groupSize]
       short[] biases, // [n, k/groupSize]
+      Int4 cp,
       int slot,
       int step,
-      int rows,
       int k,
       int wg,
       int groupSize) {
     int tid = ctx.localIdx;
-    requestTile(xs, x, slot, ctx.groupIdy * ROWS, rows, k, step * BK, tid, 128 * wg);
-    int f = ctx.groupIdx * 64 * wg + (tid >> 1);
+    // Cell i of this thread is 16 wg rows below cell i - 1, same chunk (see copyPlan).
+    int src = cp.x() + step * BK;
+    int dst = slot * SLOT_HALVES + cp.y();
+    for (int i = 0; i < (8 + wg - 1) / wg; i++) {
+      if (i < cp.z()) {
+        Vec.copyAsync(xs, dst + 128 * wg * i, x, src + 16 * wg * i * k, 16);
+      }
+    }
+    int f = cp.w();
     int h = tid & 1;
     Vec.copyAsync(ws, slot * 512 * wg + 4 * tid, wq, f * (k / 8) + 8 * step + 4 * h, 16);
     int e = (f * (k / groupSize) + BK * step / groupSize) & ~1;
@@ -377,6 +387,22 @@ public final class QmmWgmmaKernel {
     } else {
       Vec.copyAsync(ss, d, biases, e, 4);
     }
+  }
+
+  /**
+   * The step-invariant parts of thread {@code tid}'s copies: {@code x} the x half of its first tile
+   * cell ({@code tid}: {@link #cellRow}, {@link #cellChunk}) at k 0, {@code y} that cell's half
+   * within a slot, {@code z} how many of its cells ({@code tid + 128 wg i}, i below {@code 8 / wg}
+   * rounded up: rows {@code 16 wg i} further down, same chunk) hold rows of x, {@code w} the
+   * feature {@code f} whose words and scale/bias pair it copies. Cells past the last row of x are
+   * not copied: their shared rows only ever feed output rows that are not stored.
+   */
+  static Int4 copyPlan(int tid, int r0, int rows, int k, int f, int wg) {
+    int row = cellRow(tid);
+    int c = cellChunk(tid);
+    int below = Math.min(ROWS, rows - r0) - row; // rows of x at and below the first cell's
+    int cells = below <= 0 ? 0 : (below + 16 * wg - 1) / (16 * wg);
+    return new Int4((r0 + row) * k + 8 * c, sharedHalf(row, 8 * c), cells, f);
   }
 
   /**
@@ -399,7 +425,10 @@ public final class QmmWgmmaKernel {
     Int2 wa = Vec.load2(ws, w + 2 * s);
     Int2 wb = Vec.load2(ws, w + 64 + 2 * s); // feature fl + 8: 8 rows of 8 words on
     // Half of the pair: the group's parity (features fl and fl + 8 agree: 8 rows of groups apart).
-    int p = 0x1010 + 0x2222 * ((sA + (BK * step + 16 * s) / groupSize) & 1);
+    // Written as two quotients (BK * step is a multiple of groupSize, or step / 2 of 128-k groups;
+    // 16 s stays within a 64-k step), the half is one expression for the step's products that
+    // share a group, which ptxas then computes once.
+    int p = 0x1010 + 0x2222 * ((sA + BK * step / groupSize + 16 * s / groupSize) & 1);
     int s2a = Intrinsics.bytePermute(pairs.x(), 0, p);
     int b2a = Intrinsics.bytePermute(pairs.y(), 0, p);
     int s2b = Intrinsics.bytePermute(pairs.z(), 0, p);
@@ -456,45 +485,21 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * Requests this thread's 16-byte chunks of x of the tile at {@code k0} into slot {@code stage}:
-   * chunk (row, c) is k {@code 8c .. 8c + 7} of a row, one core-matrix row. Thread {@code tid}
-   * takes cells {@code tid + i * threads}; the 32 cells of a warp are 8 rows of a row group by 4
-   * consecutive chunks, lane l row l / 4, chunk l % 4. A 16-byte copy is served a quarter warp (8
-   * lanes) at a time: here 2 rows by 64 contiguous bytes of x (4 sectors; with 8 rows of one chunk,
-   * 8 half-used sectors: run 111 call D, twice the sectors of the ideal), landing on 8 different
+   * The x row (0..127) of copy cell {@code cell} (0..1023) of a tile. Warp-sized runs of 32 cells
+   * are 8 rows (a row group) by 4 consecutive chunks, lane l row l / 4, chunk l % 4: a 16-byte copy
+   * is served a quarter warp (8 lanes) at a time, here 2 rows by 64 contiguous bytes of x (4
+   * sectors; with 8 rows of one chunk, 8 half-used sectors: run 111 call D), landing on 8 different
    * 16-byte bank groups thanks to {@link #LBO} and {@link #SLAB_HALVES} (else the 4 chunks of a row
-   * would share one). Rows past the end are clamped to the last row (computed, never stored).
+   * would share one). Run r is row group r / 2, chunks 4 (r % 2) ..: so that cells {@code 128 wg}
+   * apart (one per block-sized stride of a thread) are {@code 16 wg} rows apart with one chunk.
    */
-  private static void requestTile(
-      short[] xs, // [stages * SLOT_HALVES]
-      short[] x, // [rows, k]
-      int stage,
-      int r0,
-      int rows,
-      int k,
-      int k0,
-      int tid,
-      int threads) {
-    int cells = 8 * ROWS;
-    for (int i = 0; i < (cells + threads - 1) / threads; i++) {
-      int cell = tid + i * threads;
-      if (cells % threads == 0 || cell < cells) {
-        int row = cellRow(cell);
-        int c = cellChunk(cell);
-        int src = Math.min(r0 + row, rows - 1) * k + k0 + 8 * c;
-        Vec.copyAsync(xs, stage * SLOT_HALVES + sharedHalf(row, 8 * c), x, src, 16);
-      }
-    }
-  }
-
-  /** The x row (0..127) of copy cell {@code cell} (0..1023) of a tile: see {@link #requestTile}. */
   static int cellRow(int cell) {
-    return 8 * ((cell >> 5) & 15) + ((cell & 31) >> 2);
+    return 8 * (cell >> 6) + ((cell & 31) >> 2);
   }
 
-  /** The 16-byte chunk (0..7, k 8c .. 8c + 7) of copy cell {@code cell}. */
+  /** The 16-byte chunk (0..7, k 8c .. 8c + 7) of copy cell {@code cell}: see {@link #cellRow}. */
   static int cellChunk(int cell) {
-    return 4 * (cell >> 9) + (cell & 3);
+    return 4 * ((cell >> 5) & 1) + (cell & 3);
   }
 
   /**

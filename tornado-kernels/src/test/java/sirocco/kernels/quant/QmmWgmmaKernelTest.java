@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import sirocco.api.Int4;
 
 /**
  * The warpgroup tensor-core kernel on the Java backend (whose warpgroup product follows the
@@ -99,6 +100,44 @@ class QmmWgmmaKernelTest {
       assertEquals(8, bankGroups.size(), "quarter " + q + " bank groups");
     }
     assertEquals(1024, chunks.size());
+  }
+
+  /**
+   * Each thread's copy plan (its first cell's offsets and a count, the rest by a fixed stride)
+   * reaches exactly the cells {@code tid + 128 wg i} of the tile that hold rows of x, at the x and
+   * shared offsets the cell mapping and the layout give them: every (row, chunk) of the block's
+   * rows once, for one to four warpgroups, full and partial row blocks.
+   */
+  @Test
+  void copyPlansReachEveryCellOfTheRowsOnce() {
+    int k = 384;
+    for (int wg = 1; wg <= 4; wg++) {
+      int threads = 128 * wg;
+      for (int[] rr : new int[][] {{0, 256}, {128, 256}, {128, 198}, {0, 1}, {256, 261}}) {
+        int r0 = rr[0];
+        int rows = rr[1];
+        int lim = Math.min(128, rows - r0);
+        Set<Integer> reached = new HashSet<>();
+        for (int tid = 0; tid < threads; tid++) {
+          Int4 cp = QmmWgmmaKernel.copyPlan(tid, r0, rows, k, 7, wg);
+          assertEquals(7, cp.w());
+          for (int i = 0; i < (8 + wg - 1) / wg; i++) {
+            int cell = tid + threads * i;
+            int row = QmmWgmmaKernel.cellRow(cell);
+            int c = QmmWgmmaKernel.cellChunk(cell);
+            boolean holdsX = cell < 1024 && row < lim;
+            String at = "wg " + wg + " rows " + r0 + ".." + rows + " tid " + tid + " cell " + i;
+            assertEquals(holdsX, i < cp.z(), at);
+            if (holdsX) {
+              assertEquals((r0 + row) * k + 8 * c, cp.x() + 16 * wg * i * k, at);
+              assertEquals(QmmWgmmaKernel.sharedHalf(row, 8 * c), cp.y() + 128 * wg * i, at);
+              assertTrue(reached.add(8 * row + c), at + " repeats row " + row + " chunk " + c);
+            }
+          }
+        }
+        assertEquals(8 * lim, reached.size(), "wg " + wg + " rows " + r0 + ".." + rows);
+      }
+    }
   }
 
   @Test
