@@ -7,7 +7,7 @@ set -u
 o=$OUT/a; mkdir -p $o
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee $o/gpu.txt
 B="bench qmm --copies 8 --repeats 10 --n 12288 --k 4096 --mode affine --bits 4 --group 64 --dtype bf16"
-K=qmm-tiled,qmm-wgmma@3x2x3,qmm-wgmma@3x1x3,qmm-wgmma@3x2x4,qmm-wgmma@2x1x3,qmm-wgmma@2x2x3,qmm-wgmma@1x1x3,qmm-wgmma@1x2x3,qmm-wgmma@4x1x3,qmm-wgmma@4x2x3
+K=qmm-tiled,qmm-wgmma@3x2x3,qmm-wgmma@3x1x3,qmm-wgmma@2x1x3,qmm-wgmma@2x2x3,qmm-wgmma@1x1x3,qmm-wgmma@1x2x3,qmm-wgmma@4x2x3
 bench() { # carveout rows
   J=""; [ $1 = 100 ] && J="--jvm=-Dsirocco.sharedCarveout=100"
   .gpu/bin/tornado $J --backend cuda $B --rows $2 --kernel $K > $o/bench-$1-$2.log 2>&1
