@@ -75,7 +75,10 @@ import sirocco.runtime.Dim3;
  * mapping, which together moved AHEAD 3 by nothing measurable): L1 41%, L2 69% busy, no stall
  * reason dominant, 383 warp instructions per warp and step (integer address and selection work
  * beside the 16 fragment registers' dequantization) against 768 cycles of tensor work per SM and
- * step: latency-bound on its own instruction chains with 12 warps per SM. Until it beats {@link
+ * step: latency-bound on its own instruction chains with 12 warps per SM. Since then (run 112, not
+ * yet on a GPU: no device could be started) each thread's copy offsets are computed once ({@link
+ * #copyPlan}) and the scale halves once per group: local ptxas 13.0 makes a 64-k step 243 SASS
+ * instructions instead of 337 ({@code wg = 3}, same 127 registers). Until it beats {@link
  * QmmTiledKernel} the op uses it only when asked ({@code -Dsirocco.qmm.wgmmaMinRows}).
  *
  * <p>Precision: as {@link QmmTiledKernel} (each weight rounded once to the activation dtype, float
