@@ -165,10 +165,7 @@ public final class QmmWgmmaKernel {
     // Prologue: steps 0 .. ahead - 1 requested (a group per step even past the last one, so the
     // waits count alike); steps 0 and 1 awaited and shared; step 0's fragments.
     for (int q = 0; q < ahead; q++) {
-      if (q < steps) {
-        request(ctx, xs, ws, ss, x, wq, scales, biases, cp, q, q, k, wg, groupSize);
-      }
-      Vec.commitAsync();
+      request(ctx, xs, ws, ss, x, wq, scales, biases, cp, q, q, steps, k, wg, groupSize);
     }
     Vec.waitAsync(ahead - 2);
     ctx.fenceSharedAsync();
@@ -192,6 +189,12 @@ public final class QmmWgmmaKernel {
     // never from a load in flight: loaded into registers, the words were loop-carried values and
     // the dequantization, or a copy of them at the loop's back edge, waited for the load there (run
     // 111 calls A and B: 45% and 37% of the stall samples, long scoreboard).
+    // While step j's products run, this thread's copies of step j + 2 are awaited (the older
+    // groups; ahead - 3 younger ones stay in flight) and the x tiles fenced to the asynchronous
+    // proxy, then step j + ahead is requested into the slot of step j - pipe (every warpgroup
+    // waited for its products, and dequantized its words, before this step's barrier). The fence
+    // comes before the new copies: ptxas makes it a full memory barrier for the thread
+    // (MEMBAR.ALL.CTA), which would wait for them.
     // Slots rotate by a compare, not a remainder: stages is rarely a power of two, and each % was
     // a chain of integer multiplies per use.
     Float4x16 acc = Float4x16.zero();
@@ -201,23 +204,10 @@ public final class QmmWgmmaKernel {
       int s2 = next(s0, 2, stages);
       acc = issue(ctx, xs, s0, a0, a1, a2, a3, acc, dtype);
       settle(ctx, pipe);
-      refill(
-          ctx,
-          xs,
-          ws,
-          ss,
-          x,
-          wq,
-          scales,
-          biases,
-          cp,
-          j,
-          next(s0, ahead, stages),
-          steps,
-          ahead,
-          k,
-          wg,
-          groupSize);
+      int sa = next(s0, ahead, stages); // the slot of the step pipe steps back: free
+      Vec.waitAsync(ahead - 3);
+      ctx.fenceSharedAsync();
+      request(ctx, xs, ws, ss, x, wq, scales, biases, cp, sa, j + ahead, steps, k, wg, groupSize);
       Int4 p1 = pairs(ss, so + s1 * sSlot);
       Int4 c0 = product(ws, p1, wo + s1 * wSlot, j + 1, 0, sel, sA, groupSize, dtype);
       Int4 c1 = product(ws, p1, wo + s1 * wSlot, j + 1, 1, sel, sA, groupSize, dtype);
@@ -229,23 +219,11 @@ public final class QmmWgmmaKernel {
 
       acc = issue(ctx, xs, s1, c0, c1, c2, c3, acc, dtype);
       settle(ctx, pipe);
-      refill(
-          ctx,
-          xs,
-          ws,
-          ss,
-          x,
-          wq,
-          scales,
-          biases,
-          cp,
-          j + 1,
-          next(s1, ahead, stages),
-          steps,
-          ahead,
-          k,
-          wg,
-          groupSize);
+      int sb = next(s1, ahead, stages); // the slot of the step pipe steps back: free
+      Vec.waitAsync(ahead - 3);
+      ctx.fenceSharedAsync();
+      request(
+          ctx, xs, ws, ss, x, wq, scales, biases, cp, sb, j + 1 + ahead, steps, k, wg, groupSize);
       // Past the last step the slot holds stale data: dequantized, never used.
       Int4 p2 = pairs(ss, so + s2 * sSlot);
       a0 = product(ws, p2, wo + s2 * wSlot, j + 2, 0, sel, sA, groupSize, dtype);
@@ -306,40 +284,6 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * While step j's products run: this thread's copies of step j + 2 awaited (the older groups;
-   * {@code ahead - 3} younger ones stay in flight) and the x tiles fenced to the asynchronous
-   * proxy, then step j + ahead requested into {@code slot}, that of step j - pipe (every warpgroup
-   * waited for its products, and dequantized its words, before this step's barrier). The fence
-   * comes before the new copies: ptxas makes it a full memory barrier for the thread
-   * (MEMBAR.ALL.CTA), which would wait for them.
-   */
-  private static void refill(
-      KernelContext ctx,
-      short[] xs, // [stages * SLOT_HALVES]
-      int[] ws, // [stages, 64 wg, 8]
-      short[] ss, // [stages, 64 wg, 2, 2]
-      short[] x, // [rows, k]
-      int[] wq, // [n, k/8]
-      short[] scales, // [n, k/groupSize]
-      short[] biases, // [n, k/groupSize]
-      Int4 cp,
-      int j,
-      int slot,
-      int steps,
-      int ahead,
-      int k,
-      int wg,
-      int groupSize) {
-    Vec.waitAsync(ahead - 3);
-    ctx.fenceSharedAsync();
-    int q = j + ahead;
-    if (q < steps) {
-      request(ctx, xs, ws, ss, x, wq, scales, biases, cp, slot, q, k, wg, groupSize);
-    }
-    Vec.commitAsync();
-  }
-
-  /**
    * After step j's products are issued: with {@code pipe = 2}, wait for step j - 1's, so that its
    * fragment registers can take step j + 1's while step j's products run (and they stay in flight
    * through the next step's barrier); with {@code pipe = 1} the step ends waiting for its own.
@@ -354,7 +298,8 @@ public final class QmmWgmmaKernel {
    * Step {@code step}'s copies into slot {@code slot}, this thread's share ({@code cp}: {@link
    * #copyPlan}): its x tile chunks, one 16-byte chunk of the block's words (feature {@code cp.w()},
    * words 4 (tid & 1) ..), and the aligned pair of scales (even tid) or biases (odd tid) of that
-   * feature holding the step's groups (groups of 32 or more: one pair covers a step).
+   * feature holding the step's groups (groups of 32 or more: one pair covers a step); then the
+   * group is committed, an empty one for a step past the last (so that the waits count alike).
    */
   private static void request(
       KernelContext ctx,
@@ -368,28 +313,32 @@ public final class QmmWgmmaKernel {
       Int4 cp,
       int slot,
       int step,
+      int steps,
       int k,
       int wg,
       int groupSize) {
-    int tid = ctx.localIdx;
-    // Cell i of this thread is 16 wg rows below cell i - 1, same chunk (see copyPlan).
-    int src = cp.x() + step * BK;
-    int dst = slot * SLOT_HALVES + cp.y();
-    for (int i = 0; i < (8 + wg - 1) / wg; i++) {
-      if (i < cp.z()) {
-        Vec.copyAsync(xs, dst + 128 * wg * i, x, src + 16 * wg * i * k, 16);
+    if (step < steps) {
+      int tid = ctx.localIdx;
+      // Cell i of this thread is 16 wg rows below cell i - 1, same chunk (see copyPlan).
+      int src = cp.x() + step * BK;
+      int dst = slot * SLOT_HALVES + cp.y();
+      for (int i = 0; i < (8 + wg - 1) / wg; i++) {
+        if (i < cp.z()) {
+          Vec.copyAsync(xs, dst + 128 * wg * i, x, src + 16 * wg * i * k, 16);
+        }
+      }
+      int f = cp.w();
+      int h = tid & 1;
+      Vec.copyAsync(ws, slot * 512 * wg + 4 * tid, wq, f * (k / 8) + 8 * step + 4 * h, 16);
+      int e = (f * (k / groupSize) + BK * step / groupSize) & ~1;
+      int d = slot * 256 * wg + 2 * tid;
+      if (h == 0) {
+        Vec.copyAsync(ss, d, scales, e, 4);
+      } else {
+        Vec.copyAsync(ss, d, biases, e, 4);
       }
     }
-    int f = cp.w();
-    int h = tid & 1;
-    Vec.copyAsync(ws, slot * 512 * wg + 4 * tid, wq, f * (k / 8) + 8 * step + 4 * h, 16);
-    int e = (f * (k / groupSize) + BK * step / groupSize) & ~1;
-    int d = slot * 256 * wg + 2 * tid;
-    if (h == 0) {
-      Vec.copyAsync(ss, d, scales, e, 4);
-    } else {
-      Vec.copyAsync(ss, d, biases, e, 4);
-    }
+    Vec.commitAsync();
   }
 
   /**
