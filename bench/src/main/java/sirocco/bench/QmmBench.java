@@ -420,11 +420,12 @@ public final class QmmBench {
     for (int rows : o.rows()) {
       QmmShape s =
           new QmmShape(mode(f.mode()), f.bits(), f.group(), dtypeCode, rows, o.n(), o.k(), true);
-      String auto = QmmOp.decide(s).chosen();
+      int sm = QmmOp.sm(device);
+      String auto = QmmOp.decide(s, sm).chosen();
       List<String> rungs =
           switch (o.kernel()) {
             case "auto" -> List.of(auto);
-            case "all" -> QmmOp.candidates(s);
+            case "all" -> QmmOp.candidates(s, sm);
             default -> QmmRungs.kernels(o.kernel());
           };
       float[] x = weights(rows, o.k(), o.dtype(), 777 + rows);

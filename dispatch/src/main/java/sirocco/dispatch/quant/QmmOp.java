@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import sirocco.DType;
 import sirocco.Quantized;
 import sirocco.Sirocco;
@@ -43,6 +44,11 @@ import sirocco.runtime.KernelLaunch;
  * <h2>Ladder (first accepting rung runs; every rejection is reported with its reason)</h2>
  *
  * <ol>
+ *   <li>{@value #QMM_WGMMA}: {@link QmmWgmmaKernel} (Hopper warpgroup tensor cores, x and the
+ *       dequantized weights both in shared memory) — transposed affine 4-bit, bf16/f16; the policy
+ *       ({@link QmmPolicy#wgmmaRejects}) comes first: not used by default, from {@code
+ *       -Dsirocco.qmm.wgmmaMinRows=N} rows when asked for; then the device: sm_90 only (the ladder
+ *       decides per device, {@link #decide(QmmShape, int)}, so elsewhere it falls through).
  *   <li>{@value #QMM_MMA_XSHARED}: {@link QmmMmaXSharedKernel} (tensor cores, weights from global
  *       memory straight into the lanes' registers, only x staged in shared memory) — transposed
  *       affine 4-bit, bf16/f16, k a multiple of 128; the policy ({@link QmmPolicy#xsharedRejects})
@@ -139,19 +145,43 @@ public final class QmmOp {
   public static final String FP_QMV = "fp-qmv";
   public static final String QVM = "qvm";
 
-  private static final Ladder<QmmShape> LADDER =
+  /**
+   * What the ladder decides on: the launch's shape and the device's compute capability ({@code 10 *
+   * major + minor}, e.g. 90), or {@link #ANY_DEVICE} for the Java backend, which runs every kernel.
+   */
+  public record Target(QmmShape shape, int sm) {
+    public Target {
+      if (shape == null) {
+        throw new IllegalArgumentException("shape must be a QmmShape, got null");
+      }
+      if (sm != ANY_DEVICE && sm < 10) {
+        throw new IllegalArgumentException(
+            "sm must be a compute capability as 10 * major + minor (e.g. 90) or ANY_DEVICE ("
+                + ANY_DEVICE
+                + "), got "
+                + sm);
+      }
+    }
+  }
+
+  /** {@link Target#sm} of a device that runs every kernel: the Java backend. */
+  public static final int ANY_DEVICE = 0;
+
+  private static final Ladder<Target> LADDER =
       new Ladder<>(
           OP,
           List.of(
               new Ladder.Rung<>(
                   QMM_WGMMA,
-                  s -> {
+                  t -> {
                     // The policy first: while it is off by default its one reason stands for
-                    // every shape.
-                    String why = QmmPolicy.wgmmaRejects(s);
-                    return why != null ? why : QmmWgmmaKernel.supports(s, true);
+                    // every shape. Then the device: wgmma is sm_90a only, so an opt-in on another
+                    // device falls through to the rungs below instead of failing at launch.
+                    String why = QmmPolicy.wgmmaRejects(t.shape());
+                    why = why != null ? why : wgmmaDeviceRejects(t.sm());
+                    return why != null ? why : QmmWgmmaKernel.supports(t.shape(), true);
                   }),
-              new Ladder.Rung<>(
+              rung(
                   QMM_MMA_XSHARED,
                   s -> {
                     // The policy first: while it is off by default its one reason stands for
@@ -159,51 +189,70 @@ public final class QmmOp {
                     String why = QmmPolicy.xsharedRejects(s);
                     return why != null ? why : QmmMmaXSharedKernel.supports(s);
                   }),
-              new Ladder.Rung<>(
+              rung(
                   QMM_TILED,
                   s -> {
                     String why = QmmTiledKernel.supports(s);
                     return why != null ? why : QmmPolicy.tiledRejects(s);
                   }),
-              new Ladder.Rung<>(
+              rung(
                   QMM_MMA_ASYNC,
                   s -> {
                     String why = QmmPolicy.mmaVariantRejects(QMM_MMA_ASYNC, s);
                     why = why != null ? why : QmmMmaAsyncKernel.supports(s);
                     return why != null ? why : QmmPolicy.mmaRejects(s, QMM_MMA_ASYNC);
                   }),
-              new Ladder.Rung<>(
+              rung(
                   QMM_MMA_SPLITK,
                   s -> {
                     String why = QmmPolicy.mmaVariantRejects(QMM_MMA_SPLITK, s);
                     why = why != null ? why : QmmMmaSplitKKernel.supports(s);
                     return why != null ? why : QmmPolicy.mmaRejects(s, QMM_MMA_SPLITK);
                   }),
-              new Ladder.Rung<>(
+              rung(
                   QMM_MMA_FP_ASYNC,
                   s -> {
                     String why = QmmMmaAsyncFpKernel.supports(s);
                     return why != null ? why : QmmPolicy.fpAsyncRejects(s);
                   }),
-              new Ladder.Rung<>(
+              rung(
                   QMM_MMA,
                   s -> {
                     String why = QmmMmaKernel.supports(s);
                     return why != null ? why : QmmPolicy.mmaRejects(s, QMM_MMA);
                   }),
-              new Ladder.Rung<>(QMV_WARP, s -> variant(QMV_WARP, s)),
-              new Ladder.Rung<>(QMV_PERSISTENT, s -> variant(QMV_PERSISTENT, s)),
-              new Ladder.Rung<>(QMV_SPLITK, s -> variant(QMV_SPLITK, s)),
-              new Ladder.Rung<>(QMV_ASYNC, s -> variant(QMV_ASYNC, s)),
-              new Ladder.Rung<>(
+              rung(QMV_WARP, s -> variant(QMV_WARP, s)),
+              rung(QMV_PERSISTENT, s -> variant(QMV_PERSISTENT, s)),
+              rung(QMV_SPLITK, s -> variant(QMV_SPLITK, s)),
+              rung(QMV_ASYNC, s -> variant(QMV_ASYNC, s)),
+              rung(
                   QMV_ROWS,
                   s -> {
                     String why = AffineQmvRowsKernel.supports(s);
                     return why != null ? why : QmmPolicy.qmvRowsRejects(s);
                   }),
-              new Ladder.Rung<>(QMV, AffineQmvKernel::supports),
-              new Ladder.Rung<>(FP_QMV, FpQmvKernel::supports),
-              new Ladder.Rung<>(QVM, QvmKernel::supports)));
+              rung(QMV, AffineQmvKernel::supports),
+              rung(FP_QMV, FpQmvKernel::supports),
+              rung(QVM, QvmKernel::supports)));
+
+  /** A rung whose kernels run on every device the op runs on: it looks at the shape only. */
+  private static Ladder.Rung<Target> rung(String name, Function<QmmShape, String> rejects) {
+    return new Ladder.Rung<>(name, t -> rejects.apply(t.shape()));
+  }
+
+  /** Why a device of compute capability {@code sm} cannot run {@value #QMM_WGMMA}, or null. */
+  static String wgmmaDeviceRejects(int sm) {
+    return sm == ANY_DEVICE || sm == 90
+        ? null
+        : "needs an sm_90 (Hopper) device (wgmma); this one is sm_" + sm;
+  }
+
+  /** {@link Target#sm} of {@code device}. */
+  public static int sm(Device device) {
+    return device.kind() == Device.Kind.JAVA
+        ? ANY_DEVICE
+        : 10 * device.info().computeMajor() + device.info().computeMinor();
+  }
 
   /** A vector-path variant rung: its kernel's support, then the policy's choice of variant. */
   private static String variant(String rung, QmmShape s) {
@@ -216,9 +265,20 @@ public final class QmmOp {
     return LADDER.names();
   }
 
-  /** The ladder's decision for one launch's shape (policy included). */
+  /**
+   * The ladder's decision for one launch's shape (policy included) on a device that runs every
+   * kernel (the Java backend); {@link #decide(QmmShape, int)} for a GPU.
+   */
   public static Decision decide(QmmShape s) {
-    return LADDER.choose(s);
+    return decide(s, ANY_DEVICE);
+  }
+
+  /**
+   * The ladder's decision for one launch's shape on a device of compute capability {@code sm}
+   * ({@link #sm(Device)}).
+   */
+  public static Decision decide(QmmShape s, int sm) {
+    return LADDER.choose(new Target(s, sm));
   }
 
   /**
@@ -248,11 +308,21 @@ public final class QmmOp {
     };
   }
 
-  /** The rungs whose kernel can compute {@code s}, in ladder order (policy left out). */
+  /**
+   * The rungs whose kernel can compute {@code s}, in ladder order (policy left out), on a device
+   * that runs every kernel.
+   */
   public static List<String> candidates(QmmShape s) {
+    return candidates(s, ANY_DEVICE);
+  }
+
+  /** As {@link #candidates(QmmShape)}, on a device of compute capability {@code sm}. */
+  public static List<String> candidates(QmmShape s, int sm) {
+    new Target(s, sm); // validates both
     List<String> out = new ArrayList<>();
     for (String r : rungs()) {
-      if (kernelRejects(r, s) == null) {
+      boolean runsHere = !r.equals(QMM_WGMMA) || wgmmaDeviceRejects(sm) == null;
+      if (runsHere && kernelRejects(r, s) == null) {
         out.add(r);
       }
     }
@@ -339,12 +409,9 @@ public final class QmmOp {
 
   private static KernelLaunch launchPlanned(
       Device device, String rung, LaunchPlan p, QmmShape s, Operands o) {
-    if (rung.equals(QMM_WGMMA)) {
-      int cc = 10 * device.info().computeMajor() + device.info().computeMinor();
-      if (device.kind() != Device.Kind.JAVA && cc != 90) {
-        throw new IllegalArgumentException(
-            QMM_WGMMA + " needs an sm_90 (Hopper) device (wgmma); this one is sm_" + cc);
-      }
+    String noDevice = rung.equals(QMM_WGMMA) ? wgmmaDeviceRejects(sm(device)) : null;
+    if (noDevice != null) {
+      throw new IllegalArgumentException(QMM_WGMMA + " " + noDevice);
     }
     boolean affine = s.mode() == Quant.AFFINE;
     DeviceBuffer gs =
@@ -637,7 +704,7 @@ public final class QmmOp {
     for (long r0 = 0; r0 < rows; r0 += limit) {
       long r = Math.min(limit, rows - r0);
       QmmShape s = c.shape(r);
-      Decision d = decide(s);
+      Decision d = decide(s, sm(l.device));
       if (reported.add(d.explain())) {
         Explain.report(d);
       }
