@@ -417,10 +417,10 @@ public final class QmmBench {
                     "the same read-only kernel by CUDA-graph replay of 20 launches"));
       }
     }
+    int sm = QmmOp.sm(device);
     for (int rows : o.rows()) {
       QmmShape s =
           new QmmShape(mode(f.mode()), f.bits(), f.group(), dtypeCode, rows, o.n(), o.k(), true);
-      int sm = QmmOp.sm(device);
       String auto = QmmOp.decide(s, sm).chosen();
       List<String> rungs =
           switch (o.kernel()) {

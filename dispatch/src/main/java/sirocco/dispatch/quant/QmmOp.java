@@ -149,8 +149,8 @@ public final class QmmOp {
    * What the ladder decides on: the launch's shape and the device's compute capability ({@code 10 *
    * major + minor}, e.g. 90), or {@link #ANY_DEVICE} for the Java backend, which runs every kernel.
    */
-  public record Target(QmmShape shape, int sm) {
-    public Target {
+  private record Target(QmmShape shape, int sm) {
+    Target {
       if (shape == null) {
         throw new IllegalArgumentException("shape must be a QmmShape, got null");
       }
@@ -164,7 +164,10 @@ public final class QmmOp {
     }
   }
 
-  /** {@link Target#sm} of a device that runs every kernel: the Java backend. */
+  /**
+   * The compute capability {@link #decide(QmmShape, int)} takes for a device that runs every
+   * kernel: the Java backend.
+   */
   public static final int ANY_DEVICE = 0;
 
   private static final Ladder<Target> LADDER =
@@ -247,7 +250,7 @@ public final class QmmOp {
         : "needs an sm_90 (Hopper) device (wgmma); this one is sm_" + sm;
   }
 
-  /** {@link Target#sm} of {@code device}. */
+  /** The compute capability {@link #decide(QmmShape, int)} takes for {@code device}. */
   public static int sm(Device device) {
     return device.kind() == Device.Kind.JAVA
         ? ANY_DEVICE
@@ -318,11 +321,11 @@ public final class QmmOp {
 
   /** As {@link #candidates(QmmShape)}, on a device of compute capability {@code sm}. */
   public static List<String> candidates(QmmShape s, int sm) {
-    new Target(s, sm); // validates both
+    Target t = new Target(s, sm);
+    boolean wgmmaHere = wgmmaDeviceRejects(t.sm()) == null;
     List<String> out = new ArrayList<>();
     for (String r : rungs()) {
-      boolean runsHere = !r.equals(QMM_WGMMA) || wgmmaDeviceRejects(sm) == null;
-      if (runsHere && kernelRejects(r, s) == null) {
+      if ((wgmmaHere || !r.equals(QMM_WGMMA)) && kernelRejects(r, t.shape()) == null) {
         out.add(r);
       }
     }
@@ -701,10 +704,11 @@ public final class QmmOp {
   private static void matrix(
       OpLauncher l, Call c, Set<String> reported, Operands o, long xOff, long rows, long outOff) {
     int limit = rowLimit(c.n(), c.k());
+    int sm = sm(l.device);
     for (long r0 = 0; r0 < rows; r0 += limit) {
       long r = Math.min(limit, rows - r0);
       QmmShape s = c.shape(r);
-      Decision d = decide(s, sm(l.device));
+      Decision d = decide(s, sm);
       if (reported.add(d.explain())) {
         Explain.report(d);
       }

@@ -117,57 +117,9 @@ class QmmOpTest {
   }
 
   /**
-   * The vector-path variant is the policy's: split-K by default (measured fastest), another by
-   * property. One row of 4-bit g32 (g64/g128 go to tensor cores from 1 row).
-   */
-  /**
    * 6-bit codes go to qmm-mma-async by default ({@link QmmPolicy#ASYNC_6BIT}, run 106) at every row
    * count, and back to the vector path with the property off; the rejection then names it.
    */
-  /**
-   * The wgmma rung, opted in, runs only where the device can: sm_90 or the Java backend. On any
-   * other device the ladder passes it over with the device's reason (it used to be chosen and then
-   * refused at launch).
-   */
-  @Test
-  void wgmmaOptInFallsThroughOffHopper() {
-    QmmShape s = affine(4, Quant.BF16, 256);
-    try {
-      System.setProperty(QmmPolicy.WGMMA_MIN_ROWS_PROPERTY, "128");
-      assertEquals("qmm-wgmma", QmmOp.decide(s).chosen());
-      assertEquals("qmm-wgmma", QmmOp.decide(s, 90).chosen());
-      assertEquals("qmm-wgmma", QmmOp.decide(s, QmmOp.ANY_DEVICE).chosen());
-      for (int sm : new int[] {80, 89, 100, 120}) {
-        var d = QmmOp.decide(s, sm);
-        assertEquals("qmm-tiled", d.chosen(), "sm_" + sm);
-        assertTrue(
-            d.explain()
-                .contains(
-                    "qmm-wgmma: needs an sm_90 (Hopper) device (wgmma); this one is sm_" + sm),
-            d.explain());
-      }
-      // Below the opted-in rows the policy's reason comes first, whatever the device.
-      assertTrue(
-          QmmOp.decide(s.withRows(64), 80)
-              .explain()
-              .contains("qmm-wgmma: policy: below 128 rows (rows=64"),
-          QmmOp.decide(s.withRows(64), 80).explain());
-    } finally {
-      System.clearProperty(QmmPolicy.WGMMA_MIN_ROWS_PROPERTY);
-    }
-    assertEquals(
-        QmmOp.candidates(s).subList(1, QmmOp.candidates(s).size()), QmmOp.candidates(s, 80));
-    assertEquals("qmm-wgmma", QmmOp.candidates(s, 90).get(0));
-    // Off by default: the same choice on every device.
-    assertEquals("qmm-tiled", QmmOp.decide(s, 90).chosen());
-    assertTrue(QmmOp.decide(s, 80).explain().contains(WGMMA_OFF), QmmOp.decide(s, 80).explain());
-    IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> QmmOp.decide(s, 9));
-    assertTrue(e.getMessage().startsWith("sm must be a compute capability"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> QmmOp.decide(null, 90));
-    assertTrue(e.getMessage().startsWith("shape must be a QmmShape"), e.getMessage());
-  }
-
   @Test
   void sixBitAsyncIsAPolicySwitch() {
     assertEquals(true, QmmPolicy.ASYNC_6BIT);
@@ -236,6 +188,10 @@ class QmmOpTest {
     }
   }
 
+  /**
+   * The vector-path variant is the policy's: split-K by default (measured fastest), another by
+   * property. One row of 4-bit g32 (g64/g128 go to tensor cores from 1 row).
+   */
   @Test
   void qmvVariantPolicy() {
     assertEquals("qmv-splitk", QmmPolicy.QMV_VARIANT);
