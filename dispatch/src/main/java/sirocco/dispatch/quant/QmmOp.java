@@ -252,6 +252,9 @@ public final class QmmOp {
 
   /** The compute capability {@link #decide(QmmShape, int)} takes for {@code device}. */
   public static int sm(Device device) {
+    if (device == null) {
+      throw new IllegalArgumentException("device must be a Device, got null");
+    }
     return device.kind() == Device.Kind.JAVA
         ? ANY_DEVICE
         : 10 * device.info().computeMajor() + device.info().computeMinor();

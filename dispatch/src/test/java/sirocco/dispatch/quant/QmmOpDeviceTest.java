@@ -53,5 +53,7 @@ class QmmOpDeviceTest {
     assertTrue(e.getMessage().startsWith("sm must be a compute capability"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> QmmOp.decide(null, 90));
     assertTrue(e.getMessage().startsWith("shape must be a QmmShape"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> QmmOp.sm(null));
+    assertTrue(e.getMessage().startsWith("device must be a Device"), e.getMessage());
   }
 }
