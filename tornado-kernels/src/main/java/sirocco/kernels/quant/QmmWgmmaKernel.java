@@ -37,14 +37,15 @@ import sirocco.runtime.Dim3;
  * {@code ahead + pipe} slots, one per step in flight. A slot holds
  *
  * <ul>
- *   <li>the x tile (128 rows x 64 k, 16 KiB and 256 bytes of padding) in the core-matrix layout
+ *   <li>the x tile (128 rows x 64 k, 16 KiB and 128 bytes of padding) in the core-matrix layout
  *       {@code wgmma} reads without swizzling: per k16 slab, the core matrices (8 rows x 8 k, 128
  *       contiguous bytes) of k 0-7 for row groups 0..15 ({@link #SBO} = 128 bytes apart), then
- *       those of k 8-15 ({@link #LBO} = 2080 bytes above). A core-matrix row is 8 consecutive k of
- *       one x row: one 16-byte {@code cp.async}, a warp copying 8 rows x 4 such chunks;
+ *       those of k 8-15 ({@link #LBO} = 2064 bytes above). A core-matrix row is 8 consecutive k of
+ *       one x row: one 16-byte {@code cp.async}, a warp copying 4 rows x 8 such chunks;
  *   <li>the block's words of the step ({@code [64 wg features, 8]}, one 16-byte copy per thread);
  *   <li>per feature the aligned pairs of scales and of biases holding the step's groups (a 4-byte
- *       copy per thread; n is a multiple of 64, so a pair never runs past the arrays' end).
+ *       copy per thread; n is a multiple of 64, so a pair never runs past the arrays' end), left
+ *       unwritten in odd steps' slots where groups are 64 or more (the even step's pair serves).
  * </ul>
  *
  * <h2>Pipeline, per step j</h2>
@@ -95,17 +96,17 @@ public final class QmmWgmmaKernel {
 
   /**
    * Bytes between the core matrices of k 0-7 and of k 8-15 of a slab: 16 row groups of 128 B, and
-   * 32 more so that the two sets start on different banks (see {@link #cellRow}).
+   * 16 more so that the eight chunks of a row start on different banks (see {@link #cellRow}).
    */
-  static final int LBO = 2048 + 32;
+  static final int LBO = 2048 + 16;
 
   /** Bytes between the core matrices of consecutive groups of 8 rows. */
   static final int SBO = 128;
 
   /**
-   * Halves per k16 slab (2 LBO bytes: two sets of 16 core matrices, 64 bytes past a multiple of
-   * 128), so that chunks 0-3 and 4-7 (k 8c .. 8c + 7) of a row start 0, 32, 64, 96 bytes past a
-   * multiple of 128.
+   * Halves per k16 slab (2 LBO bytes: two sets of 16 core matrices, 32 bytes past a multiple of
+   * 128), so that chunks 0-7 (k 8c .. 8c + 7) of a row start 0, 16, .. 112 bytes past a multiple of
+   * 128.
    */
   static final int SLAB_HALVES = LBO;
 
@@ -208,7 +209,8 @@ public final class QmmWgmmaKernel {
       Vec.waitAsync(ahead - 3);
       ctx.fenceSharedAsync();
       request(ctx, xs, ws, ss, x, wq, scales, biases, cp, sa, j + ahead, steps, k, wg, groupSize);
-      Int4 p1 = pairs(ss, so + s1 * sSlot);
+      // Groups of 64 or more: the odd step's groups are in the pairs of the even step before it.
+      Int4 p1 = pairs(ss, so + (groupSize >= 64 ? s0 : s1) * sSlot);
       Int4 c0 = product(ws, p1, wo + s1 * wSlot, j + 1, 0, sel, sA, groupSize, dtype);
       Int4 c1 = product(ws, p1, wo + s1 * wSlot, j + 1, 1, sel, sA, groupSize, dtype);
       Int4 c2 = product(ws, p1, wo + s1 * wSlot, j + 1, 2, sel, sA, groupSize, dtype);
@@ -299,7 +301,11 @@ public final class QmmWgmmaKernel {
    * #copyPlan}): its x tile chunks, one 16-byte chunk of the block's words (feature {@code cp.w()},
    * words 4 (tid & 1) ..), and the aligned pair of scales (even tid) or biases (odd tid) of that
    * feature holding the step's groups (groups of 32 or more: one pair covers a step); then the
-   * group is committed, an empty one for a step past the last (so that the waits count alike).
+   * group is committed, an empty one for a step past the last (so that the waits count alike). With
+   * groups of 64 or more, odd steps copy no pairs: the even step's pair holds their groups too, and
+   * the odd step reads it from the even step's slot. Each pair copy touches its own line (32 lines
+   * a warp, the most of a step's copies), and a second copy of the same pair was another request
+   * for the L1 (run 114 call D: L2 77% busy at 256 rows).
    */
   private static void request(
       KernelContext ctx,
@@ -332,10 +338,12 @@ public final class QmmWgmmaKernel {
       Vec.copyAsync(ws, slot * 512 * wg + 4 * tid, wq, f * (k / 8) + 8 * step + 4 * h, 16);
       int e = (f * (k / groupSize) + BK * step / groupSize) & ~1;
       int d = slot * 256 * wg + 2 * tid;
-      if (h == 0) {
-        Vec.copyAsync(ss, d, scales, e, 4);
-      } else {
-        Vec.copyAsync(ss, d, biases, e, 4);
+      if (groupSize < 64 || (step & 1) == 0) {
+        if (h == 0) {
+          Vec.copyAsync(ss, d, scales, e, 4);
+        } else {
+          Vec.copyAsync(ss, d, biases, e, 4);
+        }
       }
     }
     Vec.commitAsync();
@@ -438,20 +446,21 @@ public final class QmmWgmmaKernel {
 
   /**
    * The x row (0..127) of copy cell {@code cell} (0..1023) of a tile. Warp-sized runs of 32 cells
-   * are 8 rows (a row group) by 4 consecutive chunks, lane l row l / 4, chunk l % 4: a 16-byte copy
-   * is served a quarter warp (8 lanes) at a time, here 2 rows by 64 contiguous bytes of x (4
-   * sectors; with 8 rows of one chunk, 8 half-used sectors: run 111 call D), landing on 8 different
-   * 16-byte bank groups thanks to {@link #LBO} and {@link #SLAB_HALVES} (else the 4 chunks of a row
-   * would share one). Run r is row group r / 2, chunks 4 (r % 2) ..: so that cells {@code 128 wg}
-   * apart (one per block-sized stride of a thread) are {@code 16 wg} rows apart with one chunk.
+   * are 4 rows by the 8 chunks of the step, lane l row l / 8, chunk l % 8: a 16-byte copy is served
+   * a quarter warp (8 lanes) at a time, here one row's 128 contiguous bytes of x, one whole line.
+   * With 8 rows of one chunk a quarter read 8 half-used sectors (run 111 call D); with 2 rows of 64
+   * bytes (run 114 call C: 96.3 µs at 256 rows, L2 77% busy) every line took two requests. The
+   * chunks land on 8 different 16-byte bank groups thanks to {@link #LBO} and {@link #SLAB_HALVES}.
+   * Run r is rows 4r ..: so that cells {@code 128 wg} apart (one per block-sized stride of a
+   * thread) are {@code 16 wg} rows apart with one chunk.
    */
   static int cellRow(int cell) {
-    return 8 * (cell >> 6) + ((cell & 31) >> 2);
+    return cell >> 3;
   }
 
   /** The 16-byte chunk (0..7, k 8c .. 8c + 7) of copy cell {@code cell}: see {@link #cellRow}. */
   static int cellChunk(int cell) {
-    return 4 * ((cell >> 5) & 1) + (cell & 3);
+    return cell & 7;
   }
 
   /**
@@ -551,9 +560,9 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * Shared bytes of a plan: per slot the x tile (16640 bytes: 16 KiB and the bank padding), the
+   * Shared bytes of a plan: per slot the x tile (16512 bytes: 16 KiB and the bank padding), the
    * block's words (32 bytes a feature) and scale/bias pairs (8 bytes a feature). At most 8 slots of
-   * 4 warpgroups: 215040 bytes (210 KiB), within sm_90's 227 KiB.
+   * 4 warpgroups: 214016 bytes (209 KiB), within sm_90's 227 KiB.
    */
   static int sharedBytes(int wg, int pipe, int ahead) {
     return (ahead + pipe) * (SLOT_HALVES * 2 + 64 * wg * 40);

@@ -71,8 +71,8 @@ class QmmWgmmaKernelTest {
 
   /**
    * The x copies: the 1024 cells of a tile are its 128 rows x 8 chunks once each, and each quarter
-   * warp (8 consecutive cells, served together by a 16-byte copy) reads 2 rows x 64 contiguous
-   * bytes of x and writes 8 different 16-byte bank groups of shared memory.
+   * warp (8 consecutive cells, served together by a 16-byte copy) reads one row's 128 contiguous
+   * bytes of x (a whole line) and writes 8 different 16-byte bank groups of shared memory.
    */
   @Test
   void copyCellsCoverTheTileCoalescedAndConflictFree() {
@@ -94,9 +94,9 @@ class QmmWgmmaKernelTest {
         assertEquals(0, bytes % 16, "cell " + cell + " lands off a 16-byte row");
         bankGroups.add((bytes / 16) % 8);
       }
-      assertEquals(2, rowsOfQuarter.size(), "quarter " + q + " rows");
-      assertEquals(3, maxChunk - minChunk, "quarter " + q + ": 4 consecutive chunks");
-      assertEquals(0, minChunk % 4, "quarter " + q + ": 64-byte aligned");
+      assertEquals(1, rowsOfQuarter.size(), "quarter " + q + " rows");
+      assertEquals(0, minChunk, "quarter " + q + ": from the row's first chunk");
+      assertEquals(7, maxChunk, "quarter " + q + ": to its last");
       assertEquals(8, bankGroups.size(), "quarter " + q + " bank groups");
     }
     assertEquals(1024, chunks.size());
@@ -170,11 +170,11 @@ class QmmWgmmaKernelTest {
         2, QmmWgmmaKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 256, 256, 256)).get("wg"));
     assertEquals(2, p.get("pipe"));
     assertEquals(3, p.get("ahead"));
-    // A slot: the 128 x 64 bf16 x tile (16 KiB, 256 bytes of bank padding), then per feature 8
+    // A slot: the 128 x 64 bf16 x tile (16 KiB, 128 bytes of bank padding), then per feature 8
     // words and two pairs of halves.
-    assertEquals(5 * (16640 + 192 * (32 + 8)), p.sharedBytes());
-    assertEquals(6 * (16640 + 192 * (32 + 8)), QmmWgmmaKernel.plan(s, 3, 2, 4).sharedBytes());
-    assertEquals(8 * (16640 + 256 * (32 + 8)), QmmWgmmaKernel.plan(s, 4, 2, 6).sharedBytes());
+    assertEquals(5 * (16512 + 192 * (32 + 8)), p.sharedBytes());
+    assertEquals(6 * (16512 + 192 * (32 + 8)), QmmWgmmaKernel.plan(s, 3, 2, 4).sharedBytes());
+    assertEquals(8 * (16512 + 256 * (32 + 8)), QmmWgmmaKernel.plan(s, 4, 2, 6).sharedBytes());
     assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 5, 1, 3));
     assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 3, 3, 3));
     assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 3, 1, 2));
