@@ -63,7 +63,7 @@ import sirocco.runtime.Dim3;
  * So a step's copies have {@code ahead - 2} steps to land. k is a multiple of 128: the loop runs
  * two steps per iteration ({@link #qmm}'s comments say why).
  *
- * <h2>Measured (runs 110–111, H100, 12288 x 4096 4-bit g64 bf16, graph replay)</h2>
+ * <h2>Measured (runs 110–114, H100, 12288 x 4096 4-bit g64 bf16, graph replay)</h2>
  *
  * Earlier forms stored x in a permuted k order (each lane's 16 consecutive codes of a word pair, so
  * x went in by 4-byte copies): ~118 µs at 64–256 rows, 101.3 at 256 once those copies stopped
@@ -79,8 +79,14 @@ import sirocco.runtime.Dim3;
  * step: latency-bound on its own instruction chains with 12 warps per SM. Since then (run 112, not
  * yet on a GPU: no device could be started) each thread's copy offsets are computed once ({@link
  * #copyPlan}) and the scale halves once per group: local ptxas 13.0 makes a 64-k step 243 SASS
- * instructions instead of 337 ({@code wg = 3}, same 127 registers). Until it beats {@link
- * QmmTiledKernel} the op uses it only when asked ({@code -Dsirocco.qmm.wgmmaMinRows}).
+ * instructions instead of 337 ({@code wg = 3}, same 127 registers). Run 114 call C timed that form:
+ * 96.9 µs at 256 rows ({@code @3x2x3}; {@code @3x1x3} 96.3) against {@code qmm-tiled}'s 92.5, one
+ * block per SM at {@code wg = 3}, two at {@code wg = 2} (153.8: fewer features per x tile). Nsight
+ * (call D): tensor pipe 30% active, L2 77% busy at 10% DRAM, a third of the stalls on the copy
+ * waits and a quarter on the barrier: the copies' requests, not their bytes, were the bottleneck.
+ * Hence x by whole lines ({@link #cellRow}) and half the pair copies ({@link #request}), not yet
+ * timed. Until it beats {@link QmmTiledKernel} the op uses it only when asked ({@code
+ * -Dsirocco.qmm.wgmmaMinRows}).
  *
  * <p>Precision: as {@link QmmTiledKernel} (each weight rounded once to the activation dtype, float
  * accumulation over all of k, one rounding of the output).
