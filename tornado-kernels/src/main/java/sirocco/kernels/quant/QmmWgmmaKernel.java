@@ -455,10 +455,10 @@ public final class QmmWgmmaKernel {
    * are 4 rows by the 8 chunks of the step, lane l row l / 8, chunk l % 8: a 16-byte copy is served
    * a quarter warp (8 lanes) at a time, here one row's 128 contiguous bytes of x, one whole line.
    * With 8 rows of one chunk a quarter read 8 half-used sectors (run 111 call D); with 2 rows of 64
-   * bytes (run 114 call C: 96.3 µs at 256 rows, L2 77% busy) every line took two requests. The
-   * chunks land on 8 different 16-byte bank groups thanks to {@link #LBO} and {@link #SLAB_HALVES}.
-   * Run r is rows 4r ..: so that cells {@code 128 wg} apart (one per block-sized stride of a
-   * thread) are {@code 16 wg} rows apart with one chunk.
+   * bytes (run 114: 96.3 µs at 256 rows, L2 77% busy) every line took two requests. The chunks land
+   * on 8 different 16-byte bank groups thanks to {@link #LBO} and {@link #SLAB_HALVES}. Run r is
+   * rows 4r ..: so that cells {@code 128 wg} apart (one per block-sized stride of a thread) are
+   * {@code 16 wg} rows apart with one chunk.
    */
   static int cellRow(int cell) {
     return cell >> 3;
