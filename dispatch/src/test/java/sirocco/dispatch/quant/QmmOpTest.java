@@ -25,7 +25,7 @@ import sirocco.quant.QTest;
  * at most {@link QmmOp#rowLimit} rows, strided-view coalescing.
  */
 class QmmOpTest {
-  /** The x-in-shared-memory rung's reason under the default policy (every shape). */
+  /** The warpgroup (wgmma) rung's reason under the default policy (every shape). */
   static final String WGMMA_OFF =
       "qmm-wgmma: policy: not used by default (sm_90 only; run 114, H100: 96.9 against"
           + " qmm-tiled's 92.5 µs at 256 rows; -Dsirocco.qmm.wgmmaMinRows=N)";

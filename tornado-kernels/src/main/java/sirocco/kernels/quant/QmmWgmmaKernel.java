@@ -215,8 +215,7 @@ public final class QmmWgmmaKernel {
       Vec.waitAsync(ahead - 3);
       ctx.fenceSharedAsync();
       request(ctx, xs, ws, ss, x, wq, scales, biases, cp, sa, j + ahead, steps, k, wg, groupSize);
-      // Groups of 64 or more: the odd step's groups are in the pairs of the even step before it.
-      Int4 p1 = pairs(ss, so + (groupSize >= 64 ? s0 : s1) * sSlot);
+      Int4 p1 = pairs(ss, so + (evenPairServesOdd(groupSize) ? s0 : s1) * sSlot);
       Int4 c0 = product(ws, p1, wo + s1 * wSlot, j + 1, 0, sel, sA, groupSize, dtype);
       Int4 c1 = product(ws, p1, wo + s1 * wSlot, j + 1, 1, sel, sA, groupSize, dtype);
       Int4 c2 = product(ws, p1, wo + s1 * wSlot, j + 1, 2, sel, sA, groupSize, dtype);
@@ -344,7 +343,7 @@ public final class QmmWgmmaKernel {
       Vec.copyAsync(ws, slot * 512 * wg + 4 * tid, wq, f * (k / 8) + 8 * step + 4 * h, 16);
       int e = (f * (k / groupSize) + BK * step / groupSize) & ~1;
       int d = slot * 256 * wg + 2 * tid;
-      if (groupSize < 64 || (step & 1) == 0) {
+      if ((step & 1) == 0 || !evenPairServesOdd(groupSize)) {
         if (h == 0) {
           Vec.copyAsync(ss, d, scales, e, 4);
         } else {
@@ -416,6 +415,15 @@ public final class QmmWgmmaKernel {
     Int2 a = Vec.load2(ss, c);
     Int2 b = Vec.load2(ss, c + 32); // 8 rows of 4 halves on
     return new Int4(a.x(), a.y(), b.x(), b.y());
+  }
+
+  /**
+   * Whether an odd step's scale/bias pairs are its even predecessor's (groups of 64 or more: an
+   * aligned pair spans 128 k or more), so that the odd step copies none and reads the even step's
+   * slot. The copies ({@link #request}) and the reads ({@link #qmm}) must agree on it.
+   */
+  private static boolean evenPairServesOdd(int groupSize) {
+    return groupSize >= 64;
   }
 
   /** Slot {@code s + d} of {@code stages} ({@code d < stages}). */
