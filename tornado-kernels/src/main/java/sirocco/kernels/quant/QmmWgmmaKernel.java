@@ -119,6 +119,13 @@ public final class QmmWgmmaKernel {
   /** Halves per x tile slot (128 rows x 64 k, four slabs). */
   static final int SLOT_HALVES = 4 * SLAB_HALVES;
 
+  /**
+   * Words per feature in a pair slot: a step pair's 16 and 4 of padding, so that the fragment reads
+   * of a warp's 8 features (8 bytes each) fall on 16 different banks (at 16 they would share 4
+   * ways, at 8, the former one-step slot, 2).
+   */
+  static final int FEATURE_WORDS = 20;
+
   /** The product; see the class comment. */
   @Kernel(
       archs = {90},
@@ -131,7 +138,7 @@ public final class QmmWgmmaKernel {
         "groupSize=128,dtype=1,wg=2,pipe=2,ahead=3",
         // Within sm_80's 163 KiB too: the shipped-kernel checks also compile these for sm_80 (and
         // expect the arch refusal, which a plan needing more shared memory would pre-empt).
-        "groupSize=32,dtype=1,wg=4,pipe=2,ahead=4",
+        "groupSize=32,dtype=1,wg=4,pipe=1,ahead=4",
         "groupSize=64,dtype=1,wg=2,pipe=1,ahead=6",
         "groupSize=64,dtype=0,wg=3,pipe=2,ahead=3"
       })
@@ -162,28 +169,30 @@ public final class QmmWgmmaKernel {
     Int4 cp = copyPlan(tid, r0, rows, k, ctx.groupIdx * 64 * wg + (tid >> 1), wg);
 
     int stages = ahead + pipe;
+    int pairSlots = pairSlots(ahead);
     // [stages, 4 slabs, 2 k halves, 16 row groups, 8 rows, 8 k] halves.
     short[] xs = ctx.allocateShortLocalArray(stages * SLOT_HALVES);
-    // [stages, 64 wg features, 8] the block's words of a step.
-    int[] ws = ctx.allocateIntLocalArray(stages * 512 * wg);
-    // [stages, 64 wg features, 2 (scale, bias), 2] the aligned pairs holding the step's groups.
-    short[] ss = ctx.allocateShortLocalArray(stages * 256 * wg);
+    // [pairSlots, 64 wg features, FEATURE_WORDS] the block's words of a step pair (16 a feature).
+    int[] ws = ctx.allocateIntLocalArray(pairSlots * 64 * wg * FEATURE_WORDS);
+    // [pairSlots, 64 wg features, 2 (scales, biases), 4] halves: the aligned runs holding the step
+    // pair's groups (4 halves each at groups of 32, else 2, the biases then at half 2).
+    short[] ss = ctx.allocateShortLocalArray(pairSlots * 512 * wg);
 
     // Prologue: steps 0 .. ahead - 1 requested (a group per step even past the last one, so the
     // waits count alike); steps 0 and 1 awaited and shared; step 0's fragments.
     for (int q = 0; q < ahead; q++) {
-      request(ctx, xs, ws, ss, x, wq, scales, biases, cp, q, q, steps, k, wg, groupSize);
+      request(ctx, xs, ws, ss, x, wq, scales, biases, cp, q, q >> 1, q, steps, k, wg, groupSize);
     }
     Vec.waitAsync(ahead - 2);
     ctx.fenceSharedAsync();
     ctx.localBarrier();
     // This thread's words and scale/bias pairs within a slot; its byte of each word.
-    int wo = 8 * fl;
-    int so = 4 * fl;
+    int wo = FEATURE_WORDS * fl;
+    int so = 8 * fl;
     int sel = 0x4400 + 0x1111 * t;
-    int wSlot = 512 * wg;
-    int sSlot = 256 * wg;
-    Int4 p0 = pairs(ss, so);
+    int wSlot = 64 * wg * FEATURE_WORDS;
+    int sSlot = 512 * wg;
+    Int4 p0 = pairs(ss, so, false, groupSize);
     Int4 a0 = product(ws, p0, wo, 0, 0, sel, sA, groupSize, dtype);
     Int4 a1 = product(ws, p0, wo, 0, 1, sel, sA, groupSize, dtype);
     Int4 a2 = product(ws, p0, wo, 0, 2, sel, sA, groupSize, dtype);
@@ -204,22 +213,31 @@ public final class QmmWgmmaKernel {
     // (MEMBAR.ALL.CTA), which would wait for them.
     // Slots rotate by a compare, not a remainder: stages is rarely a power of two, and each % was
     // a chain of integer multiplies per use.
+    // A step pair's words and scale/bias runs rotate through pairSlots slots of their own, copied
+    // with the even step (into the pair slot of step j + ahead or j + 1 + ahead, whichever is even:
+    // (ahead + 1) / 2 pair slots on, which for odd ahead is step j's own, free once step j + 1's
+    // fragments were dequantized, before step j + 1's barrier).
     Float4x16 acc = Float4x16.zero();
     int s0 = 0; // slot of step j
+    int q0 = 0; // pair slot of steps j, j + 1
     for (int j = 0; j < steps; j += 2) {
       int s1 = next(s0, 1, stages);
       int s2 = next(s0, 2, stages);
+      int q1 = next(q0, 1, pairSlots);
+      int qa = next(q0, (ahead + 1) / 2, pairSlots);
       acc = issue(ctx, xs, s0, a0, a1, a2, a3, acc, dtype);
       settle(ctx, pipe);
       int sa = next(s0, ahead, stages); // the slot of the step pipe steps back: free
       Vec.waitAsync(ahead - 3);
       ctx.fenceSharedAsync();
-      request(ctx, xs, ws, ss, x, wq, scales, biases, cp, sa, j + ahead, steps, k, wg, groupSize);
-      Int4 p1 = pairs(ss, so + (evenPairServesOdd(groupSize) ? s0 : s1) * sSlot);
-      Int4 c0 = product(ws, p1, wo + s1 * wSlot, j + 1, 0, sel, sA, groupSize, dtype);
-      Int4 c1 = product(ws, p1, wo + s1 * wSlot, j + 1, 1, sel, sA, groupSize, dtype);
-      Int4 c2 = product(ws, p1, wo + s1 * wSlot, j + 1, 2, sel, sA, groupSize, dtype);
-      Int4 c3 = product(ws, p1, wo + s1 * wSlot, j + 1, 3, sel, sA, groupSize, dtype);
+      request(
+          ctx, xs, ws, ss, x, wq, scales, biases, cp, sa, qa, j + ahead, steps, k, wg, groupSize);
+      Int4 p1 = pairs(ss, so + q0 * sSlot, true, groupSize);
+      int w1 = wo + q0 * wSlot + 8; // the odd step's 8 words of each feature
+      Int4 c0 = product(ws, p1, w1, j + 1, 0, sel, sA, groupSize, dtype);
+      Int4 c1 = product(ws, p1, w1, j + 1, 1, sel, sA, groupSize, dtype);
+      Int4 c2 = product(ws, p1, w1, j + 1, 2, sel, sA, groupSize, dtype);
+      Int4 c3 = product(ws, p1, w1, j + 1, 3, sel, sA, groupSize, dtype);
       if (pipe == 1) {
         ctx.warpgroupWait(0);
       }
@@ -230,17 +248,34 @@ public final class QmmWgmmaKernel {
       Vec.waitAsync(ahead - 3);
       ctx.fenceSharedAsync();
       request(
-          ctx, xs, ws, ss, x, wq, scales, biases, cp, sb, j + 1 + ahead, steps, k, wg, groupSize);
+          ctx,
+          xs,
+          ws,
+          ss,
+          x,
+          wq,
+          scales,
+          biases,
+          cp,
+          sb,
+          qa,
+          j + 1 + ahead,
+          steps,
+          k,
+          wg,
+          groupSize);
       // Past the last step the slot holds stale data: dequantized, never used.
-      Int4 p2 = pairs(ss, so + s2 * sSlot);
-      a0 = product(ws, p2, wo + s2 * wSlot, j + 2, 0, sel, sA, groupSize, dtype);
-      a1 = product(ws, p2, wo + s2 * wSlot, j + 2, 1, sel, sA, groupSize, dtype);
-      a2 = product(ws, p2, wo + s2 * wSlot, j + 2, 2, sel, sA, groupSize, dtype);
-      a3 = product(ws, p2, wo + s2 * wSlot, j + 2, 3, sel, sA, groupSize, dtype);
+      Int4 p2 = pairs(ss, so + q1 * sSlot, false, groupSize);
+      int w2 = wo + q1 * wSlot;
+      a0 = product(ws, p2, w2, j + 2, 0, sel, sA, groupSize, dtype);
+      a1 = product(ws, p2, w2, j + 2, 1, sel, sA, groupSize, dtype);
+      a2 = product(ws, p2, w2, j + 2, 2, sel, sA, groupSize, dtype);
+      a3 = product(ws, p2, w2, j + 2, 3, sel, sA, groupSize, dtype);
       if (pipe == 1) {
         ctx.warpgroupWait(0);
       }
       s0 = s2;
+      q0 = q1;
     }
 
     ctx.warpgroupWait(0);
@@ -302,27 +337,29 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * Step {@code step}'s copies into slot {@code slot}, this thread's share ({@code cp}: {@link
-   * #copyPlan}): its x tile chunks, one 16-byte chunk of the block's words (feature {@code cp.w()},
-   * words 4 (tid & 1) ..), and the aligned pair of scales (even tid) or biases (odd tid) of that
-   * feature holding the step's groups (groups of 32 or more: one pair covers a step); then the
-   * group is committed, an empty one for a step past the last (so that the waits count alike). With
-   * groups of 64 or more, odd steps copy no pairs: the even step's pair holds their groups too, and
-   * the odd step reads it from the even step's slot. Each pair copy touches its own line (32 lines
-   * a warp, the most of a step's copies), and a second copy of the same pair was another request
-   * for the L1 (run 114 call D: L2 77% busy at 256 rows).
+   * Step {@code step}'s copies, this thread's share ({@code cp}: {@link #copyPlan}): its x tile
+   * chunks into slot {@code slot}; for an even step also the step pair's words and scale/bias runs
+   * into pair slot {@code pairSlot}: two 16-byte chunks of the block's words (feature {@code tid /
+   * 4}, and 32 wg features on, words 4 (tid & 3) .. of the 16 of the pair), and the aligned run of
+   * scales (even tid) or biases (odd tid) of feature {@code cp.w()} holding the pair's groups
+   * ({@link #pairHalves}). Then the group is committed, an empty one for a step past the last (so
+   * that the waits count alike). A feature's words of a step pair are 64 contiguous bytes of one
+   * line and its run of scales a few bytes of one line: copied once a pair, half the line requests
+   * of copies made each step (run 114 call D: L2 77% busy at 256 rows with 10% DRAM, the requests
+   * of a step's copies, not their bytes, the bottleneck).
    */
   private static void request(
       KernelContext ctx,
       short[] xs, // [stages * SLOT_HALVES]
-      int[] ws, // [stages, 64 wg, 8]
-      short[] ss, // [stages, 64 wg, 2, 2]
+      int[] ws, // [pairSlots, 64 wg, FEATURE_WORDS]
+      short[] ss, // [pairSlots, 64 wg, 2, 4]
       short[] x, // [rows, k]
       int[] wq, // [n, k/8]
       short[] scales, // [n, k/groupSize]
       short[] biases, // [n, k/groupSize]
       Int4 cp,
       int slot,
+      int pairSlot,
       int step,
       int steps,
       int k,
@@ -338,16 +375,20 @@ public final class QmmWgmmaKernel {
           Vec.copyAsync(xs, dst + 128 * wg * i, x, src + 16 * wg * i * k, 16);
         }
       }
-      int f = cp.w();
-      int h = tid & 1;
-      Vec.copyAsync(ws, slot * 512 * wg + 4 * tid, wq, f * (k / 8) + 8 * step + 4 * h, 16);
-      int e = (f * (k / groupSize) + BK * step / groupSize) & ~1;
-      int d = slot * 256 * wg + 2 * tid;
-      if ((step & 1) == 0 || !evenPairServesOdd(groupSize)) {
-        if (h == 0) {
-          Vec.copyAsync(ss, d, scales, e, 4);
+      if ((step & 1) == 0) {
+        int f = cp.w();
+        int fw = f - (tid >> 1) + (tid >> 2); // 4 threads a feature's 64 bytes
+        int dw = pairSlot * 64 * wg * FEATURE_WORDS + FEATURE_WORDS * (tid >> 2) + 4 * (tid & 3);
+        int sw = fw * (k / 8) + 8 * step + 4 * (tid & 3);
+        Vec.copyAsync(ws, dw, wq, sw, 16);
+        Vec.copyAsync(ws, dw + 32 * wg * FEATURE_WORDS, wq, sw + 32 * wg * (k / 8), 16);
+        int run = pairHalves(groupSize);
+        int e = (f * (k / groupSize) + BK * step / groupSize) & -run;
+        int d = pairSlot * 512 * wg + 8 * (tid >> 1) + run * (tid & 1);
+        if ((tid & 1) == 0) {
+          Vec.copyAsync(ss, d, scales, e, 2 * run);
         } else {
-          Vec.copyAsync(ss, d, biases, e, 4);
+          Vec.copyAsync(ss, d, biases, e, 2 * run);
         }
       }
     }
@@ -388,7 +429,7 @@ public final class QmmWgmmaKernel {
       int groupSize,
       int dtype) {
     Int2 wa = Vec.load2(ws, w + 2 * s);
-    Int2 wb = Vec.load2(ws, w + 64 + 2 * s); // feature fl + 8: 8 rows of 8 words on
+    Int2 wb = Vec.load2(ws, w + 8 * FEATURE_WORDS + 2 * s); // feature fl + 8
     // Half of the pair: the group's parity (features fl and fl + 8 agree: 8 rows of groups apart).
     // Written as two quotients (BK * step is a multiple of groupSize, or step / 2 of 128-k groups;
     // 16 s stays within a 64-k step), the half is one expression for the step's products that
@@ -406,27 +447,47 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * The scale and bias pairs of features fl ({@code x, y}) and fl + 8 ({@code z, w}) of a step, at
-   * {@code c} (fl's in the step's slot): loaded once for the step's four products.
+   * The scale and bias pairs of features fl ({@code x, y}) and fl + 8 ({@code z, w}) of the even or
+   * {@code odd} step of a pair, at {@code c} (fl's runs in the pair slot): loaded once for the
+   * step's four products. With groups of 32 each step has its own pair, the second of each run for
+   * the odd step; larger groups share one pair (scales, then biases at half 2).
    */
   private static Int4 pairs(
-      short[] ss, // [stages, 64 wg, 2, 2]
-      int c) {
+      short[] ss, // [pairSlots, 64 wg, 2, 4]
+      int c,
+      boolean odd,
+      int groupSize) {
+    if (pairHalves(groupSize) == 4) {
+      Int2 sa = Vec.load2(ss, c);
+      Int2 ba = Vec.load2(ss, c + 4);
+      Int2 sb = Vec.load2(ss, c + 64); // 8 features of 8 halves on
+      Int2 bb = Vec.load2(ss, c + 68);
+      return new Int4(
+          odd ? sa.y() : sa.x(),
+          odd ? ba.y() : ba.x(),
+          odd ? sb.y() : sb.x(),
+          odd ? bb.y() : bb.x());
+    }
     Int2 a = Vec.load2(ss, c);
-    Int2 b = Vec.load2(ss, c + 32); // 8 rows of 4 halves on
+    Int2 b = Vec.load2(ss, c + 64);
     return new Int4(a.x(), a.y(), b.x(), b.y());
   }
 
   /**
-   * Whether an odd step's scale/bias pairs are its even predecessor's (groups of 64 or more: an
-   * aligned pair spans 128 k or more), so that the odd step copies none and reads the even step's
-   * slot. The copies ({@link #request}) and the reads ({@link #qmm}) must agree on it.
+   * Halves of scales (and of biases) a step pair copies per feature: the aligned run holding its
+   * groups, 4 at groups of 32 (two pairs), else 2 (a pair spans 128 k or more). The copies ({@link
+   * #request}) and the reads ({@link #pairs}) must agree on it.
    */
-  private static boolean evenPairServesOdd(int groupSize) {
-    return groupSize >= 64;
+  static int pairHalves(int groupSize) {
+    return groupSize == 32 ? 4 : 2;
   }
 
-  /** Slot {@code s + d} of {@code stages} ({@code d < stages}). */
+  /** Pair slots for {@code ahead} steps in flight: see {@link #qmm}'s loop. */
+  static int pairSlots(int ahead) {
+    return ahead / 2 + 1;
+  }
+
+  /** Slot {@code s + d} of {@code stages} ({@code d <= stages}). */
   private static int next(int s, int d, int stages) {
     int n = s + d;
     return n >= stages ? n - stages : n;
@@ -574,12 +635,13 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * Shared bytes of a plan: per slot the x tile (16512 bytes: 16 KiB and the bank padding), the
-   * block's words (32 bytes a feature) and scale/bias pairs (8 bytes a feature). At most 8 slots of
-   * 4 warpgroups: 214016 bytes (209 KiB), within sm_90's 227 KiB.
+   * Shared bytes of a plan: per slot the x tile (16512 bytes: 16 KiB and the bank padding); per
+   * pair slot the block's words of two steps (80 bytes a feature with the padding) and the
+   * scale/bias runs (16 bytes a feature). At most 8 slots and 4 pair slots of 4 warpgroups: 230400
+   * bytes (225 KiB), within sm_90's 227 KiB.
    */
   static int sharedBytes(int wg, int pipe, int ahead) {
-    return (ahead + pipe) * (SLOT_HALVES * 2 + 64 * wg * 40);
+    return (ahead + pipe) * SLOT_HALVES * 2 + pairSlots(ahead) * 64 * wg * (4 * FEATURE_WORDS + 16);
   }
 
   /** Float64 reference: see {@link QmmReference#affine}. */

@@ -157,6 +157,27 @@ class QmmWgmmaKernelTest {
     assertTrue(QmmWgmmaKernel.supports(ok.withTranspose(false), true).contains("transposed"));
   }
 
+  /**
+   * The fragment reads of one instruction: lanes (g, t) of a warp read 8 bytes at word {@code
+   * FEATURE_WORDS g + 2 s} (+ 8 in an odd step); the 8 features' reads must take 16 different
+   * banks.
+   */
+  @Test
+  void fragmentReadsOfAWarpTakeDistinctBanks() {
+    for (int odd = 0; odd < 2; odd++) {
+      for (int s = 0; s < 4; s++) {
+        Set<Integer> banks = new HashSet<>();
+        for (int g = 0; g < 8; g++) {
+          int word = QmmWgmmaKernel.FEATURE_WORDS * g + 8 * odd + 2 * s;
+          banks.add(word % 32);
+          banks.add((word + 1) % 32);
+        }
+        assertEquals(16, banks.size(), "odd " + odd + ", product " + s);
+      }
+    }
+    assertEquals(0, QmmWgmmaKernel.FEATURE_WORDS % 4, "16-byte copies need 16-byte rows");
+  }
+
   @Test
   void plans() {
     QmmShape s = QmmShape.affine(4, 64, Quant.BF16, 256, 12288, 4096);
@@ -170,11 +191,14 @@ class QmmWgmmaKernelTest {
         2, QmmWgmmaKernel.plan(QmmShape.affine(4, 64, Quant.BF16, 256, 256, 256)).get("wg"));
     assertEquals(2, p.get("pipe"));
     assertEquals(3, p.get("ahead"));
-    // A slot: the 128 x 64 bf16 x tile (16 KiB, 128 bytes of bank padding), then per feature 8
-    // words and two pairs of halves.
-    assertEquals(5 * (16512 + 192 * (32 + 8)), p.sharedBytes());
-    assertEquals(6 * (16512 + 192 * (32 + 8)), QmmWgmmaKernel.plan(s, 3, 2, 4).sharedBytes());
-    assertEquals(8 * (16512 + 256 * (32 + 8)), QmmWgmmaKernel.plan(s, 4, 2, 6).sharedBytes());
+    // A slot per step in flight (ahead + pipe): the 128 x 64 bf16 x tile (16 KiB, 128 bytes of
+    // bank padding). A pair slot per two steps copied ahead, and one more (ahead / 2 + 1): per
+    // feature two steps' 16 words and 4 of padding, then 4 scales and 4 biases.
+    assertEquals(5 * 16512 + 2 * 192 * (80 + 16), p.sharedBytes());
+    assertEquals(6 * 16512 + 3 * 192 * (80 + 16), QmmWgmmaKernel.plan(s, 3, 2, 4).sharedBytes());
+    int largest = QmmWgmmaKernel.plan(s, 4, 2, 6).sharedBytes();
+    assertEquals(8 * 16512 + 4 * 256 * (80 + 16), largest);
+    assertTrue(largest <= 227 * 1024, "the largest plan fits sm_90's 227 KiB: " + largest);
     assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 5, 1, 3));
     assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 3, 3, 3));
     assertThrows(IllegalArgumentException.class, () -> QmmWgmmaKernel.plan(s, 3, 1, 2));
