@@ -34,18 +34,22 @@ import sirocco.runtime.Dim3;
  *
  * <h2>Shared memory</h2>
  *
- * {@code ahead + pipe} slots, one per step in flight. A slot holds
+ * {@code ahead + pipe} slots, one per step in flight, each holding the step's x tile (128 rows x 64
+ * k, 16 KiB and 128 bytes of padding) in the core-matrix layout {@code wgmma} reads without
+ * swizzling: per k16 slab, the core matrices (8 rows x 8 k, 128 contiguous bytes) of k 0-7 for row
+ * groups 0..15 ({@link #SBO} = 128 bytes apart), then those of k 8-15 ({@link #LBO} = 2064 bytes
+ * above). A core-matrix row is 8 consecutive k of one x row: one 16-byte {@code cp.async}, a
+ * quarter warp copying one row's 8 chunks.
+ *
+ * <p>{@code ahead / 2 + 1} pair slots, one per pair of steps (even, odd) in flight, copied with the
+ * even step, each holding
  *
  * <ul>
- *   <li>the x tile (128 rows x 64 k, 16 KiB and 128 bytes of padding) in the core-matrix layout
- *       {@code wgmma} reads without swizzling: per k16 slab, the core matrices (8 rows x 8 k, 128
- *       contiguous bytes) of k 0-7 for row groups 0..15 ({@link #SBO} = 128 bytes apart), then
- *       those of k 8-15 ({@link #LBO} = 2064 bytes above). A core-matrix row is 8 consecutive k of
- *       one x row: one 16-byte {@code cp.async}, a warp copying 4 rows x 8 such chunks;
- *   <li>the block's words of the step ({@code [64 wg features, 8]}, one 16-byte copy per thread);
- *   <li>per feature the aligned pairs of scales and of biases holding the step's groups (a 4-byte
- *       copy per thread; n is a multiple of 64, so a pair never runs past the arrays' end), left
- *       unwritten in odd steps' slots where groups are 64 or more (the even step's pair serves).
+ *   <li>the block's words of the two steps ({@code [64 wg features, 16]}, rows padded to {@link
+ *       #FEATURE_WORDS}; two 16-byte copies per thread);
+ *   <li>per feature the aligned run of scales and of biases holding the two steps' groups ({@link
+ *       #pairHalves}: 4 or 2 halves, one 8- or 4-byte copy per thread; n is a multiple of 64, so a
+ *       run never runs past the arrays' end).
  * </ul>
  *
  * <h2>Pipeline, per step j</h2>
@@ -414,9 +418,9 @@ public final class QmmWgmmaKernel {
   /**
    * The A fragment of product {@code s} (0..3) of step {@code step}: byte t of words 2s (k 2t, 2t +
    * 1 of the slab) and 2s + 1 (k 2t + 8, 2t + 9) of this lane's features fl and fl + 8, each code
-   * pair dequantized with its group's scale and bias. {@code w}: fl's words in the step's slot;
-   * {@code pairs}: the step's scale/bias pairs ({@link #pairs}); {@code sel}: the byte permute
-   * taking byte t.
+   * pair dequantized with its group's scale and bias. {@code w}: fl's 8 words of the step in its
+   * pair slot; {@code pairs}: the step's scale/bias pairs ({@link #pairs}); {@code sel}: the byte
+   * permute taking byte t.
    */
   private static Int4 product(
       int[] ws, // [stages, 64 wg, 8]
