@@ -34,15 +34,15 @@ import sirocco.runtime.Dim3;
  *
  * <h2>Shared memory</h2>
  *
- * {@code ahead + pipe} slots, one per step in flight, each holding the step's x tile (128 rows x 64
- * k, 16 KiB and 128 bytes of padding) in the core-matrix layout {@code wgmma} reads without
- * swizzling: per k16 slab, the core matrices (8 rows x 8 k, 128 contiguous bytes) of k 0-7 for row
- * groups 0..15 ({@link #SBO} = 128 bytes apart), then those of k 8-15 ({@link #LBO} = 2064 bytes
- * above). A core-matrix row is 8 consecutive k of one x row: one 16-byte {@code cp.async}, a
- * quarter warp copying one row's 8 chunks.
+ * {@code ahead + pipe + 1} slots, one per step in flight and one more, each holding the step's x
+ * tile (128 rows x 64 k, 16 KiB and 128 bytes of padding) in the core-matrix layout {@code wgmma}
+ * reads without swizzling: per k16 slab, the core matrices (8 rows x 8 k, 128 contiguous bytes) of
+ * k 0-7 for row groups 0..15 ({@link #SBO} = 128 bytes apart), then those of k 8-15 ({@link #LBO} =
+ * 2064 bytes above). A core-matrix row is 8 consecutive k of one x row: one 16-byte {@code
+ * cp.async}, a quarter warp copying one row's 8 chunks.
  *
- * <p>{@code ahead / 2 + 1} pair slots, one per pair of steps (even, odd) in flight, copied with the
- * even step, each holding
+ * <p>{@code (ahead + 1) / 2 + 1} pair slots, one per pair of steps (even, odd) in flight and one
+ * more, copied with the even step, each holding
  *
  * <ul>
  *   <li>the block's words of the two steps ({@code [64 wg features, 16]}, rows padded to {@link
@@ -55,17 +55,19 @@ import sirocco.runtime.Dim3;
  * <h2>Pipeline, per step j</h2>
  *
  * <ol>
- *   <li>block barrier: steps j and j + 1 landed (every thread waited for its copies and fenced the
- *       x tiles to the asynchronous proxy), every warpgroup waited for step j - pipe's products;
+ *   <li>even j only, a block barrier: steps j and j + 1 landed (every thread waited for its copies
+ *       and fenced the x tiles to the asynchronous proxy), every warpgroup waited for step j -
+ *       pipe's products;
  *   <li>fence, the four products of step j from the fragments dequantized in step j - 1, commit;
- *   <li>while they run: wait for this thread's copies of step j + 2 and fence; request step j +
- *       ahead into the slot of step j - pipe; dequantize step j + 1's fragments from its words;
+ *   <li>while they run: odd j only, wait for this thread's copies of steps j + 1, j + 2 and fence;
+ *       request step j + ahead into the slot of step j - pipe - 1 (even j) or j - pipe (odd j);
+ *       dequantize step j + 1's fragments from its words;
  *   <li>with {@code pipe = 1}, wait for this step's products; with 2, the previous step's were
  *       waited for right after this step's were issued.
  * </ol>
  *
- * So a step's copies have {@code ahead - 2} steps to land. k is a multiple of 128: the loop runs
- * two steps per iteration ({@link #qmm}'s comments say why).
+ * So a step's copies have {@code ahead - 2} or more steps to land. k is a multiple of 128: the loop
+ * runs two steps per iteration ({@link #qmm}'s comments say why).
  *
  * <h2>Measured (runs 110–114, H100, 12288 x 4096 4-bit g64 bf16, graph replay)</h2>
  *
@@ -142,8 +144,8 @@ public final class QmmWgmmaKernel {
         "groupSize=128,dtype=1,wg=2,pipe=2,ahead=3",
         // Within sm_80's 163 KiB too: the shipped-kernel checks also compile these for sm_80 (and
         // expect the arch refusal, which a plan needing more shared memory would pre-empt).
-        "groupSize=32,dtype=1,wg=4,pipe=1,ahead=4",
-        "groupSize=64,dtype=1,wg=2,pipe=1,ahead=6",
+        "groupSize=32,dtype=1,wg=4,pipe=1,ahead=3",
+        "groupSize=64,dtype=1,wg=2,pipe=1,ahead=5",
         "groupSize=64,dtype=0,wg=3,pipe=2,ahead=3"
       })
   public static void qmm(
@@ -172,7 +174,7 @@ public final class QmmWgmmaKernel {
     // address arithmetic was a third of the loop's instructions: run 111 call D's SASS).
     Int4 cp = copyPlan(tid, r0, rows, k, ctx.groupIdx * 64 * wg + (tid >> 1), wg);
 
-    int stages = ahead + pipe;
+    int stages = stages(pipe, ahead);
     int pairSlots = pairSlots(ahead);
     // [stages, 4 slabs, 2 k halves, 16 row groups, 8 rows, 8 k] halves.
     short[] xs = ctx.allocateShortLocalArray(stages * SLOT_HALVES);
@@ -209,18 +211,22 @@ public final class QmmWgmmaKernel {
     // never from a load in flight: loaded into registers, the words were loop-carried values and
     // the dequantization, or a copy of them at the loop's back edge, waited for the load there (run
     // 111 calls A and B: 45% and 37% of the stall samples, long scoreboard).
-    // While step j's products run, this thread's copies of step j + 2 are awaited (the older
-    // groups; ahead - 3 younger ones stay in flight) and the x tiles fenced to the asynchronous
-    // proxy, then step j + ahead is requested into the slot of step j - pipe (every warpgroup
-    // waited for its products, and dequantized its words, before this step's barrier). The fence
-    // comes before the new copies: ptxas makes it a full memory barrier for the thread
-    // (MEMBAR.ALL.CTA), which would wait for them.
+    // One block barrier per iteration, before the even step's products (run 114 call D: a quarter
+    // of the stalls at the barrier, then one per step). Before it every thread waited for its
+    // copies of both steps and fenced the x tiles to the asynchronous proxy, and every warpgroup
+    // waited for the products of step j - pipe and dequantized step j - 1's fragments. So after
+    // it the iteration may refill the slots of steps j - pipe - 1 (step j + ahead, requested while
+    // step j's products run) and j - pipe (step j + 1 + ahead, while step j + 1's run): one slot
+    // more than steps in flight. In the second half this thread's copies of steps j + 2 and j + 3
+    // are awaited (ahead - 3 younger groups stay in flight) and fenced; the fence comes before the
+    // new copies: ptxas makes it a full memory barrier for the thread (MEMBAR.ALL.CTA), which
+    // would wait for them.
     // Slots rotate by a compare, not a remainder: stages is rarely a power of two, and each % was
     // a chain of integer multiplies per use.
     // A step pair's words and scale/bias runs rotate through pairSlots slots of their own, copied
-    // with the even step (into the pair slot of step j + ahead or j + 1 + ahead, whichever is even:
-    // (ahead + 1) / 2 pair slots on, which for odd ahead is step j's own, free once step j + 1's
-    // fragments were dequantized, before step j + 1's barrier).
+    // with the even step (into the pair slot of step j + ahead or j + 1 + ahead, whichever is
+    // even: (ahead + 1) / 2 pair slots on, the one of steps j - 2, j - 1, whose fragments were
+    // dequantized before this iteration's barrier).
     Float4x16 acc = Float4x16.zero();
     int s0 = 0; // slot of step j
     int q0 = 0; // pair slot of steps j, j + 1
@@ -229,11 +235,9 @@ public final class QmmWgmmaKernel {
       int s2 = next(s0, 2, stages);
       int q1 = next(q0, 1, pairSlots);
       int qa = next(q0, (ahead + 1) / 2, pairSlots);
-      acc = issue(ctx, xs, s0, a0, a1, a2, a3, acc, dtype);
+      acc = issue(ctx, xs, s0, true, a0, a1, a2, a3, acc, dtype);
       settle(ctx, pipe);
-      int sa = next(s0, ahead, stages); // the slot of the step pipe steps back: free
-      Vec.waitAsync(ahead - 3);
-      ctx.fenceSharedAsync();
+      int sa = next(s0, ahead, stages); // step j - pipe - 1's slot: free
       request(
           ctx, xs, ws, ss, x, wq, scales, biases, cp, sa, qa, j + ahead, steps, k, wg, groupSize);
       Int4 p1 = pairs(ss, so + q0 * sSlot, true, groupSize);
@@ -246,9 +250,9 @@ public final class QmmWgmmaKernel {
         ctx.warpgroupWait(0);
       }
 
-      acc = issue(ctx, xs, s1, c0, c1, c2, c3, acc, dtype);
+      acc = issue(ctx, xs, s1, false, c0, c1, c2, c3, acc, dtype);
       settle(ctx, pipe);
-      int sb = next(s1, ahead, stages); // the slot of the step pipe steps back: free
+      int sb = next(s1, ahead, stages); // step j - pipe's slot: free
       Vec.waitAsync(ahead - 3);
       ctx.fenceSharedAsync();
       request(
@@ -304,21 +308,24 @@ public final class QmmWgmmaKernel {
   }
 
   /**
-   * The products of the step in slot {@code stage}: the block barrier, then the four k16 products
-   * from the fragments {@code p0 .. p3} (each: feature fa's and fa + 8's codes at k 2t, 2t + 1,
-   * then at 2t + 8, 2t + 9 of its slab), committed.
+   * The products of the step in slot {@code stage}: the block barrier if {@code barrier} (even
+   * steps), then the four k16 products from the fragments {@code p0 .. p3} (each: feature fa's and
+   * fa + 8's codes at k 2t, 2t + 1, then at 2t + 8, 2t + 9 of its slab), committed.
    */
   private static Float4x16 issue(
       KernelContext ctx,
       short[] xs, // [stages * SLOT_HALVES] the x tiles
       int stage,
+      boolean barrier,
       Int4 p0,
       Int4 p1,
       Int4 p2,
       Int4 p3,
       Float4x16 acc,
       int dtype) {
-    ctx.localBarrier();
+    if (barrier) {
+      ctx.localBarrier();
+    }
     int slot = stage * SLOT_HALVES;
     ctx.warpgroupFence();
     Float4x16 d = slab(ctx, xs, slot, 0, p0, acc, dtype);
@@ -486,9 +493,21 @@ public final class QmmWgmmaKernel {
     return groupSize == 32 ? 4 : 2;
   }
 
-  /** Pair slots for {@code ahead} steps in flight: see {@link #qmm}'s loop. */
+  /**
+   * x tile slots: the {@code ahead + pipe} steps in flight and one more, refilled in an iteration's
+   * first half (see {@link #qmm}'s loop).
+   */
+  static int stages(int pipe, int ahead) {
+    return ahead + pipe + 1;
+  }
+
+  /**
+   * Pair slots for {@code ahead} steps in flight: those of the step pairs requested and of the pair
+   * being read, and one more, refilled in the iteration after the one reading it last (see {@link
+   * #qmm}'s loop).
+   */
   static int pairSlots(int ahead) {
-    return ahead / 2 + 1;
+    return (ahead + 1) / 2 + 1;
   }
 
   /** Slot {@code s + d} of {@code stages} ({@code d <= stages}). */
@@ -621,11 +640,26 @@ public final class QmmWgmmaKernel {
       throw new IllegalArgumentException(
           "wg=" + wg + " needs n a multiple of " + 64 * wg + ", got " + s.n());
     }
+    int bytes = sharedBytes(wg, pipe, ahead);
+    if (bytes > MAX_SHARED) {
+      throw new IllegalArgumentException(
+          "wg="
+              + wg
+              + ", pipe="
+              + pipe
+              + ", ahead="
+              + ahead
+              + " needs "
+              + bytes
+              + " bytes of shared memory, more than sm_90's "
+              + MAX_SHARED
+              + ": fewer steps ahead or warpgroups");
+    }
     return LaunchPlan.of(
         "QmmWgmmaKernel.qmm",
         Dim3.of(s.n() / (64 * wg), (s.rows() + ROWS - 1) / ROWS),
         Dim3.of(128 * wg),
-        sharedBytes(wg, pipe, ahead),
+        bytes,
         "groupSize",
         s.groupSize(),
         "dtype",
@@ -641,12 +675,16 @@ public final class QmmWgmmaKernel {
   /**
    * Shared bytes of a plan: per slot the x tile (16512 bytes: 16 KiB and the bank padding); per
    * pair slot the block's words of two steps (80 bytes a feature with the padding) and the
-   * scale/bias runs (16 bytes a feature). At most 8 slots and 4 pair slots of 4 warpgroups: 230400
-   * bytes (225 KiB), within sm_90's 227 KiB.
+   * scale/bias runs (16 bytes a feature). Within {@link #MAX_SHARED} for every plan but {@code wg =
+   * 4, pipe = 2, ahead = 6} (9 slots and 4 pair slots: 246912 bytes).
    */
   static int sharedBytes(int wg, int pipe, int ahead) {
-    return (ahead + pipe) * SLOT_HALVES * 2 + pairSlots(ahead) * 64 * wg * (4 * FEATURE_WORDS + 16);
+    return stages(pipe, ahead) * SLOT_HALVES * 2
+        + pairSlots(ahead) * 64 * wg * (4 * FEATURE_WORDS + 16);
   }
+
+  /** sm_90's shared memory per block (227 KiB), the most a plan may ask for. */
+  static final int MAX_SHARED = 227 * 1024;
 
   /** Float64 reference: see {@link QmmReference#affine}. */
   public static QmmReference.Result reference(
