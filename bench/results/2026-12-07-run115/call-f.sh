@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# run 115 call F: two kernels jars in one call, timed against qmm-tiled each time.
+# run 115 call F: three kernels jars in one call, timed against qmm-tiled each time.
 #  e:  the bundle's own (2cc691e): x a 128-byte line per quarter warp, odd steps reading the even
 #      step's scale/bias pair (run 114's call E, never run);
 #  w2: .gpu/alt's (a3eddf0): on top of that, a step pair's words (64 B a feature) and scale/bias runs
-#      copied once with the even step into pair slots of their own.
+#      copied once with the even step into pair slots of their own;
+#  b2: .gpu/alt2's (aaaf349): on top of w2, one block barrier per two steps (one more slot).
 # Each: the differential first (a wrong slot would show there), then 256/128/512 rows. Then Nsight's
-# request counts of both at 256 rows (3x1x3), w2 first.
+# request counts at 256 rows (3x1x3): b2, then w2 and e while time is left.
 set -u
 o=$OUT/f; mkdir -p $o
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee $o/gpu.txt
@@ -26,6 +27,8 @@ cp .gpu/lib/$J $o/../e.jar 2>/dev/null || cp .gpu/lib/$J /tmp/e.jar
 set_of e
 cp .gpu/alt/$J .gpu/lib/$J && echo "w2 jar: $(cat .gpu/alt/COMMIT)"
 set_of w2
+cp .gpu/alt2/$J .gpu/lib/$J && echo "b2 jar: $(cat .gpu/alt2/COMMIT)"
+set_of b2
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 P="bench qmm --n 12288 --k 4096 --mode affine --bits 4 --group 64 --dtype bf16 --copies 8 --repeats 2 --rows 256"
 prof() { # tag
@@ -34,6 +37,7 @@ prof() { # tag
   grep -E "Duration|Mem Busy|Max Bandwidth|L1/TEX Hit|L2 Hit|No Eligible|stalled_(barrier|long_scoreboard|wait|short_scoreboard)|pipe_tensor|requests|sectors|inst_executed" $o/$1-ncu.txt | sed 's/  */ /g'
   rm -f $o/$1.ncu-rep
 }
-prof w2
-if [ $SECONDS -lt 420 ]; then cp $o/../e.jar .gpu/lib/$J 2>/dev/null || cp /tmp/e.jar .gpu/lib/$J; prof e; else echo "no time for ncu e ($SECONDS s)"; fi
+prof b2
+if [ $SECONDS -lt 450 ]; then cp .gpu/alt/$J .gpu/lib/$J; prof w2; else echo "no time for ncu w2 ($SECONDS s)"; fi
+if [ $SECONDS -lt 500 ]; then cp $o/../e.jar .gpu/lib/$J 2>/dev/null || cp /tmp/e.jar .gpu/lib/$J; prof e; else echo "no time for ncu e ($SECONDS s)"; fi
 rm -f $o/../e.jar; echo "wall $SECONDS s"; gzip $o/*.log $o/*.txt 2>/dev/null; true
