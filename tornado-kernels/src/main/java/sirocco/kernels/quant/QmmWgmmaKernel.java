@@ -140,7 +140,7 @@ public final class QmmWgmmaKernel {
         "groupSize=32,dtype=1,wg=3,pipe=1,ahead=3",
         "groupSize=128,dtype=0,wg=2,pipe=1,ahead=5",
         "groupSize=64,dtype=1,wg=1,pipe=1,ahead=4",
-        "groupSize=64,dtype=0,wg=3,pipe=2,ahead=4",
+        "groupSize=64,dtype=0,wg=2,pipe=2,ahead=4",
         "groupSize=128,dtype=1,wg=2,pipe=2,ahead=3",
         // Within sm_80's 163 KiB too: the shipped-kernel checks also compile these for sm_80 (and
         // expect the arch refusal, which a plan needing more shared memory would pre-empt).
