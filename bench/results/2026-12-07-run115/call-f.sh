@@ -4,7 +4,7 @@
 #      step's scale/bias pair (run 114's call E, never run);
 #  w2: .gpu/alt's (a3eddf0): on top of that, a step pair's words (64 B a feature) and scale/bias runs
 #      copied once with the even step into pair slots of their own;
-#  b2: .gpu/alt2's (aaaf349): on top of w2, one block barrier per two steps (one more slot).
+#  b2: .gpu/alt2's (ec36a14): on top of w2, one block barrier per two steps (one more slot).
 # Each: the differential first (a wrong slot would show there), then 256/128/512 rows. Then Nsight's
 # request counts at 256 rows (3x1x3): b2, then w2 and e while time is left.
 set -u
