@@ -6,7 +6,7 @@
 #      copied once with the even step into pair slots of their own;
 #  b2: .gpu/alt2's (ec36a14): on top of w2, one block barrier per two steps (one more slot).
 # Each: the differential first (a wrong slot would show there), then 256/128/512 rows. Then Nsight's
-# request counts at 256 rows (3x1x3): b2, then w2 and e while time is left.
+# request counts at 256 rows (3x1x3): b2, then e while time is left. Newest first, in case time runs out.
 set -u
 o=$OUT/f; mkdir -p $o
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee $o/gpu.txt
@@ -23,12 +23,11 @@ set_of() { # tag
   bench $1 512 qmm-tiled,qmm-wgmma@3x1x3,qmm-wgmma@3x2x3
 }
 J=sirocco-tornado-kernels-0.1.0-SNAPSHOT.jar
-cp .gpu/lib/$J $o/../e.jar 2>/dev/null || cp .gpu/lib/$J /tmp/e.jar
-set_of e
-cp .gpu/alt/$J .gpu/lib/$J && echo "w2 jar: $(cat .gpu/alt/COMMIT)"
-set_of w2
-cp .gpu/alt2/$J .gpu/lib/$J && echo "b2 jar: $(cat .gpu/alt2/COMMIT)"
-set_of b2
+mkdir -p /tmp/jars && cp .gpu/lib/$J /tmp/jars/e.jar && cp .gpu/alt/$J /tmp/jars/w2.jar && cp .gpu/alt2/$J /tmp/jars/b2.jar
+use() { cp /tmp/jars/$1.jar .gpu/lib/$J && echo "== jar $1"; }
+use b2; set_of b2
+use w2; set_of w2
+use e; set_of e
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 P="bench qmm --n 12288 --k 4096 --mode affine --bits 4 --group 64 --dtype bf16 --copies 8 --repeats 2 --rows 256"
 prof() { # tag
@@ -37,7 +36,6 @@ prof() { # tag
   grep -E "Duration|Mem Busy|Max Bandwidth|L1/TEX Hit|L2 Hit|No Eligible|stalled_(barrier|long_scoreboard|wait|short_scoreboard)|pipe_tensor|requests|sectors|inst_executed" $o/$1-ncu.txt | sed 's/  */ /g'
   rm -f $o/$1.ncu-rep
 }
-prof b2
-if [ $SECONDS -lt 450 ]; then cp .gpu/alt/$J .gpu/lib/$J; prof w2; else echo "no time for ncu w2 ($SECONDS s)"; fi
-if [ $SECONDS -lt 500 ]; then cp $o/../e.jar .gpu/lib/$J 2>/dev/null || cp /tmp/e.jar .gpu/lib/$J; prof e; else echo "no time for ncu e ($SECONDS s)"; fi
-rm -f $o/../e.jar; echo "wall $SECONDS s"; gzip $o/*.log $o/*.txt 2>/dev/null; true
+use b2; prof b2
+if [ $SECONDS -lt 480 ]; then use e; prof e; else echo "no time for ncu e ($SECONDS s)"; fi
+echo "wall $SECONDS s"; gzip $o/*.log $o/*.txt 2>/dev/null; true
