@@ -345,8 +345,8 @@ public abstract class QuantContract extends QuantMlxCases {
 
   /** Why the warpgroup rung is not used: its policy, first, for every shape. */
   static final String WGMMA_OFF =
-      "qmm-wgmma: policy: not used by default (sm_90 only; run 114, H100: 96.9 against"
-          + " qmm-tiled's 92.5 µs at 256 rows; -Dsirocco.qmm.wgmmaMinRows=N)";
+      "qmm-wgmma: policy: not used by default (sm_90 only; run 115, H100: 99.3 against"
+          + " qmm-tiled's 91.6 µs at 256 rows; -Dsirocco.qmm.wgmmaMinRows=N)";
 
   /**
    * Why the warpgroup and x-in-shared-memory rungs are not used: their policies, first, for every

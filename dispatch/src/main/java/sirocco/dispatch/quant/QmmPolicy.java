@@ -622,9 +622,9 @@ public final class QmmPolicy {
   public static final String XSHARED_MIN_ROWS_PROPERTY = "sirocco.qmm.xsharedMinRows";
 
   /**
-   * Rows from which {@value QmmOp#QMM_WGMMA} runs: none by default (run 114, H100, 12288 x 4096 g64
-   * bf16, the default plan: 96.9 µs at 256 rows against {@value QmmOp#QMM_TILED}'s 92.5, 81.1
-   * against 61.6 at 128, 190.3 against 180.7 at 512); {@code -Dsirocco.qmm.wgmmaMinRows=N} on an
+   * Rows from which {@value QmmOp#QMM_WGMMA} runs: none by default (run 115, H100, 12288 x 4096 g64
+   * bf16, the default plan: 99.3 µs at 256 rows against {@value QmmOp#QMM_TILED}'s 91.6, 73.6
+   * against 62.4 at 128, 193.3 against 179.6 at 512); {@code -Dsirocco.qmm.wgmmaMinRows=N} on an
    * sm_90 device only.
    */
   public static final int WGMMA_MIN_ROWS = Integer.MAX_VALUE;
@@ -637,7 +637,7 @@ public final class QmmPolicy {
         s,
         WGMMA_MIN_ROWS_PROPERTY,
         WGMMA_MIN_ROWS,
-        "sm_90 only; run 114, H100: 96.9 against qmm-tiled's 92.5 µs at 256 rows");
+        "sm_90 only; run 115, H100: 99.3 against qmm-tiled's 91.6 µs at 256 rows");
   }
 
   /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_MMA_XSHARED}, or null. */

@@ -89,9 +89,13 @@ import sirocco.runtime.Dim3;
  * 96.9 µs at 256 rows ({@code @3x2x3}; {@code @3x1x3} 96.3) against {@code qmm-tiled}'s 92.5, one
  * block per SM at {@code wg = 3}, two at {@code wg = 2} (153.8: fewer features per x tile). Nsight
  * (call D): tensor pipe 30% active, L2 77% busy at 10% DRAM, a third of the stalls on the copy
- * waits and a quarter on the barrier: the copies' requests, not their bytes, were the bottleneck.
- * Hence x by whole lines ({@link #cellRow}) and half the pair copies ({@link #request}), not yet
- * timed. Until it beats {@link QmmTiledKernel} the op uses it only when asked ({@code
+ * waits and a quarter on the barrier, read then as the copies' requests being the bottleneck. Run
+ * 115 (H100, three forms in one call, each against {@code qmm-tiled}'s 91.4–92.4): x by whole lines
+ * ({@link #cellRow}) was slower, 102.3 at 256 rows; adding the pair slots 98.5 ({@code @3x1x4}
+ * 97.6); one barrier per two steps, the present form, 99.3 ({@code @3x1x4} 98.2), 73.6 at 128 rows
+ * (62.4), 193.3 at 512 (179.6). Nsight: L2 requests 10.8 M a launch before the pair slots, 10.4 M
+ * after, the barrier stall halved, the time the same: neither the copies' requests nor the barrier
+ * holds it back. Until it beats {@link QmmTiledKernel} the op uses it only when asked ({@code
  * -Dsirocco.qmm.wgmmaMinRows}).
  *
  * <p>Precision: as {@link QmmTiledKernel} (each weight rounded once to the activation dtype, float
@@ -212,7 +216,8 @@ public final class QmmWgmmaKernel {
     // the dequantization, or a copy of them at the loop's back edge, waited for the load there (run
     // 111 calls A and B: 45% and 37% of the stall samples, long scoreboard).
     // One block barrier per iteration, before the even step's products (run 114 call D: a quarter
-    // of the stalls at the barrier, then one per step). Before it every thread waited for its
+    // of the stalls at the barrier, then one per step; run 115: the barrier stall halved, the time
+    // within 1 µs, the waits moving elsewhere). Before it every thread waited for its
     // copies of both steps and fenced the x tiles to the asynchronous proxy, and every warpgroup
     // waited for the products of step j - pipe and dequantized step j - 1's fragments. So after
     // it the iteration may refill the slots of steps j - pipe - 1 (step j + ahead, requested while
@@ -356,8 +361,8 @@ public final class QmmWgmmaKernel {
    * ({@link #pairHalves}). Then the group is committed, an empty one for a step past the last (so
    * that the waits count alike). A feature's words of a step pair are 64 contiguous bytes of one
    * line and its run of scales a few bytes of one line: copied once a pair, half the line requests
-   * of copies made each step (run 114 call D: L2 77% busy at 256 rows with 10% DRAM, the requests
-   * of a step's copies, not their bytes, the bottleneck).
+   * of copies made each step (aimed at run 114 call D's L2, 77% busy at 10% DRAM; run 115: 4 µs
+   * faster at 256 rows, yet the L2's requests fell only from 10.8 M to 10.4 M a launch).
    */
   private static void request(
       KernelContext ctx,
@@ -547,10 +552,13 @@ public final class QmmWgmmaKernel {
    * are 4 rows by the 8 chunks of the step, lane l row l / 8, chunk l % 8: a 16-byte copy is served
    * a quarter warp (8 lanes) at a time, here one row's 128 contiguous bytes of x, one whole line.
    * With 8 rows of one chunk a quarter read 8 half-used sectors (run 111 call D); with 2 rows of 64
-   * bytes (run 114: 96.3 µs at 256 rows, L2 77% busy) every line took two requests. The chunks land
-   * on 8 different 16-byte bank groups thanks to {@link #LBO} and {@link #SLAB_HALVES}. Run r is
-   * rows 4r ..: so that cells {@code 128 wg} apart (one per block-sized stride of a thread) are
-   * {@code 16 wg} rows apart with one chunk.
+   * bytes (run 114: 96.3 µs at 256 rows, L2 77% busy) every line took two requests. Yet this
+   * mapping measured slower (run 115: 102.3 µs before the pair slots, against run 114's 96.9 at
+   * {@code @3x2x3}), and did not lower the L2's request count; run 114's mapping under the present
+   * form is untimed ({@code bench/results/2026-12-07-run115/b2x.diff}). The chunks land on 8
+   * different 16-byte bank groups thanks to {@link #LBO} and {@link #SLAB_HALVES}. Run r is rows 4r
+   * ..: so that cells {@code 128 wg} apart (one per block-sized stride of a thread) are {@code 16
+   * wg} rows apart with one chunk.
    */
   static int cellRow(int cell) {
     return cell >> 3;
