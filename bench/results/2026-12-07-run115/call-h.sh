@@ -30,7 +30,7 @@ P="bench qmm --n 12288 --k 4096 --mode affine --bits 4 --group 64 --dtype bf16 -
 timeout 90 $NCU --clock-control none --section SourceCounters --section WarpStateStats -k regex:QmmWgmma --launch-skip 2 --launch-count 1 -o $o/src .gpu/bin/tornado --backend cuda $P --kernel qmm-wgmma@3x1x4 > $o/src-ncu.log 2>&1; echo "== ncu src rc=$?"
 $NCU --import $o/src.ncu-rep --page source --csv --print-source sass > $o/src-sass.csv 2>&1; echo "sass csv rc=$? lines $(wc -l < $o/src-sass.csv)"
 rm -f $o/src.ncu-rep
-M=lts__t_requests.sum,lts__t_sectors.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_l1.sum,lts__t_requests_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_ltcfabric.sum,lts__t_requests_srcnode_gpc.sum,l1tex__m_xbar2l1tex_read_sectors.sum,l1tex__m_l1tex2xbar_req.sum,smsp__inst_executed_op_ldgsts.sum,sm__cycles_elapsed.avg
+M=lts__t_requests.sum,lts__t_sectors.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_ltcfabric.sum,lts__t_requests_srcnode_gpc.sum,l1tex__m_xbar2l1tex_read_sectors.sum,l1tex__m_l1tex2xbar_req.sum,smsp__inst_executed_op_ldgsts.sum,sm__cycles_elapsed.avg
 for kk in qmm-wgmma@3x1x4:QmmWgmma qmm-tiled:QmmTiled; do
   timeout 90 $NCU --clock-control none --metrics $M -k regex:${kk#*:} --launch-skip 2 --launch-count 1 .gpu/bin/tornado --backend cuda $P --kernel ${kk%%:*} > $o/l2-${kk#*:}.log 2>&1; echo "== ncu l2 ${kk%%:*} rc=$?"
   grep -E "lts__|l1tex__|ldgsts|cycles_elapsed" $o/l2-${kk#*:}.log | sed 's/  */ /g'
