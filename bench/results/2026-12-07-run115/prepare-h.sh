@@ -9,6 +9,12 @@ rm -f .gpu/lib/org.eclipse.jgit-*.jar; rm -rf .gpu/test-classes/fork-tracking
 git apply $d/b2x.diff
 trap 'git checkout tornado-kernels/src/main/java/sirocco/kernels/quant/QmmWgmmaKernel.java' EXIT
 mvn -B -q -o -pl tornado-kernels package -DskipTests
-mkdir -p .gpu/alt3 && cp tornado-kernels/target/sirocco-tornado-kernels-0.1.0-SNAPSHOT.jar .gpu/alt3/
+rm -rf .gpu/alt .gpu/alt2 .gpu/alt3 && mkdir -p .gpu/alt3
+cp tornado-kernels/target/sirocco-tornado-kernels-0.1.0-SNAPSHOT.jar .gpu/alt3/
 echo "$(git rev-parse --short HEAD) + b2x.diff" > .gpu/alt3/COMMIT
+git checkout tornado-kernels/src/main/java/sirocco/kernels/quant/QmmWgmmaKernel.java
+trap - EXIT
 mvn -B -q -o -pl tornado-kernels package -DskipTests # the checkout's own jar back in target/
+cmp -s .gpu/alt3/sirocco-tornado-kernels-0.1.0-SNAPSHOT.jar .gpu/lib/sirocco-tornado-kernels-0.1.0-SNAPSHOT.jar \
+  && { echo "prepare-h: b2x's jar is the bundle's own" >&2; exit 1; }
+du -sh .gpu
