@@ -69,7 +69,7 @@ import sirocco.runtime.Dim3;
  * So a step's copies have {@code ahead - 2} or more steps to land. k is a multiple of 128: the loop
  * runs two steps per iteration ({@link #qmm}'s comments say why).
  *
- * <h2>Measured (runs 110–114, H100, 12288 x 4096 4-bit g64 bf16, graph replay)</h2>
+ * <h2>Measured (runs 110–115, H100, 12288 x 4096 4-bit g64 bf16, graph replay)</h2>
  *
  * Earlier forms stored x in a permuted k order (each lane's 16 consecutive codes of a word pair, so
  * x went in by 4-byte copies): ~118 µs at 64–256 rows, 101.3 at 256 once those copies stopped
@@ -217,8 +217,8 @@ public final class QmmWgmmaKernel {
     // 111 calls A and B: 45% and 37% of the stall samples, long scoreboard).
     // One block barrier per iteration, before the even step's products (run 114 call D: a quarter
     // of the stalls at the barrier, then one per step; run 115: the barrier stall halved, the time
-    // within 1 µs, the waits moving elsewhere). Before it every thread waited for its
-    // copies of both steps and fenced the x tiles to the asynchronous proxy, and every warpgroup
+    // within 1 µs, the waits moving elsewhere). Before it every thread waited for its copies of
+    // both steps and fenced the x tiles to the asynchronous proxy, and every warpgroup
     // waited for the products of step j - pipe and dequantized step j - 1's fragments. So after
     // it the iteration may refill the slots of steps j - pipe - 1 (step j + ahead, requested while
     // step j's products run) and j - pipe (step j + 1 + ahead, while step j + 1's run): one slot
@@ -260,23 +260,8 @@ public final class QmmWgmmaKernel {
       int sb = next(s1, ahead, stages); // step j - pipe's slot: free
       Vec.waitAsync(ahead - 3);
       ctx.fenceSharedAsync();
-      request(
-          ctx,
-          xs,
-          ws,
-          ss,
-          x,
-          wq,
-          scales,
-          biases,
-          cp,
-          sb,
-          qa,
-          j + 1 + ahead,
-          steps,
-          k,
-          wg,
-          groupSize);
+      int jb = j + 1 + ahead;
+      request(ctx, xs, ws, ss, x, wq, scales, biases, cp, sb, qa, jb, steps, k, wg, groupSize);
       // Past the last step the slot holds stale data: dequantized, never used.
       Int4 p2 = pairs(ss, so + q1 * sSlot, false, groupSize);
       int w2 = wo + q1 * wSlot;
@@ -435,7 +420,7 @@ public final class QmmWgmmaKernel {
    * permute taking byte t.
    */
   private static Int4 product(
-      int[] ws, // [stages, 64 wg, 8]
+      int[] ws, // [pairSlots, 64 wg, FEATURE_WORDS]
       Int4 pairs,
       int w,
       int step,
