@@ -229,9 +229,9 @@ public final class QmmWgmmaKernel {
     // Slots rotate by a compare, not a remainder: stages is rarely a power of two, and each % was
     // a chain of integer multiplies per use.
     // A step pair's words and scale/bias runs rotate through pairSlots slots of their own, copied
-    // with the even step (into the pair slot of step j + ahead or j + 1 + ahead, whichever is
-    // even: (ahead + 1) / 2 pair slots on, the one of steps j - 2, j - 1, whose fragments were
-    // dequantized before this iteration's barrier).
+    // with the even step (step j + ahead or j + 1 + ahead, whichever is even) into the pair slot
+    // before q0: that of steps j - 2, j - 1, whose fragments were dequantized before this
+    // iteration's barrier.
     Float4x16 acc = Float4x16.zero();
     int s0 = 0; // slot of step j
     int q0 = 0; // pair slot of steps j, j + 1
@@ -239,7 +239,7 @@ public final class QmmWgmmaKernel {
       int s1 = next(s0, 1, stages);
       int s2 = next(s0, 2, stages);
       int q1 = next(q0, 1, pairSlots);
-      int qa = next(q0, (ahead + 1) / 2, pairSlots);
+      int qa = next(q0, pairSlots - 1, pairSlots); // the slot before q0
       acc = issue(ctx, xs, s0, true, a0, a1, a2, a3, acc, dtype);
       settle(ctx, pipe);
       int sa = next(s0, ahead, stages); // step j - pipe - 1's slot: free
@@ -500,7 +500,7 @@ public final class QmmWgmmaKernel {
     return (ahead + 1) / 2 + 1;
   }
 
-  /** Slot {@code s + d} of {@code stages} ({@code d <= stages}). */
+  /** Slot {@code s + d} of {@code stages} ({@code d < stages}). */
   private static int next(int s, int d, int stages) {
     int n = s + d;
     return n >= stages ? n - stages : n;
@@ -634,7 +634,7 @@ public final class QmmWgmmaKernel {
           "wg=" + wg + " needs n a multiple of " + 64 * wg + ", got " + s.n());
     }
     int bytes = sharedBytes(wg, pipe, ahead);
-    if (bytes > MAX_SHARED) {
+    if (bytes > QmmMmaAsyncKernel.SHARED_LIMIT) {
       throw new IllegalArgumentException(
           "wg="
               + wg
@@ -645,7 +645,7 @@ public final class QmmWgmmaKernel {
               + " needs "
               + bytes
               + " bytes of shared memory, more than sm_90's "
-              + MAX_SHARED
+              + QmmMmaAsyncKernel.SHARED_LIMIT
               + ": fewer steps ahead or warpgroups");
     }
     return LaunchPlan.of(
@@ -668,16 +668,13 @@ public final class QmmWgmmaKernel {
   /**
    * Shared bytes of a plan: per slot the x tile (16512 bytes: 16 KiB and the bank padding); per
    * pair slot the block's words of two steps (80 bytes a feature with the padding) and the
-   * scale/bias runs (16 bytes a feature). Within {@link #MAX_SHARED} for every plan but {@code wg =
-   * 4, pipe = 2, ahead = 6} (9 slots and 4 pair slots: 246912 bytes).
+   * scale/bias runs (16 bytes a feature). Within sm_90's {@link QmmMmaAsyncKernel#SHARED_LIMIT} for
+   * every plan but {@code wg = 4, pipe = 2, ahead = 6} (9 slots and 4 pair slots: 246912 bytes).
    */
   static int sharedBytes(int wg, int pipe, int ahead) {
     return stages(pipe, ahead) * SLOT_HALVES * 2
         + pairSlots(ahead) * 64 * wg * (4 * FEATURE_WORDS + 16);
   }
-
-  /** sm_90's shared memory per block (227 KiB), the most a plan may ask for. */
-  static final int MAX_SHARED = 227 * 1024;
 
   /** Float64 reference: see {@link QmmReference#affine}. */
   public static QmmReference.Result reference(
