@@ -1,5 +1,6 @@
 package sirocco.runtime;
 
+import sirocco.api.TileMap;
 import sirocco.runtime.sync.CompletionWorker;
 import sirocco.runtime.sync.WaitOptions;
 
@@ -57,6 +58,74 @@ public abstract class Device {
 
   /** Sets every byte of {@code dst} to zero, ordered on {@code stream}. */
   public abstract void zero(DeviceBuffer dst, Stream stream);
+
+  /**
+   * A tile map of a row-major matrix in {@code matrix}: the {@link TileMap#LONGS} longs a kernel
+   * passes to {@code Vec.copyTileAsync} to copy {@code boxRows} x {@code boxCols} boxes of the
+   * matrix into shared memory. The arguments are in elements of {@code matrix}'s type and follow
+   * {@link TileMap#validate}: {@code offset} is the index of the matrix's first element in the
+   * buffer, {@code rows} rows of {@code cols} elements lie {@code rowStride} elements apart, and
+   * {@code swizzleBytes} (0, 32, 64 or 128) is the pattern the box lands in. The matrix holds
+   * {@link ElementType#I8}, {@link ElementType#I16} (bf16 and f16 bits alike: the copy moves bits),
+   * {@link ElementType#I32} or {@link ElementType#F32} elements.
+   *
+   * <p>On CUDA the map is the driver's {@code CUtensorMap} ({@code cuTensorMapEncodeTiled}); copies
+   * through it need compute capability 9.0 or newer, though older devices may still encode one. On
+   * the Java backend it is the encoding of {@link TileMap#forHost}.
+   *
+   * <p>The map names the matrix by address, not by reference: {@code matrix} must stay open until
+   * every launch that uses the map has finished. The returned buffer ({@link ElementType#I64},
+   * {@link TileMap#LONGS} long) belongs to the caller, who closes it as any other buffer.
+   *
+   * <p>This overload builds the map on the default stream and waits for it, so a kernel on any
+   * stream may use it once this returns; the wait includes the work already queued on the default
+   * stream. {@link #tileMap(DeviceBuffer, long, long, long, long, int, int, int, Stream)} does not
+   * wait.
+   *
+   * @throws IllegalArgumentException naming the argument, before anything is allocated, when {@code
+   *     matrix} is null, closed, of another device or of another element type, or the description
+   *     breaks a rule of {@link TileMap#validate}
+   */
+  public DeviceBuffer tileMap(
+      DeviceBuffer matrix,
+      long offset,
+      long cols,
+      long rows,
+      long rowStride,
+      int boxCols,
+      int boxRows,
+      int swizzleBytes) {
+    Stream s = defaultStream();
+    DeviceBuffer map =
+        tileMap(matrix, offset, cols, rows, rowStride, boxCols, boxRows, swizzleBytes, s);
+    try {
+      // An event rather than a stream synchronize: a failure of earlier work stays for the caller's
+      // next synchronize instead of surfacing here.
+      s.record().synchronize();
+    } catch (RuntimeException | Error e) {
+      map.close();
+      throw e;
+    }
+    return map;
+  }
+
+  /**
+   * {@link #tileMap(DeviceBuffer, long, long, long, long, int, int, int)}, ordered on {@code
+   * stream} as an {@link #upload} is: a kernel launched later on {@code stream} may use the map;
+   * one on another stream must be ordered after it ({@link Stream#record()} and {@link
+   * Stream#waitFor}) or wait for {@code stream}. The returned buffer is stream-ordered on {@code
+   * stream}, as one from {@link #allocate(ElementType, long, Stream)}.
+   */
+  public abstract DeviceBuffer tileMap(
+      DeviceBuffer matrix,
+      long offset,
+      long cols,
+      long rows,
+      long rowStride,
+      int boxCols,
+      int boxRows,
+      int swizzleBytes,
+      Stream stream);
 
   /** Queues a kernel launch on {@code stream}. */
   public abstract void launch(KernelLaunch launch, Stream stream);
@@ -198,6 +267,30 @@ public abstract class Device {
     }
     checkRange("srcArray", srcOffset, length, srcLength);
     checkRange("dst", dstOffset, length, dst.length());
+  }
+
+  /** The checks every {@link #tileMap} makes before touching anything. */
+  protected static void checkTileMap(
+      Device device,
+      DeviceBuffer matrix,
+      long offset,
+      long cols,
+      long rows,
+      long rowStride,
+      int boxCols,
+      int boxRows,
+      int swizzleBytes) {
+    checkBuffer(device, matrix, "matrix");
+    ElementType t = matrix.type();
+    if (t != ElementType.I8
+        && t != ElementType.I16
+        && t != ElementType.I32
+        && t != ElementType.F32) {
+      throw new IllegalArgumentException(
+          "matrix holds " + t + " elements; a tile map describes I8, I16, I32 or F32 elements");
+    }
+    TileMap.validate(
+        t.bytes(), matrix.length(), offset, cols, rows, rowStride, boxCols, boxRows, swizzleBytes);
   }
 
   /** The checks every {@link #download} makes before touching anything. */

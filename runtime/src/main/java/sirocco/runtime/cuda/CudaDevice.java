@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
+import sirocco.api.TileMap;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.DeviceInfo;
@@ -372,6 +373,68 @@ public final class CudaDevice extends Device {
     }
     makeCurrent();
     Cu.memsetD8Async(((CudaMemory) dst).pointer(), (byte) 0, dst.bytes(), cuda(stream).handle);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here the driver encodes the map on the host ({@code cuTensorMapEncodeTiled}: no capability
+   * check beyond the driver's), before anything is allocated, and the 128 bytes are uploaded into
+   * the new buffer on {@code stream}. The L2 promotion is 128 bytes. Pool allocations are aligned
+   * far beyond the 64 bytes a map in global memory needs.
+   */
+  @Override
+  public DeviceBuffer tileMap(
+      DeviceBuffer matrix,
+      long offset,
+      long cols,
+      long rows,
+      long rowStride,
+      int boxCols,
+      int boxRows,
+      int swizzleBytes,
+      Stream stream) {
+    checkTileMap(this, matrix, offset, cols, rows, rowStride, boxCols, boxRows, swizzleBytes);
+    CudaStream s = cuda(stream);
+    int elementBytes = matrix.type().bytes();
+    int dataType =
+        switch (matrix.type()) {
+          case I8 -> Cu.TENSOR_MAP_DATA_TYPE_UINT8;
+          // Copies move bits: bf16 and f16 alike.
+          case I16 -> Cu.TENSOR_MAP_DATA_TYPE_UINT16;
+          case I32 -> Cu.TENSOR_MAP_DATA_TYPE_UINT32;
+          case F32 -> Cu.TENSOR_MAP_DATA_TYPE_FLOAT32;
+          default -> throw new IllegalStateException("checkTileMap let " + matrix.type() + " by");
+        };
+    int swizzle =
+        switch (swizzleBytes) {
+          case 0 -> Cu.TENSOR_MAP_SWIZZLE_NONE;
+          case 32 -> Cu.TENSOR_MAP_SWIZZLE_32B;
+          case 64 -> Cu.TENSOR_MAP_SWIZZLE_64B;
+          case 128 -> Cu.TENSOR_MAP_SWIZZLE_128B;
+          default -> throw new IllegalStateException("checkTileMap let swizzle " + swizzleBytes);
+        };
+    long address = ((CudaMemory) matrix).pointer() + offset * elementBytes;
+    makeCurrent();
+    long[] encoded =
+        Cu.tensorMapEncodeTiled2d(
+            dataType,
+            address,
+            cols,
+            rows,
+            rowStride * elementBytes,
+            boxCols,
+            boxRows,
+            swizzle,
+            Cu.TENSOR_MAP_L2_PROMOTION_L2_128B);
+    DeviceBuffer map = allocate(ElementType.I64, TileMap.LONGS, s);
+    try {
+      upload(encoded, 0, map, 0, TileMap.LONGS, s);
+    } catch (RuntimeException | Error e) {
+      map.close();
+      throw e;
+    }
+    return map;
   }
 
   /**

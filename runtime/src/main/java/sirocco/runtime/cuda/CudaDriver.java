@@ -182,6 +182,19 @@ final class CudaDriver {
           "cuOccupancyMaxActiveBlocksPerMultiprocessor",
           FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG));
 
+  /**
+   * Since CUDA 12.0; null on older drivers. {@code CUresult (CUtensorMap*, CUtensorMapDataType,
+   * cuuint32_t rank, void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t*
+   * globalStrides, const cuuint32_t* boxDim, const cuuint32_t* elementStrides, interleave, swizzle,
+   * l2Promotion, oobFill)}, the enums C ints.
+   */
+  static final MethodHandle cuTensorMapEncodeTiled =
+      bind(
+          "cuTensorMapEncodeTiled",
+          FunctionDescriptor.of(
+              JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS,
+              JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+
   private CudaDriver() {}
 
   static boolean available() {
@@ -222,9 +235,17 @@ final class CudaDriver {
 
   /** A handle that may be null (symbol missing from this driver) turned into a clear error. */
   static MethodHandle require(MethodHandle h, String name) {
+    return require(h, name, null);
+  }
+
+  /** {@link #require(MethodHandle, String)}, saying what the symbol needs ({@code needs}). */
+  static MethodHandle require(MethodHandle h, String name, String needs) {
     if (h == null) {
       throw new CudaException(
-          name, -1, "CUDA_ERROR_NOT_FOUND", "this CUDA driver does not export " + name);
+          name,
+          -1,
+          "CUDA_ERROR_NOT_FOUND",
+          "this CUDA driver does not export " + name + (needs == null ? "" : " (" + needs + ")"));
     }
     return h;
   }

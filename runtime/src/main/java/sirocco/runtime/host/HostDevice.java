@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import sirocco.api.TileMap;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.DeviceInfo;
@@ -198,6 +199,40 @@ public final class HostDevice extends Device {
     Object b = ((HostBuffer) dst).array();
     host(stream)
         .submit(() -> System.arraycopy(a, (int) srcOffset, b, (int) dstOffset, (int) length));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here the map is written when this returns (a new array no queued work can touch), so it is
+   * ready for every stream at once.
+   */
+  @Override
+  public DeviceBuffer tileMap(
+      DeviceBuffer matrix,
+      long offset,
+      long cols,
+      long rows,
+      long rowStride,
+      int boxCols,
+      int boxRows,
+      int swizzleBytes,
+      Stream stream) {
+    checkTileMap(this, matrix, offset, cols, rows, rowStride, boxCols, boxRows, swizzleBytes);
+    host(stream);
+    long[] encoded =
+        TileMap.forHost(
+            ((HostBuffer) matrix).array(),
+            offset,
+            cols,
+            rows,
+            rowStride,
+            boxCols,
+            boxRows,
+            swizzleBytes);
+    DeviceBuffer map = allocate(ElementType.I64, TileMap.LONGS, stream);
+    System.arraycopy(encoded, 0, ((HostBuffer) map).array(), 0, TileMap.LONGS);
+    return map;
   }
 
   @Override
