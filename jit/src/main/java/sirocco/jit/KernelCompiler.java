@@ -263,6 +263,7 @@ public final class KernelCompiler {
             ptxParams,
             ctx.sharedBytes,
             ctx.dynamicShared ? ctx.sharedOffsets : null,
+            ctx.sharedAlign,
             target.isa(),
             target.arch(),
             target.hasGridDependencyControl(),
@@ -277,7 +278,7 @@ public final class KernelCompiler {
           .dumpSink()
           .accept(String.format(Locale.ROOT, "ptx: %.3f ms", (System.nanoTime() - t) / 1e6));
     }
-    long shared = ctx.sharedTotal; // each array is .align 16, laid out in order
+    long shared = ctx.sharedTotal; // each array is .align sharedAlign, laid out in order
     return new WithIr(
         new CompiledKernel(
             entry,

@@ -166,6 +166,12 @@ public abstract class KernelContext {
   public abstract byte[] allocateByteLocalArray(int length);
 
   /**
+   * Block-shared {@code long} array; see {@link #allocateFloatLocalArray(int)}. {@link Mbarrier}
+   * barriers live in one.
+   */
+  public abstract long[] allocateLongLocalArray(int length);
+
+  /**
    * Returns {@code value} as held by lane {@code laneId ^ laneMask} of this warp ({@code
    * shfl.sync.bfly}). All 32 lanes must call it together.
    */
@@ -299,6 +305,29 @@ public abstract class KernelContext {
   /** As {@link #warpgroupMmaBf16} with IEEE binary16 inputs ({@code .f16}). */
   public abstract Float4x16 warpgroupMmaF16(
       Int4 a, short[] b, int bIndex, int lbo, int sbo, Float4x16 c);
+
+  /**
+   * {@link #warpgroupMmaBf16} with B (16 x 128) read from a tile of swizzled K-major rows, the
+   * layout a {@link Vec#copyTileAsync tile copy} with {@code swizzle}-byte swizzling writes: column
+   * {@code n} of B (one row of the tile) holds its 16 k values as 32 consecutive bytes starting
+   * {@code 2 bIndex + n swizzle} bytes into {@code b}, with every 16-byte chunk moved as {@link
+   * TileMap#swizzle} says. So a tile whose rows are {@code swizzle / 2} halves of k feeds {@code
+   * swizzle / 32} products, {@code bIndex} stepping by 16 halves within a row.
+   *
+   * <ul>
+   *   <li>{@code swizzle}: a constant 32, 64 or 128;
+   *   <li>{@code bIndex}: a multiple of 8 (16 bytes) whose slice stays in its row ({@code (2
+   *       bIndex) mod swizzle <= swizzle - 32}), the 128 rows starting at {@code 2 bIndex} rounded
+   *       down to a row; the compiler aligns the shared arrays of a kernel calling this to 1024
+   *       bytes, the period of the pattern.
+   * </ul>
+   */
+  public abstract Float4x16 warpgroupMmaBf16Swizzled(
+      Int4 a, short[] b, int bIndex, int swizzle, Float4x16 c);
+
+  /** As {@link #warpgroupMmaBf16Swizzled} with IEEE binary16 inputs ({@code .f16}). */
+  public abstract Float4x16 warpgroupMmaF16Swizzled(
+      Int4 a, short[] b, int bIndex, int swizzle, Float4x16 c);
 
   /**
    * Orders this thread's register writes before the warpgroup products that follow ({@code

@@ -204,6 +204,42 @@ public final class Vec {
   }
 
   /**
+   * Starts copying the box at column {@code col}, row {@code row} of the matrix {@code map}
+   * describes into {@code dst} from {@code dstIndex} on, by the tensor memory accelerator ({@code
+   * cp.async.bulk.tensor.2d}, sm_90), and returns at once; the copy delivers its bytes to barrier
+   * {@code bars[bar]} ({@link Mbarrier}), whose phase must have been told of them by {@link
+   * Mbarrier#arriveExpectTx}. One thread issues a copy for the whole block; no register holds the
+   * data.
+   *
+   * <ul>
+   *   <li>{@code dst}: a block-shared array ({@code ctx.allocateShortLocalArray}); {@code dstIndex}
+   *       at a multiple of 128 bytes, of {@code 8 swizzleBytes} when the map swizzles (the
+   *       pattern's period, see {@link TileMap#swizzle}): the compiler aligns the shared arrays of
+   *       a kernel that copies tiles to 1024 bytes.
+   *   <li>{@code map}: a kernel parameter from {@code Device.tileMap} of a {@code short} matrix.
+   *   <li>{@code col}, {@code row}: element coordinates of the box's first element; parts of the
+   *       box outside the matrix land as zeros.
+   *   <li>{@code bars}: a block-shared array ({@code ctx.allocateLongLocalArray}).
+   * </ul>
+   *
+   * <p>Until a wait on the barrier's phase has returned, neither read nor write the box in {@code
+   * dst}. On the Java backend the copy happens at once.
+   */
+  public static void copyTileAsync(
+      short[] dst, int dstIndex, long[] map, int col, int row, long[] bars, int bar) {
+    Mbarrier.completeTx(bars, bar, TileMap.copyBox(dst, dstIndex, map, col, row));
+  }
+
+  /**
+   * {@link #copyTileAsync(short[], int, long[], int, int, long[], int)} of a matrix of 32-bit
+   * elements into a shared {@code int} array ({@code ctx.allocateIntLocalArray}).
+   */
+  public static void copyTileAsync(
+      int[] dst, int dstIndex, long[] map, int col, int row, long[] bars, int bar) {
+    Mbarrier.completeTx(bars, bar, TileMap.copyBox(dst, dstIndex, map, col, row));
+  }
+
+  /**
    * Closes the group of copies this thread issued since the last commit ({@code
    * cp.async.commit_group}). Groups belong to the issuing thread. A commit with no copies makes an
    * empty group, which counts as complete: committing on every pipeline step, copies or not, keeps

@@ -35,6 +35,12 @@
  *       int, int) Vec.copyAsync}, {@code commitAsync}, {@code waitAsync}: {@code cp.async}) from a
  *       parameter array into a shared array, with a constant size of 4, 8 or 16 bytes and a
  *       constant wait count of 0 to 7;
+ *   <li>tile copies by the tensor memory accelerator ({@link sirocco.api.Vec#copyTileAsync(short[],
+ *       int, long[], int, int, long[], int) Vec.copyTileAsync}, sm_90: a box of a matrix a {@link
+ *       sirocco.api.TileMap tile map} parameter describes, into a shared array) completing on
+ *       transaction barriers in a shared {@code long} array ({@link sirocco.api.Mbarrier}), and
+ *       warpgroup products reading B from the swizzled rows such a copy writes ({@code
+ *       ctx.warpgroupMmaBf16Swizzled});
  *   <li>the value records {@link sirocco.api.Int4}, {@link sirocco.api.Int2}, {@link
  *       sirocco.api.Float4}, kept in registers.
  * </ul>

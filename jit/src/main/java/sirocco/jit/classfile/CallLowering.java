@@ -20,6 +20,7 @@ import sirocco.jit.ir.BarrierKind;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Elem;
 import sirocco.jit.ir.MathFn;
+import sirocco.jit.ir.MbarrierOp;
 import sirocco.jit.ir.MemFlavor;
 import sirocco.jit.ir.MethodId;
 import sirocco.jit.ir.MmaKind;
@@ -31,6 +32,7 @@ import sirocco.jit.ir.ShflMode;
 import sirocco.jit.ir.Type;
 import sirocco.jit.ir.Value;
 import sirocco.jit.ir.VecAccess;
+import sirocco.jit.ir.WgmmaKind;
 
 /**
  * Field accesses and method calls: context fields and methods, {@code Vec} and {@code Intrinsics},
@@ -316,6 +318,10 @@ final class CallLowering {
       vec(name, desc, args, key);
       return;
     }
+    if (owner.equals("sirocco/api/Mbarrier")) {
+      mbarrier(name, args);
+      return;
+    }
     if (key.equals("sirocco/api/Float4x16.zero()" + FLOAT4X16)) {
       Value[] zeros = new Value[RecordKind.FLOAT4X16.count];
       Arrays.fill(zeros, Const.ofFloat(0f));
@@ -444,6 +450,7 @@ final class CallLowering {
           case "allocateIntLocalArray(I)[I" -> shared(Elem.INT, a[0]);
           case "allocateShortLocalArray(I)[S" -> shared(Elem.SHORT, a[0]);
           case "allocateByteLocalArray(I)[B" -> shared(Elem.BYTE, a[0]);
+          case "allocateLongLocalArray(I)[J" -> shared(Elem.LONG, a[0]);
           case "shuffleXor(FI)F", "shuffleXor(II)I" -> shfl(ShflMode.BFLY, a);
           case "shuffleDown(FI)F", "shuffleDown(II)I" -> shfl(ShflMode.DOWN, a);
           case "shuffleUp(FI)F", "shuffleUp(II)I" -> shfl(ShflMode.UP, a);
@@ -460,9 +467,13 @@ final class CallLowering {
           case "mmaF16(" + INT4 + INT2 + FLOAT4 + ")" + FLOAT4 ->
               b.append(Op.MMA, Type.record(RecordKind.FLOAT4), MmaKind.F16, a);
           case "warpgroupMmaBf16(" + INT4 + "[SIII" + FLOAT4X16 + ")" + FLOAT4X16 ->
-              b.append(Op.WGMMA, Type.record(RecordKind.FLOAT4X16), MmaKind.BF16, a);
+              b.append(Op.WGMMA, Type.record(RecordKind.FLOAT4X16), CORE_BF16, a);
           case "warpgroupMmaF16(" + INT4 + "[SIII" + FLOAT4X16 + ")" + FLOAT4X16 ->
-              b.append(Op.WGMMA, Type.record(RecordKind.FLOAT4X16), MmaKind.F16, a);
+              b.append(Op.WGMMA, Type.record(RecordKind.FLOAT4X16), CORE_F16, a);
+          case "warpgroupMmaBf16Swizzled(" + INT4 + "[SII" + FLOAT4X16 + ")" + FLOAT4X16 ->
+              swizzledProduct(MmaKind.BF16, a);
+          case "warpgroupMmaF16Swizzled(" + INT4 + "[SII" + FLOAT4X16 + ")" + FLOAT4X16 ->
+              swizzledProduct(MmaKind.F16, a);
           case "warpgroupFence()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.WG_FENCE);
           case "warpgroupCommit()V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.WG_COMMIT);
           case "warpgroupWait(I)V" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.WG_WAIT, a);
@@ -480,6 +491,15 @@ final class CallLowering {
                   "KernelContext." + name + " is not supported by the kernel compiler");
         };
     pushResult(r);
+  }
+
+  private static final WgmmaKind CORE_BF16 = new WgmmaKind(MmaKind.BF16, false);
+  private static final WgmmaKind CORE_F16 = new WgmmaKind(MmaKind.F16, false);
+
+  /** A swizzled product in the core-matrix product's argument layout (see {@link WgmmaKind}). */
+  private Value swizzledProduct(MmaKind kind, Value[] a) {
+    Value[] args = {a[0], a[1], a[2], a[3], Const.ofInt(0), a[4]};
+    return b.append(Op.WGMMA, Type.record(RecordKind.FLOAT4X16), new WgmmaKind(kind, true), args);
   }
 
   private Value shared(Elem e, Value length) {
@@ -506,8 +526,24 @@ final class CallLowering {
           case "copyAsync" -> b.append(Op.COPY_ASYNC, Type.VOID, null, a);
           case "commitAsync" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.ASYNC_COMMIT);
           case "waitAsync" -> b.append(Op.BARRIER, Type.VOID, BarrierKind.ASYNC_WAIT, a);
+          // Spaces and the target checked by legalize, as for copyAsync.
+          case "copyTileAsync" -> b.append(Op.TILE_COPY, Type.VOID, null, a);
           default -> throw unsupported("Vec." + name + " is not supported by the kernel compiler");
         };
+    pushResult(r);
+  }
+
+  private void mbarrier(String name, Value[] a) {
+    Value r;
+    if (name.equals("fenceInit")) {
+      r = b.append(Op.BARRIER, Type.VOID, BarrierKind.MBARRIER_INIT);
+    } else {
+      MbarrierOp op = MbarrierOp.of(name);
+      if (op == null) {
+        throw unsupported("Mbarrier." + name + " is not supported by the kernel compiler");
+      }
+      r = b.append(Op.MBARRIER, Type.VOID, op, a);
+    }
     pushResult(r);
   }
 

@@ -53,5 +53,10 @@ public enum BarrierKind {
    * {@code fence.proxy.async.shared::cta} ({@code KernelContext.fenceSharedAsync()}, sm_90+):
    * ordinary shared stores before it become visible to the asynchronous proxy (warpgroup products).
    */
-  PROXY_ASYNC
+  PROXY_ASYNC,
+  /**
+   * {@code fence.mbarrier_init.release.cluster} ({@code Mbarrier.fenceInit()}, sm_90+): barrier
+   * initialisations before it become visible to the asynchronous proxy (tile copies).
+   */
+  MBARRIER_INIT
 }

@@ -109,7 +109,20 @@ public final class Inst extends Value {
    */
   public boolean hasSideEffects() {
     return switch (op) {
-      case STORE, STORE_VEC, ATOMIC, COPY_ASYNC, BARRIER, WGMMA, CALL, BR, CBR, SWITCH, RET, TRAP ->
+      case STORE,
+          STORE_VEC,
+          ATOMIC,
+          COPY_ASYNC,
+          TILE_COPY,
+          MBARRIER,
+          BARRIER,
+          WGMMA,
+          CALL,
+          BR,
+          CBR,
+          SWITCH,
+          RET,
+          TRAP ->
           true;
       case LOAD -> aux == MemFlavor.VOLATILE;
       default -> false;

@@ -51,6 +51,17 @@ public enum Op {
    * ordered like a store; {@code bytes} must be a constant 4, 8 or 16 by {@code legalize}.
    */
   COPY_ASYNC,
+  /**
+   * {@code Vec.copyTileAsync}: a tensor-map box copy global to shared completing on a transaction
+   * barrier ({@code cp.async.bulk.tensor.2d}); args = [dst, dstIndex, map, col, row, bars, bar]. A
+   * side effect writing {@code dst}, ordered like a store.
+   */
+  TILE_COPY,
+  /**
+   * Transaction-barrier operation ({@code Mbarrier}); aux = {@link MbarrierOp}; args = [bars,
+   * index] and the count, bytes or parity. A side effect, never moved, merged or removed.
+   */
+  MBARRIER,
   /** new Int4(...) etc.; args = components. */
   NEW_RECORD,
   /** Record accessor; aux = Integer component index. */

@@ -7,9 +7,11 @@ import sirocco.jit.ir.Errors;
 import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
 import sirocco.jit.ir.MathFn;
+import sirocco.jit.ir.MbarrierOp;
 import sirocco.jit.ir.Space;
 import sirocco.jit.ir.Value;
 import sirocco.jit.ir.VecAccess;
+import sirocco.jit.ir.WgmmaKind;
 
 /**
  * Rejects what is still unsupported after specialization and dead-code elimination: reachable traps
@@ -55,6 +57,12 @@ public final class Legalize implements Pass {
             }
           }
           case COPY_ASYNC -> copyAsync(i);
+          case TILE_COPY -> tileCopy(i, ctx.arch);
+          case MBARRIER -> {
+            String call = "Mbarrier." + ((MbarrierOp) i.aux).method + "(long[] bars, index, ...)";
+            requireSm90(i, ctx.arch, call);
+            requireShared(i, 0, "the bars array of ", call, "barriers live in shared memory");
+          }
           case LOAD_VEC -> {
             if (((VecAccess) i.aux).matrix()) {
               loadMatrix(i);
@@ -68,6 +76,8 @@ public final class Legalize implements Pass {
               warpgroupWait(i, ctx.arch);
             } else if (i.aux == BarrierKind.WG_FENCE || i.aux == BarrierKind.WG_COMMIT) {
               requireHopper(i, ctx.arch, "ctx.warpgroupFence() and ctx.warpgroupCommit()");
+            } else if (i.aux == BarrierKind.MBARRIER_INIT) {
+              requireSm90(i, ctx.arch, "Mbarrier.fenceInit()");
             } else if (i.aux == BarrierKind.PROXY_ASYNC && !ctx.arch.startsWith("sm_9")) {
               throw Errors.at(
                   i.pos,
@@ -108,6 +118,39 @@ public final class Legalize implements Pass {
     int size = i.args[0].type().elem.size;
     aligned(i, call, "dstIndex", i.args[1], size, bytes, "copies");
     aligned(i, call, "srcIndex", i.args[3], size, bytes, "copies");
+  }
+
+  private static void tileCopy(Inst i, String arch) {
+    String elem = i.args[0].type().elem.javaName();
+    String call = "Vec.copyTileAsync(" + elem + "[] dst, dstIndex, map, col, row, bars, bar)";
+    requireSm90(i, arch, call);
+    requireShared(i, 0, "the dst array of ", call, "the tensor copy writes shared memory");
+    requireShared(i, 5, "the bars array of ", call, "barriers live in shared memory");
+    Space map = space(i.args[2]);
+    if (map != Space.GLOBAL) {
+      throw Errors.at(
+          i.pos,
+          "the map of "
+              + call
+              + " must be a kernel parameter (a tile map from Device.tileMap), but it is "
+              + describe(map));
+    }
+    aligned(i, call, "dstIndex", i.args[1], i.args[0].type().elem.size, 128, "copies");
+  }
+
+  /**
+   * Refuses {@code i} below sm_90: transaction counts on barriers and tensor copies are Hopper's
+   * (plain {@code mbarrier} exists from sm_80, but nothing here uses it without them).
+   */
+  private static void requireSm90(Inst i, String arch, String call) {
+    if (Integer.parseInt(arch.substring(3).replaceAll("\\D+$", "")) < 90) {
+      throw Errors.at(
+          i.pos,
+          call
+              + " needs sm_90 (tensor memory accelerator and transaction barriers); the target is "
+              + arch
+              + ": select another kernel there");
+    }
   }
 
   private static void loadMatrix(Inst i) {
@@ -179,6 +222,10 @@ public final class Legalize implements Pass {
    * memory at a 16-byte row, constant core-matrix offsets that the descriptor can hold.
    */
   private static void warpgroupMma(Inst i, String arch) {
+    if (((WgmmaKind) i.aux).swizzled()) {
+      swizzledProduct(i, arch);
+      return;
+    }
     String call = "ctx.warpgroupMma(a, short[] b, bIndex, lbo, sbo, c)";
     requireHopper(i, arch, call);
     // After record replacement: a0..a3, b, bIndex, lbo, sbo, c0..c63.
@@ -203,6 +250,24 @@ public final class Legalize implements Pass {
                 + " 4..17), not "
                 + v);
       }
+    }
+  }
+
+  /** As {@link #warpgroupMma} for B in swizzled rows: a constant swizzle of 32, 64 or 128. */
+  private static void swizzledProduct(Inst i, String arch) {
+    String call = "ctx.warpgroupMmaSwizzled(a, short[] b, bIndex, swizzle, c)";
+    requireHopper(i, arch, call);
+    requireShared(i, 4, "the b array of ", call, "wgmma reads B from shared memory");
+    aligned(i, call, "bIndex", i.args[5], 2, 16, "16-byte chunks");
+    if (!(i.args[6] instanceof Const c)
+        || (c.asInt() != 32 && c.asInt() != 64 && c.asInt() != 128)) {
+      throw Errors.at(
+          i.pos,
+          "the swizzle argument of "
+              + call
+              + " must be "
+              + CONSTANT
+              + ": 32, 64 or 128 (bytes per row of the swizzled tile)");
     }
   }
 

@@ -11,12 +11,14 @@ import sirocco.jit.ir.Op;
 import sirocco.jit.ir.SharedSite;
 import sirocco.jit.ir.Space;
 import sirocco.jit.ir.Value;
+import sirocco.jit.ir.WgmmaKind;
 
 /**
  * Decides the address space of every array reference (parameters are global, {@code
  * ctx.allocate*LocalArray} results shared, and a phi mixing both is generic) and lays out the
  * shared arrays, whose lengths must be constants by now: in the order they are met, each at the
- * next 16-byte boundary. Up to 48 KiB in all they are static {@code .shared} arrays; above that
+ * next 16-byte boundary (1024 in a kernel that copies tiles or reads swizzled tiles: see {@link
+ * PassContext#sharedAlign}). Up to 48 KiB in all they are static {@code .shared} arrays; above that
  * (ptxas refuses more static shared memory) they are placed at those offsets in one dynamic shared
  * window, up to the target's opt-in limit ({@code Target.maxSharedBytesPerBlock}), and the kernel
  * must be launched with that many dynamic bytes.
@@ -30,11 +32,24 @@ public final class Memory implements Pass {
     return "memory";
   }
 
+  private static boolean swizzles(Function fn) {
+    for (int k = 0, m = fn.blocks.size(); k < m; k++) {
+      for (Inst i : fn.blocks.get(k).insts) {
+        if (i.op == Op.TILE_COPY
+            || (i.op == Op.WGMMA && i.aux instanceof WgmmaKind w && w.swizzled())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   @Override
   public void run(Function fn, PassContext ctx) {
     Map<SharedSite, Long> lengths = new HashMap<>();
     long total = 0;
     Inst over = null; // the allocation whose array first ends past the target's limit
+    int align = swizzles(fn) ? 1024 : 16;
     for (int k = 0, m = fn.blocks.size(); k < m; k++) {
       Block b = fn.blocks.get(k);
       for (int j = 0, len = b.insts.size(); j < len; j++) {
@@ -50,6 +65,7 @@ public final class Memory implements Pass {
                     case FLOAT -> "Float";
                     case INT -> "Int";
                     case SHORT -> "Short";
+                    case LONG -> "Long";
                     default -> "Byte";
                   }
                   + "LocalArray";
@@ -79,7 +95,7 @@ public final class Memory implements Pass {
           }
           if (prev == null) {
             long bytes = (long) n * site.elem().size;
-            long offset = (total + 15) & ~15L;
+            long offset = (total + align - 1) & -align;
             ctx.sharedBytes.put(site, bytes);
             ctx.sharedOffsets.put(site, offset);
             total = offset + bytes;
@@ -106,6 +122,7 @@ public final class Memory implements Pass {
                   : " (48 KiB: no larger opt-in limit is known for it)"));
     }
     ctx.sharedTotal = total;
+    ctx.sharedAlign = align;
     ctx.dynamicShared = total > MAX_STATIC_SHARED;
     // Phis of arrays: join the spaces of their arguments until nothing changes.
     boolean changed = true;

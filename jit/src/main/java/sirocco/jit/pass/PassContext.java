@@ -24,13 +24,19 @@ public final class PassContext {
   public final Map<SharedSite, Long> sharedBytes = new LinkedHashMap<>();
 
   /**
-   * Byte offset of each shared array from the start of the kernel's shared memory (16-byte aligned,
-   * in layout order), after the memory pass.
+   * Byte offset of each shared array from the start of the kernel's shared memory ({@link
+   * #sharedAlign}-byte aligned, in layout order), after the memory pass.
    */
   public final Map<SharedSite, Long> sharedOffsets = new LinkedHashMap<>();
 
   /** Bytes from the first shared array's start to the last one's end, after the memory pass. */
   public long sharedTotal;
+
+  /**
+   * Alignment of every shared array in bytes, after the memory pass: 16, or 1024 in a kernel that
+   * copies tiles (the period of the 128-byte swizzle, which the hardware applies to address bits).
+   */
+  public int sharedAlign = 16;
 
   /**
    * Whether the shared arrays live in dynamic shared memory (one {@code .extern .shared} window),

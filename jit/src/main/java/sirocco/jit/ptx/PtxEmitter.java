@@ -68,6 +68,8 @@ public final class PtxEmitter {
   private Map<Inst, List<PtxWgmma.Use>> uses;
   // "a" once a warpgroup product is emitted: .target sm_90a.
   private String archSuffix = "";
+  private int sharedAlign = 16;
+  private int waitLabels;
   private final Map<SharedSite, String> sharedNames = new LinkedHashMap<>();
   private final Map<Block, String> labels = new IdentityHashMap<>();
   private final boolean lineInfo;
@@ -99,6 +101,7 @@ public final class PtxEmitter {
    * @param shared shared arrays (site to bytes) in layout order
    * @param dynamicOffsets when the arrays live in dynamic shared memory, each one's byte offset in
    *     it; null for static {@code .shared} arrays
+   * @param sharedAlign the arrays' alignment in bytes (16, or 1024 where tiles are copied)
    * @param comment lines for the header comment
    * @param directives performance-tuning directives between the parameter list and the body, one
    *     per line with its newline ({@code ".maxntid 128, 1, 1\n.minnctapersm 4\n"}); empty for none
@@ -109,6 +112,7 @@ public final class PtxEmitter {
       List<Param> params,
       Map<SharedSite, Long> shared,
       Map<SharedSite, Long> dynamicOffsets,
+      int sharedAlign,
       String isa,
       String arch,
       boolean gridDependencies,
@@ -116,6 +120,7 @@ public final class PtxEmitter {
       List<String> comment,
       String directives) {
     PtxEmitter e = new PtxEmitter(fn, lineInfo, gridDependencies);
+    e.sharedAlign = sharedAlign;
     return e.run(entryName, params, shared, dynamicOffsets, isa, arch, comment, directives);
   }
 
@@ -181,7 +186,11 @@ public final class PtxEmitter {
     }
     if (dynamicOffsets != null) {
       // Module scope, as nvcc declares extern __shared__ arrays; its size is the launch's.
-      out.append(".extern .shared .align 16 .b8 ").append(DYNAMIC_SHARED).append("[];\n\n");
+      out.append(".extern .shared .align ")
+          .append(sharedAlign)
+          .append(" .b8 ")
+          .append(DYNAMIC_SHARED)
+          .append("[];\n\n");
     }
     out.append(".visible .entry ").append(entryName).append("(");
     boolean first = true;
@@ -208,7 +217,9 @@ public final class PtxEmitter {
     }
     if (dynamicOffsets == null) {
       for (Map.Entry<SharedSite, Long> s : shared.entrySet()) {
-        out.append("\t.shared .align 16 .b8 ")
+        out.append("\t.shared .align ")
+            .append(sharedAlign)
+            .append(" .b8 ")
             .append(sharedNames.get(s.getKey()))
             .append('[')
             .append(s.getValue())
@@ -268,6 +279,16 @@ public final class PtxEmitter {
   }
 
   // ---------------------------------------------------------------- registers and operands
+
+  /** Places {@code label} before the next line. */
+  void label(String label) {
+    body.append(label).append(":\n");
+  }
+
+  /** A fresh label for the loop of a barrier wait (block labels are {@code $B<n>}). */
+  String waitLabel() {
+    return "$W" + waitLabels++;
+  }
 
   String fresh(Cls c) {
     return regName(c, ++counters[c.ordinal()]);
@@ -551,6 +572,8 @@ public final class PtxEmitter {
       case ATOMIC -> PtxMemory.atomic(this, i);
       case EXTRACT -> names[i.id] = tuples.get((Inst) i.args[0])[i.auxInt()];
       case COPY_ASYNC -> PtxMemory.copyAsync(this, i);
+      case TILE_COPY -> PtxMemory.tileCopy(this, i);
+      case MBARRIER -> PtxMemory.mbarrier(this, i);
       case BARRIER -> {
         BarrierKind kind = (BarrierKind) i.aux;
         if (kind == BarrierKind.WG_FENCE
@@ -578,6 +601,7 @@ public final class PtxEmitter {
                 case WG_COMMIT -> "wgmma.commit_group.sync.aligned";
                 case WG_WAIT -> "wgmma.wait_group.sync.aligned " + ((Const) i.args[0]).asInt();
                 case PROXY_ASYNC -> "fence.proxy.async.shared::cta";
+                case MBARRIER_INIT -> "fence.mbarrier_init.release.cluster"; // sm_90+
               });
         }
       }

@@ -6,6 +6,7 @@ import sirocco.jit.ir.AtomicOp;
 import sirocco.jit.ir.Const;
 import sirocco.jit.ir.Elem;
 import sirocco.jit.ir.Inst;
+import sirocco.jit.ir.MbarrierOp;
 import sirocco.jit.ir.MemFlavor;
 import sirocco.jit.ir.Op;
 import sirocco.jit.ir.Space;
@@ -208,6 +209,53 @@ final class PtxMemory {
     String src = address(em, i.args[2], i.args[3], size);
     em.line(
         "cp.async.", (bytes == 16 ? "cg" : "ca"), ".shared.global ", dst, ", ", src, ", ", bytes);
+  }
+
+  /**
+   * {@code cp.async.bulk.tensor.2d}: the box lands at the shared destination and completes on the
+   * shared barrier; the map operand is the generic address of the map in global memory (the PTX ISA
+   * accepts a map in .param, .const or .global space by its generic address), converted back from
+   * the parameter's global one. Legalize checked the spaces and the target.
+   */
+  static void tileCopy(PtxEmitter em, Inst i) {
+    String dst = address(em, i.args[0], i.args[1], i.args[0].type().elem.size);
+    String map = em.fresh(Cls.R64);
+    em.line("cvta.global.u64 ", map, ", ", em.reg(i.args[2]));
+    String bar = address(em, i.args[5], i.args[6], 8);
+    em.line(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes ",
+        dst,
+        ", [",
+        map,
+        ", {",
+        em.reg(i.args[3]),
+        ", ",
+        em.reg(i.args[4]),
+        "}], ",
+        bar);
+  }
+
+  /**
+   * Transaction-barrier operations on a shared {@code .b64} barrier; a wait spins on {@code
+   * try_wait}, which itself suspends the thread for a while in hardware before it fails.
+   */
+  static void mbarrier(PtxEmitter em, Inst i) {
+    String bar = address(em, i.args[0], i.args[1], 8);
+    switch ((MbarrierOp) i.aux) {
+      case INIT -> em.line("mbarrier.init.shared::cta.b64 ", bar, ", ", em.op(i.args[2]));
+      case ARRIVE -> em.line("mbarrier.arrive.shared::cta.b64 _, ", bar);
+      case ARRIVE_EXPECT_TX ->
+          em.line("mbarrier.arrive.expect_tx.shared::cta.b64 _, ", bar, ", ", em.op(i.args[2]));
+      case WAIT_PARITY -> {
+        String parity = em.fresh(Cls.R32);
+        em.line("and.b32 ", parity, ", ", em.op(i.args[2]), ", 1");
+        String done = em.fresh(Cls.PRED);
+        String again = em.waitLabel();
+        em.label(again);
+        em.line("mbarrier.try_wait.parity.shared::cta.b64 ", done, ", ", bar, ", ", parity);
+        em.line("@!", done, " bra ", again); // not .uni: lanes may see the phase end apart
+      }
+    }
   }
 
   static void atomic(PtxEmitter em, Inst i) {

@@ -13,6 +13,7 @@ import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
 import sirocco.jit.ir.MmaKind;
 import sirocco.jit.ir.Value;
+import sirocco.jit.ir.WgmmaKind;
 import sirocco.jit.ptx.PtxEmitter.Cls;
 
 /**
@@ -36,12 +37,17 @@ final class PtxWgmma {
   record Use(Block block, int index) {}
 
   static void emit(PtxEmitter em, Inst i, Map<Inst, List<Use>> uses) {
-    MmaKind kind = (MmaKind) i.aux;
+    WgmmaKind wk = (WgmmaKind) i.aux;
+    MmaKind kind = wk.mma();
     String[] a = new String[4];
     for (int n = 0; n < 4; n++) {
       a[n] = em.reg(i.args[n]);
     }
-    String desc = descriptor(em, i.args[4], i.args[5], (Const) i.args[6], (Const) i.args[7]);
+    String desc =
+        wk.swizzled()
+            ? descriptor(em, i.args[4], i.args[5], swizzledFields(((Const) i.args[6]).asInt()))
+            : descriptor(
+                em, i.args[4], i.args[5], coreFields((Const) i.args[6], (Const) i.args[7]));
     int wIndex = i.block.insts.indexOf(i);
     String[] d = new String[64];
     Set<String> taken = new HashSet<>();
@@ -70,10 +76,10 @@ final class PtxWgmma {
   }
 
   /**
-   * The 64-bit shared-memory matrix descriptor of B: bits 0-13 the start address / 16, 16-29 the
-   * leading (k) byte offset / 16, 32-45 the stride (n) byte offset / 16, no swizzle.
+   * The 64-bit shared-memory matrix descriptor of B: bits 0-13 the start address / 16, and the
+   * constant {@code fields} above them.
    */
-  private static String descriptor(PtxEmitter em, Value arr, Value idx, Const lbo, Const sbo) {
+  private static String descriptor(PtxEmitter em, Value arr, Value idx, long fields) {
     String base = em.reg(arr);
     String addr = em.fresh(Cls.R32);
     if (idx instanceof Const c) {
@@ -85,9 +91,30 @@ final class PtxWgmma {
     em.line("bfe.u32 ", field, ", ", addr, ", 4, 14");
     String desc = em.fresh(Cls.R64);
     em.line("cvt.u64.u32 ", desc, ", ", field);
-    long fixed = ((long) (lbo.asInt() >> 4) << 16) | ((long) (sbo.asInt() >> 4) << 32);
-    em.line("or.b64 ", desc, ", ", desc, ", ", fixed);
+    em.line("or.b64 ", desc, ", ", desc, ", ", fields);
     return desc;
+  }
+
+  /** Core matrices: bits 16-29 the leading (k) byte offset / 16, 32-45 the stride (n) one. */
+  private static long coreFields(Const lbo, Const sbo) {
+    return ((long) (lbo.asInt() >> 4) << 16) | ((long) (sbo.asInt() >> 4) << 32);
+  }
+
+  /**
+   * Swizzled K-major rows of {@code swizzle} bytes, 8-row groups one after another: the stride byte
+   * offset is the group's {@code 8 swizzle} bytes; the leading one is unused for K-major swizzled B
+   * (a k16 slice never leaves its row) and holds 1, as CUTLASS writes it; bits 62-63 the layout (1:
+   * 128-byte swizzle, 2: 64, 3: 32); base offset 0 (the compiler aligns the arrays to the pattern's
+   * 1024 bytes).
+   */
+  private static long swizzledFields(int swizzle) {
+    long layout =
+        switch (swizzle) {
+          case 128 -> 1;
+          case 64 -> 2;
+          default -> 3;
+        };
+    return (1L << 16) | ((long) (8 * swizzle >> 4) << 32) | (layout << 62);
   }
 
   /** Every read of every instruction's value, for {@link #deadAfter}. */

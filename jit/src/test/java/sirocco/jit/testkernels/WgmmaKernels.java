@@ -96,21 +96,29 @@ public final class WgmmaKernels {
 
   /** This thread's A fragment: rows 16 w + g and + 8 of A, columns 2t, 2t + 1 and + 8. */
   private static Int4 fragment(KernelContext ctx, short[] a) {
+    return fragment(ctx, a, 16, 0);
+  }
+
+  /**
+   * This thread's A fragment of columns {@code col0 .. col0 + 15} of A stored row major with {@code
+   * stride} halves per row.
+   */
+  static Int4 fragment(KernelContext ctx, short[] a, int stride, int col0) {
     int lane = ctx.laneId();
     int row = 16 * (ctx.warpId() & 3) + (lane >> 2);
-    int col = 2 * (lane & 3);
+    int col = col0 + 2 * (lane & 3);
     return new Int4(
-        pair(a, row * 16 + col),
-        pair(a, (row + 8) * 16 + col),
-        pair(a, row * 16 + col + 8),
-        pair(a, (row + 8) * 16 + col + 8));
+        pair(a, row * stride + col),
+        pair(a, (row + 8) * stride + col),
+        pair(a, row * stride + col + 8),
+        pair(a, (row + 8) * stride + col + 8));
   }
 
   private static int pair(short[] m, int at) {
     return (m[at] & 0xFFFF) | (m[at + 1] << 16);
   }
 
-  private static void store(KernelContext ctx, float[] d, Float4x16 acc, int base) {
+  static void store(KernelContext ctx, float[] d, Float4x16 acc, int base) {
     int lane = ctx.laneId();
     int row = 16 * (ctx.warpId() & 3) + (lane >> 2);
     int col = 2 * (lane & 3);

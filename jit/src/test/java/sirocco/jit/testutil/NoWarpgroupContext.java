@@ -20,6 +20,18 @@ abstract class NoWarpgroupContext extends KernelContext {
   }
 
   @Override
+  public Float4x16 warpgroupMmaBf16Swizzled(
+      Int4 a, short[] b, int bIndex, int swizzle, Float4x16 c) {
+    throw new UnsupportedOperationException("warpgroupMmaBf16Swizzled");
+  }
+
+  @Override
+  public Float4x16 warpgroupMmaF16Swizzled(
+      Int4 a, short[] b, int bIndex, int swizzle, Float4x16 c) {
+    throw new UnsupportedOperationException("warpgroupMmaF16Swizzled");
+  }
+
+  @Override
   public void warpgroupFence() {
     throw new UnsupportedOperationException("warpgroupFence");
   }

@@ -71,6 +71,11 @@ public final class SeqContext extends NoWarpgroupContext {
   }
 
   @Override
+  public long[] allocateLongLocalArray(int length) {
+    return (long[]) shared.computeIfAbsent(site(), k -> new long[length]);
+  }
+
+  @Override
   public float shuffleXor(float value, int laneMask) {
     throw new UnsupportedOperationException();
   }

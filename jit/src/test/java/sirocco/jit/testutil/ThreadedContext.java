@@ -112,6 +112,11 @@ public final class ThreadedContext extends NoWarpgroupContext {
     return (byte[]) state.shared.computeIfAbsent(site(), k -> new byte[length]);
   }
 
+  @Override
+  public long[] allocateLongLocalArray(int length) {
+    return (long[]) state.shared.computeIfAbsent(site(), k -> new long[length]);
+  }
+
   private float f(long v) {
     return Float.intBitsToFloat((int) v);
   }

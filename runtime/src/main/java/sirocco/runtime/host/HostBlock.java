@@ -23,6 +23,9 @@ final class HostBlock {
   static final short POISON_SHORT = (short) 0x7FC1;
   static final byte POISON_BYTE = (byte) 0x5A;
 
+  // Bit 62 clear: an Mbarrier operation on a barrier never initialised fails instead of waiting.
+  static final long POISON_LONG = 0x8BADF00D8BADF00DL;
+
   final int threads;
   final long timeoutMillis;
   private final List<Object> shared = new ArrayList<>();
@@ -105,6 +108,10 @@ final class HostBlock {
     } else if (type == byte.class) {
       byte[] a = new byte[length];
       Arrays.fill(a, POISON_BYTE);
+      return a;
+    } else if (type == long.class) {
+      long[] a = new long[length];
+      Arrays.fill(a, POISON_LONG);
       return a;
     }
     throw new IllegalArgumentException("no shared arrays of " + type);

@@ -2,11 +2,13 @@ package sirocco.runtime.host;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.IntBinaryOperator;
 import sirocco.api.Float4;
 import sirocco.api.Float4x16;
 import sirocco.api.Int2;
 import sirocco.api.Int4;
 import sirocco.api.KernelContext;
+import sirocco.api.TileMap;
 
 /**
  * One simulated GPU thread of a Java-backend launch. Collective operations go through the block and
@@ -78,6 +80,11 @@ final class HostKernelContext extends KernelContext {
   @Override
   public byte[] allocateByteLocalArray(int length) {
     return (byte[]) block.sharedArray(sharedSite++, byte.class, length);
+  }
+
+  @Override
+  public long[] allocateLongLocalArray(int length) {
+    return (long[]) block.sharedArray(sharedSite++, long.class, length);
   }
 
   private int shuffle(int value, int source, String what) {
@@ -195,6 +202,18 @@ final class HostKernelContext extends KernelContext {
   @Override
   public Float4x16 warpgroupMmaF16(Int4 a, short[] b, int bIndex, int lbo, int sbo, Float4x16 c) {
     return warpgroupMma(a, b, bIndex, lbo, sbo, c, false);
+  }
+
+  @Override
+  public Float4x16 warpgroupMmaBf16Swizzled(
+      Int4 a, short[] b, int bIndex, int swizzle, Float4x16 c) {
+    return swizzledProduct(a, b, bIndex, swizzle, c, true);
+  }
+
+  @Override
+  public Float4x16 warpgroupMmaF16Swizzled(
+      Int4 a, short[] b, int bIndex, int swizzle, Float4x16 c) {
+    return swizzledProduct(a, b, bIndex, swizzle, c, false);
   }
 
   // The Java backend computes each product when it is issued, so there is nothing in flight to
@@ -323,6 +342,60 @@ final class HostKernelContext extends KernelContext {
       Int4 a, short[] b, int bIndex, int lbo, int sbo, Float4x16 c, boolean bf16) {
     String what = bf16 ? "warpgroupMmaBf16" : "warpgroupMmaF16";
     checkCoreMatrices(what, b, bIndex, lbo, sbo);
+    // B[k][n]: half (n & 7) * 8 + (k & 7) of its core matrix.
+    return warpgroupMma(
+        a,
+        b,
+        (k, n) -> bIndex + ((k >> 3) * lbo + (n >> 3) * sbo) / 2 + (n & 7) * 8 + (k & 7),
+        c,
+        bf16,
+        what);
+  }
+
+  /**
+   * B[k][n] of a swizzled product: byte {@code 2 bIndex + n swizzle + 2 k} of the tile as written,
+   * moved by the swizzle pattern (which the GPU applies to address bits; the compiler aligns the
+   * arrays so that array offsets see the same pattern).
+   */
+  private Float4x16 swizzledProduct(
+      Int4 a, short[] b, int bIndex, int swizzle, Float4x16 c, boolean bf16) {
+    String what = bf16 ? "warpgroupMmaBf16Swizzled" : "warpgroupMmaF16Swizzled";
+    if (swizzle != 32 && swizzle != 64 && swizzle != 128) {
+      throw new IllegalArgumentException(
+          what + ": swizzle must be 32, 64 or 128 bytes, got " + swizzle);
+    }
+    if (bIndex < 0 || bIndex % 8 != 0 || (2 * bIndex) % swizzle > swizzle - 32) {
+      throw new IllegalArgumentException(
+          what
+              + ": bIndex must be a non-negative multiple of 8 whose 32-byte slice stays in its "
+              + swizzle
+              + "-byte row, got "
+              + bIndex);
+    }
+    long end = 2L * bIndex - (2L * bIndex) % swizzle + 128L * swizzle;
+    if (end > 2L * b.length) {
+      throw new IllegalArgumentException(
+          what
+              + ": the 128 rows from bIndex "
+              + bIndex
+              + " end at byte "
+              + end
+              + ", past the shared array's "
+              + 2L * b.length);
+    }
+    checkShared(what, b);
+    return warpgroupMma(
+        a,
+        b,
+        (k, n) -> TileMap.swizzle(2 * bIndex + n * swizzle + 2 * k, swizzle) / 2,
+        c,
+        bf16,
+        what);
+  }
+
+  /** The product with B[k][n] at {@code b[at(k, n)]}; each thread computes the 64 it holds. */
+  private Float4x16 warpgroupMma(
+      Int4 a, short[] b, IntBinaryOperator at, Float4x16 c, boolean bf16, String what) {
     Object[] all = warpGroup.gather(localLinear & 127, a, what);
     int w = (localLinear & 127) >> 5;
     int g = lane >> 2;
@@ -350,7 +423,7 @@ final class HostKernelContext extends KernelContext {
         int col = 8 * i + 2 * t + (e & 1);
         double sum = c.get(4 * i + e);
         for (int k = 0; k < 16; k++) {
-          sum += (double) rowsA[row][k] * coreMatrixValue(b, bIndex, lbo, sbo, k, col, bf16);
+          sum += (double) rowsA[row][k] * half(b[at.applyAsInt(k, col)] & 0xFFFF, false, bf16);
         }
         d[4 * i + e] = (float) sum;
       }
@@ -363,13 +436,6 @@ final class HostKernelContext extends KernelContext {
       throw new IllegalArgumentException(
           what + ": " + name + " must be a positive multiple of 16 below 2^18 bytes, got " + bytes);
     }
-  }
-
-  /** B[k][n] of a warpgroup product: half (n & 7) * 8 + (k & 7) of its core matrix. */
-  private static float coreMatrixValue(
-      short[] b, int bIndex, int lbo, int sbo, int k, int n, boolean bf16) {
-    int at = bIndex + ((k >> 3) * lbo + (n >> 3) * sbo) / 2 + (n & 7) * 8 + (k & 7);
-    return half(b[at] & 0xFFFF, false, bf16);
   }
 
   private void checkCoreMatrices(String what, short[] b, int bIndex, int lbo, int sbo) {
@@ -394,6 +460,10 @@ final class HostKernelContext extends KernelContext {
               + ", past the shared array's "
               + b.length);
     }
+    checkShared(what, b);
+  }
+
+  private void checkShared(String what, short[] b) {
     if (b != knownShared && !block.isShared(b)) {
       throw new IllegalArgumentException(
           what

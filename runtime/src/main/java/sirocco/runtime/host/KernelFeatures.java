@@ -16,11 +16,13 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What a kernel needs from the Java backend's scheduler, read from its bytecode: whether any path
  * through it (helpers included) synchronizes threads (block or warp barriers, shuffles, tensor-core
- * products). A kernel that never synchronizes can run its threads one after another, which is an
- * order the GPU may also choose; one that does needs every thread of a block alive at once.
+ * products, transaction-barrier waits). A kernel that never synchronizes can run its threads one
+ * after another, which is an order the GPU may also choose; one that does needs every thread of a
+ * block alive at once.
  */
 public final class KernelFeatures {
   private static final String CONTEXT = "sirocco/api/KernelContext";
+  private static final String MBARRIER = "sirocco/api/Mbarrier";
   private static final Set<String> COLLECTIVE =
       Set.of(
           "localBarrier",
@@ -33,7 +35,9 @@ public final class KernelFeatures {
           "mmaF16",
           "loadMatrixX4",
           "warpgroupMmaBf16",
-          "warpgroupMmaF16");
+          "warpgroupMmaF16",
+          "warpgroupMmaBf16Swizzled",
+          "warpgroupMmaF16Swizzled");
   private static final Map<Method, Boolean> CACHE = new ConcurrentHashMap<>();
 
   private KernelFeatures() {}
@@ -78,6 +82,10 @@ public final class KernelFeatures {
           String target = invoke.owner().asInternalName();
           String method = invoke.name().stringValue();
           if (target.equals(CONTEXT) && COLLECTIVE.contains(method)) {
+            return true;
+          }
+          // A wait on a transaction barrier blocks until other threads arrive.
+          if (target.equals(MBARRIER) && method.equals("waitParity")) {
             return true;
           }
           if (!isPlatform(target) && scan(loader, target, method, invoke.typeSymbol(), seen)) {
