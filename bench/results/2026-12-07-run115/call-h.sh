@@ -31,6 +31,10 @@ timeout 90 $NCU --clock-control none --section SourceCounters --section WarpStat
 $NCU --import $o/src.ncu-rep --page source --csv --print-source sass > $o/src-sass.csv 2>&1; echo "sass csv rc=$? lines $(wc -l < $o/src-sass.csv)"
 rm -f $o/src.ncu-rep
 M=lts__t_requests.sum,lts__t_sectors.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_ltcfabric.sum,lts__t_requests_srcnode_gpc.sum,l1tex__m_xbar2l1tex_read_sectors.sum,l1tex__m_l1tex2xbar_req.sum,smsp__inst_executed_op_ldgsts.sum,sm__cycles_elapsed.avg
+# ncu refuses the whole call for one unknown metric: keep only the names this ncu lists for gh100.
+$NCU --query-metrics --chip gh100 > $o/metrics.txt 2>&1; echo "query-metrics rc=$? $(grep -c '^lts__t_' $o/metrics.txt) lts__t_ names"
+grep -E '^lts__t_(requests|sectors)_src' $o/metrics.txt | cut -c1-120 | head -40
+K=; for m in ${M//,/ }; do grep -q "^${m%.*} " $o/metrics.txt && K=$K,$m || echo "not listed: $m"; done; [ -n "$K" ] && M=${K#,}
 for kk in qmm-wgmma@3x1x4:QmmWgmma qmm-tiled:QmmTiled; do
   timeout 90 $NCU --clock-control none --metrics $M -k regex:${kk#*:} --launch-skip 2 --launch-count 1 .gpu/bin/tornado --backend cuda $P --kernel ${kk%%:*} > $o/l2-${kk#*:}.log 2>&1; echo "== ncu l2 ${kk%%:*} rc=$?"
   grep -E "lts__|l1tex__|ldgsts|cycles_elapsed" $o/l2-${kk#*:}.log | sed 's/  */ /g'
