@@ -139,6 +139,10 @@ class TileCopyPtxTest {
         "sharedMap",
         "the map of Vec.copyTileAsync(short[] dst, dstIndex, map, col, row, bars, bar) must be a kernel parameter");
     assertRejected("misalignedDestination", "dstIndex");
+    assertRejected(
+        "variableSwizzle",
+        "the swizzle argument of ctx.warpgroupMmaBf16Swizzled(a, short[] b, bIndex, swizzle, c)"
+            + " must be");
   }
 
   private static void assertRejected(String method, String message) {

@@ -8,6 +8,7 @@ import sirocco.jit.ir.Function;
 import sirocco.jit.ir.Inst;
 import sirocco.jit.ir.MathFn;
 import sirocco.jit.ir.MbarrierOp;
+import sirocco.jit.ir.MmaKind;
 import sirocco.jit.ir.Space;
 import sirocco.jit.ir.Value;
 import sirocco.jit.ir.VecAccess;
@@ -255,7 +256,10 @@ public final class Legalize implements Pass {
 
   /** As {@link #warpgroupMma} for B in swizzled rows: a constant swizzle of 32, 64 or 128. */
   private static void swizzledProduct(Inst i, String arch) {
-    String call = "ctx.warpgroupMmaSwizzled(a, short[] b, bIndex, swizzle, c)";
+    String call =
+        "ctx.warpgroupMma"
+            + (((WgmmaKind) i.aux).mma() == MmaKind.F16 ? "F16" : "Bf16")
+            + "Swizzled(a, short[] b, bIndex, swizzle, c)";
     requireHopper(i, arch, call);
     requireShared(i, 4, "the b array of ", call, "wgmma reads B from shared memory");
     aligned(i, call, "bIndex", i.args[5], 2, 16, "16-byte chunks");

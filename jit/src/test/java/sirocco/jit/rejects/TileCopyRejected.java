@@ -1,5 +1,7 @@
 package sirocco.jit.rejects;
 
+import sirocco.api.Float4x16;
+import sirocco.api.Int4;
 import sirocco.api.KernelContext;
 import sirocco.api.Mbarrier;
 import sirocco.api.Vec;
@@ -63,5 +65,13 @@ public final class TileCopyRejected {
     }
     Mbarrier.waitParity(bars, 0, 0);
     out[ctx.localIdx] = tile[ctx.localIdx];
+  }
+
+  /** A swizzle known only at run time: it is a field of the product's descriptor. */
+  public static void variableSwizzle(KernelContext ctx, short[] out, int swizzle) {
+    short[] tile = ctx.allocateShortLocalArray(8192);
+    Float4x16 acc =
+        ctx.warpgroupMmaBf16Swizzled(new Int4(0, 0, 0, 0), tile, 0, swizzle, Float4x16.zero());
+    out[ctx.localIdx] = (short) acc.get(0);
   }
 }
