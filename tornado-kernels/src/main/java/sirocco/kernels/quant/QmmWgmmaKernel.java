@@ -277,8 +277,22 @@ public final class QmmWgmmaKernel {
     }
 
     ctx.warpgroupWait(0);
-    // Quad i: rows 8i + 2t, 8i + 2t + 1 of the block's x rows, features fa and fa + 8.
-    int rr = r0 + 2 * t;
+    store(out, acc, r0 + 2 * t, fa, rows, n, dtype);
+  }
+
+  /**
+   * The block's results of this thread: quad i of {@code acc} holds rows {@code rr + 8i} and {@code
+   * rr + 8i + 1} ({@code rr}: the block's first row + 2t) of features {@code fa} and {@code fa +
+   * 8}.
+   */
+  static void store(
+      short[] out, // [rows, n] bf16/f16 bits
+      Float4x16 acc,
+      int rr,
+      int fa,
+      int rows,
+      int n,
+      int dtype) {
     QmmMmaKernel.store(out, acc.quad(0), rr + 0, fa, rows, n, 1f, dtype);
     QmmMmaKernel.store(out, acc.quad(1), rr + 8, fa, rows, n, 1f, dtype);
     QmmMmaKernel.store(out, acc.quad(2), rr + 16, fa, rows, n, 1f, dtype);
@@ -331,7 +345,7 @@ public final class QmmWgmmaKernel {
    * fragment registers can take step j + 1's while step j's products run (and they stay in flight
    * through the next step's barrier); with {@code pipe = 1} the step ends waiting for its own.
    */
-  private static void settle(KernelContext ctx, int pipe) {
+  static void settle(KernelContext ctx, int pipe) {
     if (pipe == 2) {
       ctx.warpgroupWait(1);
     }
@@ -367,7 +381,6 @@ public final class QmmWgmmaKernel {
       int wg,
       int groupSize) {
     if (step < steps) {
-      int tid = ctx.localIdx;
       // Cell i of this thread is 16 wg rows below cell i - 1, same chunk (see copyPlan).
       int src = cp.x() + step * BK;
       int dst = slot * SLOT_HALVES + cp.y();
@@ -377,23 +390,44 @@ public final class QmmWgmmaKernel {
         }
       }
       if ((step & 1) == 0) {
-        int f = cp.w();
-        int fw = f - (tid >> 1) + (tid >> 2); // 4 threads a feature's 64 bytes
-        int dw = pairSlot * 64 * wg * FEATURE_WORDS + FEATURE_WORDS * (tid >> 2) + 4 * (tid & 3);
-        int sw = fw * (k / 8) + 8 * step + 4 * (tid & 3);
-        Vec.copyAsync(ws, dw, wq, sw, 16);
-        Vec.copyAsync(ws, dw + 32 * wg * FEATURE_WORDS, wq, sw + 32 * wg * (k / 8), 16);
-        int run = pairHalves(groupSize);
-        int e = (f * (k / groupSize) + BK * step / groupSize) & -run;
-        int d = pairSlot * 512 * wg + 8 * (tid >> 1) + run * (tid & 1);
-        if ((tid & 1) == 0) {
-          Vec.copyAsync(ss, d, scales, e, 2 * run);
-        } else {
-          Vec.copyAsync(ss, d, biases, e, 2 * run);
-        }
+        requestPair(ctx, ws, ss, wq, scales, biases, cp, pairSlot, step, k, wg, groupSize);
       }
     }
     Vec.commitAsync();
+  }
+
+  /**
+   * An even step's copies of the step pair's words and scale/bias runs into pair slot {@code
+   * pairSlot} (see {@link #request}); {@code cp.w()}: the feature whose run this thread copies.
+   */
+  static void requestPair(
+      KernelContext ctx,
+      int[] ws, // [pairSlots, 64 wg, FEATURE_WORDS]
+      short[] ss, // [pairSlots, 64 wg, 2, 4]
+      int[] wq, // [n, k/8]
+      short[] scales, // [n, k/groupSize]
+      short[] biases, // [n, k/groupSize]
+      Int4 cp,
+      int pairSlot,
+      int step,
+      int k,
+      int wg,
+      int groupSize) {
+    int tid = ctx.localIdx;
+    int f = cp.w();
+    int fw = f - (tid >> 1) + (tid >> 2); // 4 threads a feature's 64 bytes
+    int dw = pairSlot * 64 * wg * FEATURE_WORDS + FEATURE_WORDS * (tid >> 2) + 4 * (tid & 3);
+    int sw = fw * (k / 8) + 8 * step + 4 * (tid & 3);
+    Vec.copyAsync(ws, dw, wq, sw, 16);
+    Vec.copyAsync(ws, dw + 32 * wg * FEATURE_WORDS, wq, sw + 32 * wg * (k / 8), 16);
+    int run = pairHalves(groupSize);
+    int e = (f * (k / groupSize) + BK * step / groupSize) & -run;
+    int d = pairSlot * 512 * wg + 8 * (tid >> 1) + run * (tid & 1);
+    if ((tid & 1) == 0) {
+      Vec.copyAsync(ss, d, scales, e, 2 * run);
+    } else {
+      Vec.copyAsync(ss, d, biases, e, 2 * run);
+    }
   }
 
   /**
@@ -419,7 +453,7 @@ public final class QmmWgmmaKernel {
    * pair slot; {@code pairs}: the step's scale/bias pairs ({@link #pairs}); {@code sel}: the byte
    * permute taking byte t.
    */
-  private static Int4 product(
+  static Int4 product(
       int[] ws, // [pairSlots, 64 wg, FEATURE_WORDS]
       Int4 pairs,
       int w,
@@ -453,7 +487,7 @@ public final class QmmWgmmaKernel {
    * step's four products. With groups of 32 each step has its own pair, the second of each run for
    * the odd step; larger groups share one pair (scales, then biases at half 2).
    */
-  private static Int4 pairs(
+  static Int4 pairs(
       short[] ss, // [pairSlots, 64 wg, 2, 4]
       int c,
       boolean odd,
@@ -501,7 +535,7 @@ public final class QmmWgmmaKernel {
   }
 
   /** Slot {@code s + d} of {@code stages} ({@code d < stages}). */
-  private static int next(int s, int d, int stages) {
+  static int next(int s, int d, int stages) {
     int n = s + d;
     return n >= stages ? n - stages : n;
   }
