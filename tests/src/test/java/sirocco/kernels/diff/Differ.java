@@ -29,14 +29,30 @@ final class Differ {
     Object[] in = p.args();
     Object[] args = new Object[in.length];
     DeviceBuffer[] buffers = new DeviceBuffer[in.length];
+    // The sources of tile-map arguments: uploaded, mapped, never compared (the kernel only reads
+    // them through the map).
+    List<DeviceBuffer> mapped = new ArrayList<>();
     try {
       for (int i = 0; i < in.length; i++) {
         Object v = in[i];
         if (v != null && v.getClass().isArray()) {
-          int n = Array.getLength(v);
-          buffers[i] = d.allocate(ElementType.ofArray(v.getClass()), n);
-          d.upload(v, 0, buffers[i], 0, n, d.defaultStream());
+          buffers[i] = upload(d, v);
           args[i] = buffers[i];
+        } else if (v instanceof Prepared.TileMapArg t) {
+          DeviceBuffer src = upload(d, t.source());
+          mapped.add(src);
+          DeviceBuffer map =
+              d.tileMap(
+                  src,
+                  0,
+                  t.cols(),
+                  t.rows(),
+                  t.rowStride(),
+                  t.boxCols(),
+                  t.boxRows(),
+                  t.swizzleBytes());
+          mapped.add(map);
+          args[i] = map;
         } else {
           args[i] = v;
         }
@@ -60,7 +76,17 @@ final class Differ {
           b.close();
         }
       }
+      for (DeviceBuffer b : mapped) {
+        b.close();
+      }
     }
+  }
+
+  private static DeviceBuffer upload(Device d, Object array) {
+    int n = Array.getLength(array);
+    DeviceBuffer b = d.allocate(ElementType.ofArray(array.getClass()), n);
+    d.upload(array, 0, b, 0, n, d.defaultStream());
+    return b;
   }
 
   /** The outcome of one comparison. */

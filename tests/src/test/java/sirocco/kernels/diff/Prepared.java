@@ -50,6 +50,21 @@ record Prepared(
     this(kernel, grid, block, args, outs, plan, shape, 0);
   }
 
+  /**
+   * An argument that is a tile map ({@code Device.tileMap}) of {@code source}, an input array that
+   * is not itself a kernel argument: the device it runs on uploads the array and builds the map
+   * there (on the GPU the map holds the uploaded buffer's address). The arguments as {@code
+   * Device.tileMap}'s.
+   */
+  record TileMapArg(
+      Object source,
+      long cols,
+      long rows,
+      long rowStride,
+      int boxCols,
+      int boxRows,
+      int swizzleBytes) {}
+
   /** How an output array's elements are compared. */
   enum Kind {
     /** Bits, exactly: packed codes, integer results, raw copies. */
@@ -157,7 +172,8 @@ record Prepared(
       Object a = args[i - 1];
       boolean fits =
           type.isArray()
-              ? a != null && a.getClass() == type
+              ? a != null
+                  && (a.getClass() == type || (type == long[].class && a instanceof TileMapArg))
               : a != null && MethodType.methodType(type).wrap().returnType() == a.getClass();
       if (!fits) {
         return "argument "

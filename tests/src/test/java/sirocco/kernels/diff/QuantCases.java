@@ -28,6 +28,7 @@ import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.QmmWgmmaKernel;
+import sirocco.kernels.quant.QmmWgmmaTmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 
@@ -604,6 +605,38 @@ final class QuantCases {
     LaunchPlan p = QmmWgmmaKernel.plan(s, wg, sp.i("pipe"), sp.i("ahead"));
     return planCase(
         m, p, QmmWgmmaKernel.plan(s), "QmmWgmmaKernel.plan", s, d, wg, sp.i("pipe"), sp.i("ahead"));
+  }
+
+  static Prepared qmmWgmmaTma(Method m, Spec sp) {
+    // Tile copies and wgmma exist on sm_90 only: elsewhere the case cannot run, not a failure.
+    Assumptions.assumeTrue(
+        sp.arch() == 90, "qmm-wgmma-tma runs on sm_90 only, not sm_" + sp.arch());
+    int wg = sp.i("wg");
+    // As qmmWgmma: 70 rows (a partial row block: its box's rows past 70 land as zeros), two
+    // feature blocks, twelve 64-k steps (every slot's barrier through several phases).
+    QmmShape s = QmmShape.affine(4, sp.i("groupSize"), sp.i("dtype"), 70, 128 * wg, 768);
+    QmmData d = data(sp.rnd(), s);
+    Prepared.supported(QmmWgmmaTmaKernel.supports(s, true));
+    LaunchPlan p = QmmWgmmaTmaKernel.plan(s, wg, sp.i("pipe"), sp.i("ahead"));
+    int[] box = QmmWgmmaTmaKernel.xMapBox();
+    Prepared.TileMapArg xmap =
+        new Prepared.TileMapArg(d.x(), s.k(), s.rows(), s.k(), box[0], box[1], 128);
+    return fromPlan(
+        m,
+        p,
+        p.specialize().equals(QmmWgmmaTmaKernel.plan(s).specialize())
+            ? "dispatch"
+            : "QmmWgmmaTmaKernel.plan(s, " + wg + ", " + sp.i("pipe") + ", " + sp.i("ahead") + ")",
+        s,
+        List.of(Out.of(4, kind(s.dtype()), mmaTolerance(s.dtype()))),
+        d.wq(),
+        d.scales(),
+        d.biases(),
+        xmap,
+        d.out(),
+        s.rows(),
+        s.n(),
+        s.k());
   }
 
   static Prepared qmmMmaXShared(Method m, Spec sp) {

@@ -62,6 +62,7 @@ final class ShippedKernelCases {
     t.put("QmmMmaSplitKKernel.qmm", QuantCases::qmmSplitK);
     t.put("QmmTiledKernel.qmm", QuantCases::qmmTiled);
     t.put("QmmWgmmaKernel.qmm", QuantCases::qmmWgmma);
+    t.put("QmmWgmmaTmaKernel.qmm", QuantCases::qmmWgmmaTma);
     t.put("QmmMmaXSharedKernel.qmm", QuantCases::qmmMmaXShared);
     // attention
     t.put("SdpaUnfused.scores16", AttentionCases::scores);

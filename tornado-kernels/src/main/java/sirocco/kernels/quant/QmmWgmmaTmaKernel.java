@@ -280,6 +280,12 @@ public final class QmmWgmmaTmaKernel {
     return QmmWgmmaKernel.supports(s, sm90);
   }
 
+  /** The default plan: {@link QmmWgmmaKernel#plan(QmmShape)}'s warpgroups, pipeline and steps. */
+  public static LaunchPlan plan(QmmShape s) {
+    LaunchPlan base = QmmWgmmaKernel.plan(s);
+    return plan(s, base.get("wg"), base.get("pipe"), base.get("ahead"));
+  }
+
   /**
    * {@code wg} warpgroups (1..4) per block, {@code pipe} 1 or 2, {@code ahead} 3..6 steps: as
    * {@link QmmWgmmaKernel#plan(QmmShape, int, int, int)}, with this kernel's shared memory.
