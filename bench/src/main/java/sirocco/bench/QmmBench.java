@@ -444,11 +444,16 @@ public final class QmmBench {
           out.printf(Locale.ROOT, "%-18s %5d %-14s   not run: %s%n", f, rows, rung, why);
           continue;
         }
+        // The tile map of x (qmm-wgmma-tma only): one for every copy's launch, freed with x.
+        DeviceBuffer xMap = null;
         try {
+          if (base.equals(QmmOp.QMM_WGMMA_TMA)) {
+            xMap = QmmOp.xTileMap(device, s, bridge.buffer(xt), stream);
+          }
           KernelLaunch[] launches = new KernelLaunch[o.copies()];
           for (int c = 0; c < o.copies(); c++) {
             QmmOp.Operands ops =
-                new QmmOp.Operands(wq[c], sc[c], bi[c], null, bridge.buffer(xt), ob);
+                new QmmOp.Operands(wq[c], sc[c], bi[c], null, bridge.buffer(xt), ob, xMap);
             launches[c] =
                 tiles == null
                     ? QmmOp.launch(device, rung, s, ops)
@@ -467,6 +472,7 @@ public final class QmmBench {
               base.equals(QmmOp.QMM_TILED)
                       || base.equals(QmmOp.QMM_MMA_XSHARED)
                       || base.equals(QmmOp.QMM_WGMMA)
+                      || base.equals(QmmOp.QMM_WGMMA_TMA)
                   ? (o.dtype() == DType.F16 ? 0x1p-11 : 0x1p-9) + 2e-5
                   : 2e-5;
           poison(device, stream, ob, rows * o.n());
@@ -513,6 +519,10 @@ public final class QmmBench {
           out.printf(Locale.ROOT, "%-18s %5d %-14s   ERROR (FAILED): %s%n", f, rows, rung, e);
           out.flush();
           settle(stream);
+        } finally {
+          if (xMap != null) {
+            xMap.close(); // stream-ordered: after the launches queued with it
+          }
         }
       }
       ob.close();

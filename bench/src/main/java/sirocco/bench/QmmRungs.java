@@ -15,6 +15,7 @@ import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.QmmWgmmaKernel;
+import sirocco.kernels.quant.QmmWgmmaTmaKernel;
 
 /**
  * The kernels {@code tornado bench qmm --kernel} names: the op's rungs, and rungs with an explicit
@@ -62,7 +63,7 @@ final class QmmRungs {
    * qmm-tiled@BMxBNxMTxNTxSxA} whether x arrives by cp.async (A = 1, with S = 2); {@code
    * qmm-wgmma@WG[xPIPE[xAHEAD]]} gives {@code {warpgroups per block[, 1: each step waits for its
    * products, 2: for the previous step's[, steps between a step's copies and its products,
-   * 3..6]]}}.
+   * 3..6]]}}, and {@code qmm-wgmma-tma@WG[xPIPE[xAHEAD]]} the same for its tile-copy variant.
    */
   static int[] tuned(String rung) {
     int at = rung.indexOf('@');
@@ -78,7 +79,7 @@ final class QmmRungs {
                 ? parts.length == 3 || parts.length == 4
                 : base.equals(QmmOp.QMM_TILED)
                     ? parts.length >= 4 && parts.length <= 6
-                    : base.equals(QmmOp.QMM_WGMMA)
+                    : base.equals(QmmOp.QMM_WGMMA) || base.equals(QmmOp.QMM_WGMMA_TMA)
                         ? parts.length >= 1 && parts.length <= 3
                         : base.equals(QmmOp.QMV_ASYNC)
                             ? parts.length == 3
@@ -117,6 +118,9 @@ final class QmmRungs {
     if (base.equals(QmmOp.QMM_WGMMA)) {
       // Checks WG, PIPE, AHEAD and n.
       return QmmWgmmaKernel.plan(s, t[0], t.length > 1 ? t[1] : 1, t.length > 2 ? t[2] : 3);
+    }
+    if (base.equals(QmmOp.QMM_WGMMA_TMA)) {
+      return QmmWgmmaTmaKernel.plan(s, t[0], t.length > 1 ? t[1] : 1, t.length > 2 ? t[2] : 3);
     }
     if (base.equals(QmmOp.QMM_TILED)) {
       // Checks the tiling and the stages, names the bad one.

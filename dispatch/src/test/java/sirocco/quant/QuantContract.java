@@ -348,12 +348,19 @@ public abstract class QuantContract extends QuantMlxCases {
       "qmm-wgmma: policy: not used by default (sm_90 only; run 115, H100: 99.3 against"
           + " qmm-tiled's 91.6 µs at 256 rows; -Dsirocco.qmm.wgmmaMinRows=N)";
 
+  /** The tile-copy warpgroup rung's reason under the default policy (every shape). */
+  static final String WGMMA_TMA_OFF =
+      "qmm-wgmma-tma: policy: not used by default (sm_90 only; run 116: not yet run on a GPU;"
+          + " -Dsirocco.qmm.wgmmaTmaMinRows=N)";
+
   /**
    * Why the warpgroup and x-in-shared-memory rungs are not used: their policies, first, for every
    * shape.
    */
   static final String XSHARED_OFF =
       WGMMA_OFF
+          + "; "
+          + WGMMA_TMA_OFF
           + "; qmm-mma-xshared: policy: not used by default (run 100: at best 2% under qmm-tiled at"
           + " 256 rows, slower at 128 and 512; -Dsirocco.qmm.xsharedMinRows=N)";
 

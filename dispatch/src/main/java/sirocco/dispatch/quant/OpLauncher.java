@@ -46,6 +46,12 @@ final class OpLauncher implements AutoCloseable {
     return b;
   }
 
+  /** {@code b}, made elsewhere for this call, owned from now on as a temporary. */
+  DeviceBuffer keep(DeviceBuffer b) {
+    temps.add(b);
+    return b;
+  }
+
   /** How many temporaries exist now (for {@link #releaseSince}). */
   int mark() {
     return temps.size();

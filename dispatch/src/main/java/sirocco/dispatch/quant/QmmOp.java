@@ -30,12 +30,14 @@ import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.QmmWgmmaKernel;
+import sirocco.kernels.quant.QmmWgmmaTmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.runtime.Device;
 import sirocco.runtime.DeviceBuffer;
 import sirocco.runtime.ElementType;
 import sirocco.runtime.KernelLaunch;
+import sirocco.runtime.Stream;
 
 /**
  * {@link Sirocco#quantizedMatmul}: MLX's {@code quantized_matmul} — validation, batch folding and
@@ -49,6 +51,10 @@ import sirocco.runtime.KernelLaunch;
  *       ({@link QmmPolicy#wgmmaRejects}) comes first: not used by default, from {@code
  *       -Dsirocco.qmm.wgmmaMinRows=N} rows when asked for; then the device: sm_90 only (the ladder
  *       decides per device, {@link #decide(QmmShape, int)}, so elsewhere it falls through).
+ *   <li>{@value #QMM_WGMMA_TMA}: {@link QmmWgmmaTmaKernel} ({@value #QMM_WGMMA} with each step's x
+ *       tile brought in by one tile copy, {@link #xTileMap}) — what {@value #QMM_WGMMA} takes; the
+ *       policy ({@link QmmPolicy#wgmmaTmaRejects}) first: not used by default, from {@code
+ *       -Dsirocco.qmm.wgmmaTmaMinRows=N} rows when asked for; then the device: sm_90 only.
  *   <li>{@value #QMM_MMA_XSHARED}: {@link QmmMmaXSharedKernel} (tensor cores, weights from global
  *       memory straight into the lanes' registers, only x staged in shared memory) — transposed
  *       affine 4-bit, bf16/f16, k a multiple of 128; the policy ({@link QmmPolicy#xsharedRejects})
@@ -135,6 +141,7 @@ public final class QmmOp {
   public static final String QMM_MMA_XSHARED = "qmm-mma-xshared";
   public static final String QMM_TILED = "qmm-tiled";
   public static final String QMM_WGMMA = "qmm-wgmma";
+  public static final String QMM_WGMMA_TMA = "qmm-wgmma-tma";
   public static final String QMM_MMA = "qmm-mma";
   public static final String QMV_WARP = "qmv-warp";
   public static final String QMV_PERSISTENT = "qmv-persistent";
@@ -183,6 +190,14 @@ public final class QmmOp {
                     String why = QmmPolicy.wgmmaRejects(t.shape());
                     why = why != null ? why : wgmmaDeviceRejects(t.sm());
                     return why != null ? why : QmmWgmmaKernel.supports(t.shape(), true);
+                  }),
+              new Ladder.Rung<>(
+                  QMM_WGMMA_TMA,
+                  t -> {
+                    // As qmm-wgmma: the policy, the device, then the shape.
+                    String why = QmmPolicy.wgmmaTmaRejects(t.shape());
+                    why = why != null ? why : wgmmaDeviceRejects(t.sm());
+                    return why != null ? why : QmmWgmmaTmaKernel.supports(t.shape(), true);
                   }),
               rung(
                   QMM_MMA_XSHARED,
@@ -299,6 +314,7 @@ public final class QmmOp {
       case QMM_TILED -> QmmTiledKernel.supports(s);
       // The device is checked at launch: shapes do not carry it.
       case QMM_WGMMA -> QmmWgmmaKernel.supports(s, true);
+      case QMM_WGMMA_TMA -> QmmWgmmaTmaKernel.supports(s, true);
       case QMM_MMA -> QmmMmaKernel.supports(s);
       case QMV_WARP -> AffineQmvWarpKernel.supports(s);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.supports(s);
@@ -328,7 +344,7 @@ public final class QmmOp {
     boolean wgmmaHere = wgmmaDeviceRejects(t.sm()) == null;
     List<String> out = new ArrayList<>();
     for (String r : rungs()) {
-      if ((wgmmaHere || !r.equals(QMM_WGMMA)) && kernelRejects(r, t.shape()) == null) {
+      if ((wgmmaHere || !isWgmma(r)) && kernelRejects(r, t.shape()) == null) {
         out.add(r);
       }
     }
@@ -347,6 +363,7 @@ public final class QmmOp {
       case QMM_MMA_XSHARED -> QmmMmaXSharedKernel.plan(s);
       case QMM_TILED -> QmmTiledKernel.plan(s);
       case QMM_WGMMA -> QmmWgmmaKernel.plan(s);
+      case QMM_WGMMA_TMA -> QmmWgmmaTmaKernel.plan(s);
       case QMM_MMA -> QmmMmaKernel.plan(s);
       case QMV_WARP -> AffineQmvWarpKernel.plan(s, smCount);
       case QMV_PERSISTENT -> AffineQmvPersistentKernel.plan(s, smCount);
@@ -365,7 +382,9 @@ public final class QmmOp {
   /**
    * One launch's buffers, all dense from element 0: {@code wq} (I32), {@code scales} (affine: the
    * dtype's storage; fp: I8 codes), {@code biases} (affine; null for fp), {@code globalScale} (one
-   * float; null = none), {@code x} {@code [rows, k]} and {@code out} {@code [rows, n]}.
+   * float; null = none), {@code x} {@code [rows, k]} and {@code out} {@code [rows, n]}; {@code
+   * xMap}, a tile map of {@code x} ({@link #xTileMap}), for {@value #QMM_WGMMA_TMA} only (null for
+   * every other rung).
    */
   public record Operands(
       DeviceBuffer wq,
@@ -373,7 +392,39 @@ public final class QmmOp {
       DeviceBuffer biases,
       DeviceBuffer globalScale,
       DeviceBuffer x,
-      DeviceBuffer out) {}
+      DeviceBuffer out,
+      DeviceBuffer xMap) {
+    /** Operands without a tile map of x: every rung but {@value #QMM_WGMMA_TMA}. */
+    public Operands(
+        DeviceBuffer wq,
+        DeviceBuffer scales,
+        DeviceBuffer biases,
+        DeviceBuffer globalScale,
+        DeviceBuffer x,
+        DeviceBuffer out) {
+      this(wq, scales, biases, globalScale, x, out, null);
+    }
+  }
+
+  /**
+   * The tile map of x that {@value #QMM_WGMMA_TMA} reads x through ({@link Operands#xMap}): {@code
+   * x} as {@code s.rows()} rows of {@code s.k()} halves, boxes of one 64-k step by one 128-row
+   * block, 128-byte swizzle. Built on {@code stream} ({@code Device.tileMap}); the caller closes it
+   * once the launches using it have been queued (stream order frees it after them), and keeps
+   * {@code x} open until then.
+   */
+  public static DeviceBuffer xTileMap(Device device, QmmShape s, DeviceBuffer x, Stream stream) {
+    if (device == null || s == null || x == null || stream == null) {
+      throw new IllegalArgumentException(
+          "device, s, x and stream must not be null (x: the [rows, k] activations the map reads)");
+    }
+    int[] box = QmmWgmmaTmaKernel.xMapBox();
+    return device.tileMap(x, 0, s.k(), s.rows(), s.k(), box[0], box[1], 128, stream);
+  }
+
+  private static boolean isWgmma(String rung) {
+    return rung.equals(QMM_WGMMA) || rung.equals(QMM_WGMMA_TMA);
+  }
 
   /**
    * The kernel launch rung {@code rung} makes for {@code s} on {@code o}: what the op queues, and
@@ -415,9 +466,15 @@ public final class QmmOp {
 
   private static KernelLaunch launchPlanned(
       Device device, String rung, LaunchPlan p, QmmShape s, Operands o) {
-    String noDevice = rung.equals(QMM_WGMMA) ? wgmmaDeviceRejects(sm(device)) : null;
+    String noDevice = isWgmma(rung) ? wgmmaDeviceRejects(sm(device)) : null;
     if (noDevice != null) {
-      throw new IllegalArgumentException(QMM_WGMMA + " " + noDevice);
+      throw new IllegalArgumentException(rung + " " + noDevice);
+    }
+    if (rung.equals(QMM_WGMMA_TMA) != (o.xMap() != null)) {
+      throw new IllegalArgumentException(
+          rung.equals(QMM_WGMMA_TMA)
+              ? QMM_WGMMA_TMA + " reads x through a tile map: o.xMap must be QmmOp.xTileMap(...)"
+              : "o.xMap is for " + QMM_WGMMA_TMA + " only; rung " + rung + " reads x itself");
     }
     boolean affine = s.mode() == Quant.AFFINE;
     DeviceBuffer gs =
@@ -441,6 +498,8 @@ public final class QmmOp {
     return switch (rung) {
       case QMM_TILED, QMM_MMA_XSHARED, QMM_WGMMA ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
+      case QMM_WGMMA_TMA ->
+          QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.xMap(), o.out(), s.rows(), n, k);
       case QMV -> QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), n, k);
       case QMV_WARP, QMV_PERSISTENT, QMV_SPLITK, QMV_ASYNC, QMM_MMA_SPLITK, QMM_MMA_ASYNC ->
           QuantKernels.launch(p, o.wq(), o.scales(), o.biases(), o.x(), o.out(), s.rows(), n, k);
@@ -719,12 +778,14 @@ public final class QmmOp {
       long oAt = outOff + r0 * c.n();
       DeviceBuffer xs = l.from(o.x(), xAt, r * c.k());
       DeviceBuffer os = oAt == 0 ? o.out() : l.temp(o.out().type(), r * c.n());
+      DeviceBuffer xm =
+          d.chosen().equals(QMM_WGMMA_TMA) ? l.keep(xTileMap(l.device, s, xs, l.stream)) : null;
       l.launch(
           launch(
               l.device,
               d.chosen(),
               s,
-              new Operands(o.wq(), o.scales(), o.biases(), o.globalScale(), xs, os)));
+              new Operands(o.wq(), o.scales(), o.biases(), o.globalScale(), xs, os, xm)));
       if (os != o.out()) {
         l.device.copy(os, 0, o.out(), oAt, r * c.n(), l.stream);
       }

@@ -640,6 +640,24 @@ public final class QmmPolicy {
         "sm_90 only; run 115, H100: 99.3 against qmm-tiled's 91.6 µs at 256 rows");
   }
 
+  /**
+   * Rows from which {@value QmmOp#QMM_WGMMA_TMA} runs: none by default (run 116: built and checked
+   * on the Java backend only, never run on a GPU); {@code -Dsirocco.qmm.wgmmaTmaMinRows=N} on an
+   * sm_90 device only.
+   */
+  public static final int WGMMA_TMA_MIN_ROWS = Integer.MAX_VALUE;
+
+  public static final String WGMMA_TMA_MIN_ROWS_PROPERTY = "sirocco.qmm.wgmmaTmaMinRows";
+
+  /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_WGMMA_TMA}, or null. */
+  public static String wgmmaTmaRejects(QmmShape s) {
+    return optInRejects(
+        s,
+        WGMMA_TMA_MIN_ROWS_PROPERTY,
+        WGMMA_TMA_MIN_ROWS,
+        "sm_90 only; run 116: not yet run on a GPU");
+  }
+
   /** Why the policy keeps {@code s} away from {@value QmmOp#QMM_MMA_XSHARED}, or null. */
   public static String xsharedRejects(QmmShape s) {
     return optInRejects(

@@ -25,6 +25,7 @@ import sirocco.kernels.quant.QmmMmaSplitKKernel;
 import sirocco.kernels.quant.QmmMmaXSharedKernel;
 import sirocco.kernels.quant.QmmTiledKernel;
 import sirocco.kernels.quant.QmmWgmmaKernel;
+import sirocco.kernels.quant.QmmWgmmaTmaKernel;
 import sirocco.kernels.quant.Quant;
 import sirocco.kernels.quant.QvmKernel;
 import sirocco.kernels.util.StridedCopy;
@@ -63,6 +64,7 @@ final class QuantKernels {
           QmmMmaXSharedKernel.class,
           QmmTiledKernel.class,
           QmmWgmmaKernel.class,
+          QmmWgmmaTmaKernel.class,
           QvmKernel.class,
           StridedCopy.class,
           SdpaUnfused.class);

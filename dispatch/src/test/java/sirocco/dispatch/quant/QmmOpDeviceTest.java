@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import sirocco.kernels.quant.QmmShape;
 import sirocco.kernels.quant.Quant;
@@ -41,9 +42,10 @@ class QmmOpDeviceTest {
     } finally {
       System.clearProperty(QmmPolicy.WGMMA_MIN_ROWS_PROPERTY);
     }
+    // Both warpgroup rungs are Hopper's.
     assertEquals(
-        QmmOp.candidates(s).subList(1, QmmOp.candidates(s).size()), QmmOp.candidates(s, 80));
-    assertEquals("qmm-wgmma", QmmOp.candidates(s, 90).get(0));
+        QmmOp.candidates(s).subList(2, QmmOp.candidates(s).size()), QmmOp.candidates(s, 80));
+    assertEquals(List.of("qmm-wgmma", "qmm-wgmma-tma"), QmmOp.candidates(s, 90).subList(0, 2));
     // Off by default: the same choice on every device.
     assertEquals("qmm-tiled", QmmOp.decide(s, 90).chosen());
     assertTrue(
