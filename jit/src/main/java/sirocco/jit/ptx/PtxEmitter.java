@@ -101,7 +101,8 @@ public final class PtxEmitter {
    * @param shared shared arrays (site to bytes) in layout order
    * @param dynamicOffsets when the arrays live in dynamic shared memory, each one's byte offset in
    *     it; null for static {@code .shared} arrays
-   * @param sharedAlign the arrays' alignment in bytes (16, or 1024 where tiles are copied)
+   * @param sharedAlign the arrays' alignment in bytes (16, or 1024 where tiles are copied or read
+   *     swizzled)
    * @param comment lines for the header comment
    * @param directives performance-tuning directives between the parameter list and the body, one
    *     per line with its newline ({@code ".maxntid 128, 1, 1\n.minnctapersm 4\n"}); empty for none

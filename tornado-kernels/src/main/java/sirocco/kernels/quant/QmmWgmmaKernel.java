@@ -96,7 +96,8 @@ import sirocco.runtime.Dim3;
  * (62.4), 193.3 at 512 (179.6). Nsight: L2 requests 10.8 M a launch before the pair slots, 10.4 M
  * after, the barrier stall halved, the time the same: neither the copies' requests nor the barrier
  * holds it back. Until it beats {@link QmmTiledKernel} the op uses it only when asked ({@code
- * -Dsirocco.qmm.wgmmaMinRows}).
+ * -Dsirocco.qmm.wgmmaMinRows}). {@link QmmWgmmaTmaKernel} is this kernel with x brought in by tile
+ * copies (run 116, not yet run on a GPU).
  *
  * <p>Precision: as {@link QmmTiledKernel} (each weight rounded once to the activation dtype, float
  * accumulation over all of k, one rounding of the output).
