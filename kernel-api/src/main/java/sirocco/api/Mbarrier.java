@@ -98,9 +98,13 @@ public final class Mbarrier {
    */
   public static void waitParity(long[] bars, int index, int parity) {
     long bit = (parity & 1L) << 63;
+    if ((state(bars, index, "waitParity") & PHASE) != bit) {
+      return; // the usual case in a pipeline: no property lookup, no clock
+    }
     long timeoutMs = Long.getLong("sirocco.host.barrierTimeoutMs", 60_000);
     long deadline = System.nanoTime() + timeoutMs * 1_000_000;
     while (true) {
+      Thread.yield();
       long s = state(bars, index, "waitParity");
       if ((s & PHASE) != bit) {
         return;
@@ -119,7 +123,6 @@ public final class Mbarrier {
                 + tx(s)
                 + " bytes missing): a deadlock, or too few arrivals or bytes for the phase");
       }
-      Thread.yield();
     }
   }
 

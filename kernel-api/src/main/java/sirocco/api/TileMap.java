@@ -253,6 +253,13 @@ public final class TileMap {
       long gr = (long) row + r;
       for (int c = 0; c < boxCols; c += perChunk) {
         int to = dstIndex + swizzle(r * rowBytes + c * size, swizzleBytes) / size;
+        long gc0 = (long) col + c;
+        if (gr >= 0 && gr < rows && gc0 >= 0 && gc0 + perChunk <= cols) {
+          // A whole chunk inside the matrix: one copy (the common case, on the Java backend's
+          // hot path of every tile-copying kernel).
+          System.arraycopy(src, (int) (offset + gr * rowStride + gc0), dst, to, perChunk);
+          continue;
+        }
         for (int e = 0; e < perChunk; e++) {
           long gc = (long) col + c + e;
           if (gr >= 0 && gr < rows && gc >= 0 && gc < cols) {

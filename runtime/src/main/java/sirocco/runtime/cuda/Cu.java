@@ -63,23 +63,6 @@ public final class Cu {
   public static final int FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
   public static final int FUNC_ATTR_PREFERRED_SHARED_MEMORY_CARVEOUT = 9;
 
-  // cuTensorMapEncodeTiled's enums (cuda.h, CUDA 12): CUtensorMapDataType, CUtensorMapSwizzle,
-  // CUtensorMapL2promotion; interleave and out-of-bounds fill are always NONE (0).
-  public static final int TENSOR_MAP_DATA_TYPE_UINT8 = 0;
-  public static final int TENSOR_MAP_DATA_TYPE_UINT16 = 1;
-  public static final int TENSOR_MAP_DATA_TYPE_UINT32 = 2;
-  public static final int TENSOR_MAP_DATA_TYPE_FLOAT32 = 7;
-  public static final int TENSOR_MAP_SWIZZLE_NONE = 0;
-  public static final int TENSOR_MAP_SWIZZLE_32B = 1;
-  public static final int TENSOR_MAP_SWIZZLE_64B = 2;
-  public static final int TENSOR_MAP_SWIZZLE_128B = 3;
-  public static final int TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
-  static final int TENSOR_MAP_INTERLEAVE_NONE = 0;
-  static final int TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
-
-  /** Bytes of a {@code CUtensorMap}. */
-  public static final int TENSOR_MAP_BYTES = 128;
-
   static final int JIT_INFO_LOG_BUFFER = 3;
   static final int JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
   static final int JIT_ERROR_LOG_BUFFER = 5;
@@ -752,68 +735,6 @@ public final class Cu {
               CudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor.invokeExact(
                   out, function, blockSize, dynamicSharedBytes));
       return out.get(JAVA_INT, 0);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  // ---- tensor maps ----
-
-  /**
-   * A two-dimensional tiled {@code CUtensorMap} ({@code cuTensorMapEncodeTiled}) as its 16 longs:
-   * {@code dim0} x {@code dim1} elements of {@code dataType} at device address {@code address},
-   * rows {@code rowStrideBytes} apart, boxes of {@code box0} x {@code box1}, elements out of bounds
-   * read as zeros. Dimension 0 is the contiguous one. Only encodes: nothing touches the device.
-   */
-  public static long[] tensorMapEncodeTiled2d(
-      int dataType,
-      long address,
-      long dim0,
-      long dim1,
-      long rowStrideBytes,
-      int box0,
-      int box1,
-      int swizzle,
-      int l2Promotion) {
-    MethodHandle h =
-        CudaDriver.require(
-            CudaDriver.cuTensorMapEncodeTiled,
-            "cuTensorMapEncodeTiled",
-            "tile maps need a CUDA 12 driver, and copies through them an sm_90 GPU");
-    try (Arena arena = Arena.ofConfined()) {
-      // The driver requires the map 64-byte aligned.
-      MemorySegment map = arena.allocate(TENSOR_MAP_BYTES, 64);
-      MemorySegment globalDim = arena.allocateFrom(JAVA_LONG, dim0, dim1);
-      MemorySegment globalStrides = arena.allocateFrom(JAVA_LONG, rowStrideBytes);
-      MemorySegment boxDim = arena.allocateFrom(JAVA_INT, box0, box1);
-      MemorySegment elementStrides = arena.allocateFrom(JAVA_INT, 1, 1);
-      int rc =
-          (int)
-              h.invokeExact(
-                  map,
-                  dataType,
-                  2,
-                  MemorySegment.ofAddress(address),
-                  globalDim,
-                  globalStrides,
-                  boxDim,
-                  elementStrides,
-                  TENSOR_MAP_INTERLEAVE_NONE,
-                  swizzle,
-                  l2Promotion,
-                  TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-      if (rc != SUCCESS) {
-        throw new CudaException(
-            "cuTensorMapEncodeTiled",
-            rc,
-            errorName(rc),
-            errorString(rc),
-            String.format(
-                "dataType %d, address 0x%x, globalDim {%d, %d}, globalStrides {%d}, boxDim {%d, %d},"
-                    + " swizzle %d, l2Promotion %d",
-                dataType, address, dim0, dim1, rowStrideBytes, box0, box1, swizzle, l2Promotion));
-      }
-      return map.toArray(JAVA_LONG);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -397,36 +397,18 @@ public final class CudaDevice extends Device {
     checkTileMap(this, matrix, offset, cols, rows, rowStride, boxCols, boxRows, swizzleBytes);
     CudaStream s = cuda(stream);
     int elementBytes = matrix.type().bytes();
-    int dataType =
-        switch (matrix.type()) {
-          case I8 -> Cu.TENSOR_MAP_DATA_TYPE_UINT8;
-          // Copies move bits: bf16 and f16 alike.
-          case I16 -> Cu.TENSOR_MAP_DATA_TYPE_UINT16;
-          case I32 -> Cu.TENSOR_MAP_DATA_TYPE_UINT32;
-          case F32 -> Cu.TENSOR_MAP_DATA_TYPE_FLOAT32;
-          default -> throw new IllegalStateException("checkTileMap let " + matrix.type() + " by");
-        };
-    int swizzle =
-        switch (swizzleBytes) {
-          case 0 -> Cu.TENSOR_MAP_SWIZZLE_NONE;
-          case 32 -> Cu.TENSOR_MAP_SWIZZLE_32B;
-          case 64 -> Cu.TENSOR_MAP_SWIZZLE_64B;
-          case 128 -> Cu.TENSOR_MAP_SWIZZLE_128B;
-          default -> throw new IllegalStateException("checkTileMap let swizzle " + swizzleBytes);
-        };
     long address = ((CudaMemory) matrix).pointer() + offset * elementBytes;
     makeCurrent();
     long[] encoded =
-        Cu.tensorMapEncodeTiled2d(
-            dataType,
+        CuTensorMaps.encode2d(
+            matrix.type(),
             address,
             cols,
             rows,
             rowStride * elementBytes,
             boxCols,
             boxRows,
-            swizzle,
-            Cu.TENSOR_MAP_L2_PROMOTION_L2_128B);
+            swizzleBytes);
     DeviceBuffer map = allocate(ElementType.I64, TileMap.LONGS, s);
     try {
       upload(encoded, 0, map, 0, TileMap.LONGS, s);

@@ -655,6 +655,15 @@ public final class QmmWgmmaKernel {
    * (3..6) steps between a step's copies and its products ({@code ahead - 2} for them to land).
    */
   public static LaunchPlan plan(QmmShape s, int wg, int pipe, int ahead) {
+    return plan("QmmWgmmaKernel.qmm", s, wg, pipe, ahead, sharedBytes(wg, pipe, ahead));
+  }
+
+  /**
+   * The plan of {@code kernel} (this kernel or {@link QmmWgmmaTmaKernel}, same grid, block and
+   * specialization) needing {@code bytes} of shared memory: the arguments checked, then refused
+   * over sm_90's {@link QmmMmaAsyncKernel#SHARED_LIMIT}.
+   */
+  static LaunchPlan plan(String kernel, QmmShape s, int wg, int pipe, int ahead, int bytes) {
     if (wg < 1 || wg > 4) {
       throw new IllegalArgumentException("wg must be 1..4 warpgroups, got " + wg);
     }
@@ -668,7 +677,6 @@ public final class QmmWgmmaKernel {
       throw new IllegalArgumentException(
           "wg=" + wg + " needs n a multiple of " + 64 * wg + ", got " + s.n());
     }
-    int bytes = sharedBytes(wg, pipe, ahead);
     if (bytes > QmmMmaAsyncKernel.SHARED_LIMIT) {
       throw new IllegalArgumentException(
           "wg="
@@ -684,7 +692,7 @@ public final class QmmWgmmaKernel {
               + ": fewer steps ahead or warpgroups");
     }
     return LaunchPlan.of(
-        "QmmWgmmaKernel.qmm",
+        kernel,
         Dim3.of(s.n() / (64 * wg), (s.rows() + ROWS - 1) / ROWS),
         Dim3.of(128 * wg),
         bytes,

@@ -11,7 +11,6 @@ import sirocco.api.KernelContext;
 import sirocco.api.Mbarrier;
 import sirocco.api.Specialize;
 import sirocco.api.Vec;
-import sirocco.runtime.Dim3;
 
 /**
  * {@link QmmWgmmaKernel} with x brought in by the tensor memory accelerator: each step's x tile
@@ -291,37 +290,8 @@ public final class QmmWgmmaTmaKernel {
    * {@link QmmWgmmaKernel#plan(QmmShape, int, int, int)}, with this kernel's shared memory.
    */
   public static LaunchPlan plan(QmmShape s, int wg, int pipe, int ahead) {
-    LaunchPlan base = QmmWgmmaKernel.plan(s, wg, pipe, ahead); // checks the arguments and n
-    int bytes = sharedBytes(wg, pipe, ahead);
-    if (bytes > QmmMmaAsyncKernel.SHARED_LIMIT) {
-      throw new IllegalArgumentException(
-          "wg="
-              + wg
-              + ", pipe="
-              + pipe
-              + ", ahead="
-              + ahead
-              + " needs "
-              + bytes
-              + " bytes of shared memory, more than sm_90's "
-              + QmmMmaAsyncKernel.SHARED_LIMIT
-              + ": fewer steps ahead or warpgroups");
-    }
-    return LaunchPlan.of(
-        "QmmWgmmaTmaKernel.qmm",
-        base.grid(),
-        Dim3.of(128 * wg),
-        bytes,
-        "groupSize",
-        s.groupSize(),
-        "dtype",
-        s.dtype(),
-        "wg",
-        wg,
-        "pipe",
-        pipe,
-        "ahead",
-        ahead);
+    return QmmWgmmaKernel.plan(
+        "QmmWgmmaTmaKernel.qmm", s, wg, pipe, ahead, sharedBytes(wg, pipe, ahead));
   }
 
   /**

@@ -19,6 +19,19 @@ import sirocco.api.Int4;
  */
 class QmmWgmmaKernelTest {
 
+  /** dtype, group, rows, n, k, wg, pipe, ahead: see {@link #shapesGroupsAndWarpgroups}. */
+  static final int[][] SHAPE_CASES = {
+    {Quant.BF16, 64, 70, 192, 128, 3, 1, 4},
+    {Quant.F16, 32, 64, 128, 384, 2, 1, 3},
+    {Quant.BF16, 128, 130, 64, 256, 1, 1, 5},
+    {Quant.F16, 64, 128, 128, 128, 2, 1, 3},
+    {Quant.BF16, 64, 70, 192, 512, 3, 2, 4},
+    {Quant.F16, 32, 130, 128, 256, 2, 2, 6},
+    {Quant.BF16, 128, 70, 128, 384, 2, 1, 4},
+    {Quant.F16, 64, 64, 64, 512, 1, 2, 3},
+    {Quant.F16, 32, 70, 256, 256, 4, 2, 5},
+  };
+
   static float[] run(QmmCase c, LaunchPlan plan) {
     return c.runAffine(QmmWgmmaKernel.class, plan);
   }
@@ -37,19 +50,7 @@ class QmmWgmmaKernelTest {
   @Test
   void shapesGroupsAndWarpgroups() {
     long seed = 1;
-    int[][] cases = {
-      // dtype, group, rows, n, k, wg, pipe, ahead
-      {Quant.BF16, 64, 70, 192, 128, 3, 1, 4},
-      {Quant.F16, 32, 64, 128, 384, 2, 1, 3},
-      {Quant.BF16, 128, 130, 64, 256, 1, 1, 5},
-      {Quant.F16, 64, 128, 128, 128, 2, 1, 3},
-      {Quant.BF16, 64, 70, 192, 512, 3, 2, 4},
-      {Quant.F16, 32, 130, 128, 256, 2, 2, 6},
-      {Quant.BF16, 128, 70, 128, 384, 2, 1, 4},
-      {Quant.F16, 64, 64, 64, 512, 1, 2, 3},
-      {Quant.F16, 32, 70, 256, 256, 4, 2, 5},
-    };
-    for (int[] c : cases) {
+    for (int[] c : SHAPE_CASES) {
       QmmShape s = QmmShape.affine(4, c[1], c[0], c[2], c[3], c[4]);
       assertNull(QmmWgmmaKernel.supports(s, true), s.toString());
       check(s, QmmWgmmaKernel.plan(s, c[5], c[6], c[7]), seed++);

@@ -35,25 +35,15 @@ class QmmWgmmaTmaKernelTest {
   }
 
   /**
-   * {@link QmmWgmmaKernelTest#shapesGroupsAndWarpgroups}'s cases: both dtypes, every group size,
-   * one to four warpgroups, partial and double row blocks (rows past the last land as zeros), one
-   * to four loop iterations, both pipelines, three to six steps ahead (a slot's barrier goes
-   * through several phases at k 512).
+   * {@link QmmWgmmaKernelTest#SHAPE_CASES}: both dtypes, every group size, one to four warpgroups,
+   * partial and double row blocks (rows past the last land as zeros), one to four loop iterations,
+   * both pipelines, three to six steps ahead (a slot's barrier goes through several phases at k
+   * 512).
    */
   @Test
   void shapesGroupsAndWarpgroups() {
     long seed = 1;
-    int[][] cases = {
-      // dtype, group, rows, n, k, wg, pipe, ahead
-      {Quant.BF16, 64, 70, 192, 128, 3, 1, 4},
-      {Quant.F16, 32, 64, 128, 384, 2, 1, 3},
-      {Quant.BF16, 128, 130, 64, 256, 1, 1, 5},
-      {Quant.BF16, 64, 70, 192, 512, 3, 2, 4},
-      {Quant.F16, 32, 130, 128, 256, 2, 2, 6},
-      {Quant.F16, 64, 64, 64, 512, 1, 2, 3},
-      {Quant.F16, 32, 70, 256, 256, 4, 2, 5},
-    };
-    for (int[] c : cases) {
+    for (int[] c : QmmWgmmaKernelTest.SHAPE_CASES) {
       QmmShape s = QmmShape.affine(4, c[1], c[0], c[2], c[3], c[4]);
       assertNull(QmmWgmmaTmaKernel.supports(s, true), s.toString());
       LaunchPlan p = QmmWgmmaTmaKernel.plan(s, c[5], c[6], c[7]);
